@@ -1,0 +1,87 @@
+import * as v from 'valibot';
+import { NonEmptyStringSchema, NonNegativeIntSchema, openapi, TimestampSchema } from './primitives.ts';
+
+/** Phase of a whole run. */
+export const RUN_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed'] as const;
+export type RunPhase = (typeof RUN_PHASES)[number];
+
+/** Phase of one module (one Job) of a run. */
+export const MODULE_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed'] as const;
+export type ModulePhase = (typeof MODULE_PHASES)[number];
+
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+export type ConditionStatus = (typeof CONDITION_STATUSES)[number];
+
+/** The condition `kubectl wait --for=condition=Succeeded` waits for. */
+export const CONDITION_SUCCEEDED = 'Succeeded';
+
+/**
+ * Reasons of the `Succeeded` condition (closed vocabulary, also usable as a
+ * metric label): Unknown while Pending/Running, True when Succeeded, False
+ * with the cause of failure otherwise.
+ */
+export const CONDITION_REASONS = [
+  'Pending',
+  'Running',
+  'Succeeded',
+  'ModuleFailed',
+  'ModuleResultFailed',
+  'JobCreationFailed',
+  'JobMissing',
+  'DeadlineExceeded',
+  'Stalled',
+  'InvalidSpec',
+] as const;
+export type ConditionReason = (typeof CONDITION_REASONS)[number];
+
+/** A status condition as in the Kubernetes API conventions (metav1.Condition). */
+export const ConditionSchema = v.object({
+  type: v.pipe(NonEmptyStringSchema, v.description('Condition type, e.g. Succeeded.')),
+  status: v.picklist(CONDITION_STATUSES),
+  reason: v.picklist(CONDITION_REASONS),
+  message: v.string(),
+  lastTransitionTime: TimestampSchema,
+  observedGeneration: v.optional(NonNegativeIntSchema),
+});
+export type Condition = v.InferOutput<typeof ConditionSchema>;
+
+/** What happened to one module of a run. */
+export const ModuleRecordSchema = v.object({
+  step: v.pipe(NonNegativeIntSchema, v.description('Index of the module in spec.cascademodules.')),
+  name: NonEmptyStringSchema,
+  jobName: NonEmptyStringSchema,
+  phase: v.picklist(MODULE_PHASES),
+  startTime: v.optional(TimestampSchema),
+  completionTime: v.optional(TimestampSchema),
+  result: v.optional(v.pipe(v.string(), v.description('The moduleresult the module reported.'))),
+  reason: v.optional(v.string()),
+  message: v.optional(v.string()),
+});
+export type ModuleRecord = v.InferOutput<typeof ModuleRecordSchema>;
+
+export const CascadeRunStatusSchema = v.object({
+  // The Go controller's fields, kept for its readers.
+  info: v.optional(v.pipe(v.string(), v.description('Go controller: final archive URL on success, "Failed" on failure.'))),
+  result: v.optional(
+    v.pipe(v.array(v.string()), v.description('Go controller: one "<modulename>: <moduleresult>\\n" per module result.')),
+  ),
+  // Cascade's fields.
+  phase: v.optional(v.pipe(v.picklist(RUN_PHASES), v.description('Phase of the run.'))),
+  observedGeneration: v.optional(
+    v.pipe(NonNegativeIntSchema, v.description('metadata.generation this status was computed from.')),
+  ),
+  conditions: v.optional(
+    v.pipe(
+      v.array(ConditionSchema),
+      v.description('Conditions of the run; type Succeeded is Unknown while it runs, then True or False.'),
+      openapi({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+    ),
+  ),
+  currentStep: v.optional(v.pipe(NonNegativeIntSchema, v.description('Index of the current (or last) module.'))),
+  currentModule: v.optional(v.pipe(v.string(), v.description('Name of the current (or last) module.'))),
+  startTime: v.optional(v.pipe(TimestampSchema, v.description('When the first module started.'))),
+  completionTime: v.optional(v.pipe(TimestampSchema, v.description('When the run ended.'))),
+  modules: v.optional(v.pipe(v.array(ModuleRecordSchema), v.description('One record per module started, in order.'))),
+  notified: v.optional(v.pipe(v.boolean(), v.description('The run-end CloudEvent has been sent.'))),
+});
+export type CascadeRunStatus = v.InferOutput<typeof CascadeRunStatusSchema>;
