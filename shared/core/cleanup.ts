@@ -1,0 +1,21 @@
+// Which observed Jobs must go: a succeeded step's Job is deleted (as the Go
+// controller did), a failed run keeps the Job of its failed step, and a Job
+// that no step needs (created by a decision that lost a race) is removed. Pure.
+import type { ObservedJob } from './observed-job.ts';
+import type { Draft } from './draft.ts';
+
+function keep(d: Draft, job: ObservedJob): boolean {
+  const rec = d.records[job.step];
+  if (!rec || job.run !== d.run.name) return false;
+  if (rec.phase === 'Succeeded') return false;
+  if (d.status.phase === 'Succeeded') return false;
+  if (d.status.phase === 'Failed') return rec.phase === 'Failed';
+  return true;
+}
+
+export function cleanup(d: Draft): void {
+  for (const job of d.input.jobs) {
+    if (job.deleting || keep(d, job)) continue;
+    d.actions.push({ type: 'DeleteJob', name: job.name, step: job.step });
+  }
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { decide } from './decide.ts';
+import { IUID, NOW, SETTINGS, input, job, result, run } from './testing/fixtures.ts';
+import type { CascadeRunStatus } from '../api/cascade-run.ts';
+import type { Decision } from './types.ts';
+
+const ABC = ['a', 'b', 'c'];
+const T0 = '2026-11-29T11:00:00.000Z';
+
+function running(step: number, extra: Partial<CascadeRunStatus> = {}): CascadeRunStatus {
+  const first = decide(input(run(ABC), []));
+  const status = structuredClone(first.status);
+  for (const rec of status.modules ?? []) {
+    if (rec.step < step) Object.assign(rec, { phase: 'Succeeded', startTime: T0, completionTime: T0 });
+    if (rec.step === step) Object.assign(rec, { phase: 'Running', startTime: T0 });
+  }
+  return { ...status, startTime: T0, currentStep: step, currentModule: ABC[step], ...extra };
+}
+
+function summary(d: Decision) {
+  return {
+    phase: d.status.phase,
+    modules: d.status.modules?.map((m) => m.phase).join(','),
+    reason: d.status.conditions?.find((c) => c.type === 'Succeeded')?.reason,
+    actions: d.actions.map((a) => (a.type === 'FinishRun' ? `Finish:${a.phase}` : `${a.type}:${a.step}`)).join(' '),
+    verdict: d.verdict,
+    changed: d.changed,
+  };
+}
+
+describe('decide: one transition each', () => {
+  it.each([
+    ['a new run creates the first Job', run(ABC), [], undefined,
+      { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: 'CreateJob:0', verdict: 'observed', changed: true }],
+    ['a running Job changes nothing', run(ABC, running(0)), [job(ABC, 0, 'Active')], undefined,
+      { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: '', verdict: 'observed', changed: false }],
+    ['a completed Job starts the next and is deleted', run(ABC, running(0)), [job(ABC, 0, 'Succeeded')], undefined,
+      { phase: 'Running', modules: 'Succeeded,Running,Pending', reason: 'Running', actions: 'CreateJob:1 DeleteJob:0', verdict: 'observed', changed: true }],
+    ['a failed Job fails the run and is kept', run(ABC, running(1)), [job(ABC, 1, 'Failed', { reason: 'BackoffLimitExceeded' })], undefined,
+      { phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'ModuleFailed', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
+    ['a Job past its deadline fails the run with that reason', run(ABC, running(0)), [job(ABC, 0, 'Failed', { reason: 'DeadlineExceeded' })], undefined,
+      { phase: 'Failed', modules: 'Failed,Pending,Pending', reason: 'DeadlineExceeded', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
+    ['a success result starts the next step before the Job ends', run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'Success'),
+      { phase: 'Running', modules: 'Succeeded,Running,Pending', reason: 'Running', actions: 'CreateJob:1 DeleteJob:0', verdict: 'applied', changed: true }],
+    ['a failure result fails the run and keeps the Job', run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'failed'),
+      { phase: 'Failed', modules: 'Failed,Pending,Pending', reason: 'ModuleResultFailed', actions: 'Finish:Failed', verdict: 'applied', changed: true }],
+    ['an informational result is recorded only', run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', '50% done'),
+      { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: '', verdict: 'applied', changed: true }],
+    ['the last Job completing ends the run', run(ABC, running(2)), [job(ABC, 2, 'Succeeded')], undefined,
+      { phase: 'Succeeded', modules: 'Succeeded,Succeeded,Succeeded', reason: 'Succeeded', actions: 'DeleteJob:2 Finish:Succeeded', verdict: 'observed', changed: true }],
+    ['a running step whose Job is gone fails', run(ABC, running(1)), [], undefined,
+      { phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'JobMissing', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
+    ['a result for a module not in the scenario', run(ABC, running(0)), [job(ABC, 0, 'Active')], result('zzz', 'success'),
+      { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: '', verdict: 'unknown-module', changed: false }],
+    ['a result for a module not started yet', run(ABC, running(0)), [job(ABC, 0, 'Active')], result('c', 'success'),
+      { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: '', verdict: 'not-started', changed: false }],
+    ['a Job of a later step proves the earlier ones done', run(ABC, running(0)), [job(ABC, 0, 'Active'), job(ABC, 2, 'Active')], undefined,
+      { phase: 'Running', modules: 'Succeeded,Succeeded,Running', reason: 'Running', actions: 'DeleteJob:0', verdict: 'observed', changed: true }],
+    ['a run with no scenario snapshot fails as invalid', { ...run([]), spec: { ...run([]).spec, cascademodules: [] } }, [], undefined,
+      { phase: 'Failed', modules: '', reason: 'InvalidSpec', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
+  ])('%s', (_name, r, jobs, fact, expected) => {
+    expect(summary(decide(input(r, jobs, fact ?? { kind: 'Observe' })))).toEqual(expected);
+  });
+});
+
+describe('decide: results and status text', () => {
+  it('writes the Go controller line for each result and the final address on success', () => {
+    const d = decide(input(run(ABC, running(2)), [job(ABC, 2, 'Active')], result('c', 'success')));
+    expect(d.status.result).toEqual(['c: success\n']);
+    expect(d.status.info).toBe(`${SETTINGS.outMinioAddress}${SETTINGS.scenarioName}/${IUID}/${IUID}-final.zip`);
+    expect(d.status.modules?.[2]?.result).toBe('success');
+  });
+
+  it('writes Failed as info when the run fails', () => {
+    const d = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail')));
+    expect(d.status.info).toBe('Failed');
+    expect(d.status.completionTime).toBe(NOW);
+  });
+
+  it('records a late result of a step that its Job already finished, once', () => {
+    const after = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Succeeded')]));
+    const late = decide(input(run(ABC, after.status), [job(ABC, 1, 'Active')], result('a', 'success')));
+    expect(late.verdict).toBe('recorded');
+    expect(late.status.result).toEqual(['a: success\n']);
+    expect(late.actions).toEqual([]);
+    const again = decide(input(run(ABC, late.status), [job(ABC, 1, 'Active')], result('a', 'success')));
+    expect(again).toMatchObject({ verdict: 'duplicate', changed: false });
+  });
+
+  it('ignores a second terminal result for the same step', () => {
+    const first = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail')));
+    const second = decide(input(run(ABC, first.status), [job(ABC, 0, 'Active')], result('a', 'success')));
+    expect(second).toMatchObject({ verdict: 'duplicate', changed: false });
+    expect(second.status.phase).toBe('Failed');
+  });
+
+  it('applies a result to the running occurrence of a repeated module name', () => {
+    const names = ['x', 'y', 'x'];
+    const r = run(names);
+    const started = decide(input(r, [])).status;
+    for (const rec of started.modules ?? []) if (rec.step < 2) Object.assign(rec, { phase: 'Succeeded', result: 'success' });
+    Object.assign(started.modules?.[2] ?? {}, { phase: 'Running' });
+    const d = decide(input(run(names, started), [job(names, 2, 'Active')], result('x', 'success')));
+    expect(d.verdict).toBe('applied');
+    expect(d.status.phase).toBe('Succeeded');
+  });
+});
+
+describe('decide: deadlines', () => {
+  it('fails a run older than its deadline and keeps the running Job', () => {
+    const d = decide({ ...input(run(ABC, running(1)), [job(ABC, 1, 'Active')]), settings: { ...SETTINGS, runTimeoutSeconds: 60 } });
+    expect(summary(d)).toMatchObject({ phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'DeadlineExceeded', actions: 'Finish:Failed' });
+  });
+
+  it('fails a run with no progress for longer than the stall limit', () => {
+    const d = decide({ ...input(run(ABC, running(1)), [job(ABC, 1, 'Active')]), settings: { ...SETTINGS, stallAfterSeconds: 600 } });
+    expect(summary(d)).toMatchObject({ phase: 'Failed', reason: 'Stalled' });
+  });
+
+  it('does not find a run stalled when its Job just finished', () => {
+    const d = decide({ ...input(run(ABC, running(1)), [job(ABC, 1, 'Succeeded')]), settings: { ...SETTINGS, stallAfterSeconds: 600 } });
+    expect(summary(d)).toMatchObject({ phase: 'Running', modules: 'Succeeded,Succeeded,Running' });
+  });
+});
+
+describe('decide: finished runs', () => {
+  it('deletes a Job that a lost race created after the run failed', () => {
+    const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
+    const d = decide(input(run(ABC, { ...failed, notified: true }), [job(ABC, 0, 'Active'), job(ABC, 1, 'Active')]));
+    expect(summary(d)).toMatchObject({ phase: 'Failed', actions: 'DeleteJob:1', changed: false });
+  });
+
+  it('asks to finish a terminal run only until it is notified', () => {
+    const done = decide(input(run(ABC, running(2)), [job(ABC, 2, 'Succeeded')])).status;
+    expect(decide(input(run(ABC, done), [])).actions).toEqual([{ type: 'FinishRun', phase: 'Succeeded' }]);
+    expect(decide(input(run(ABC, { ...done, notified: true }), [])).actions).toEqual([]);
+  });
+
+  it('does not decide from the clock alone: the same input gives the same decision', () => {
+    const i = input(run(ABC, running(0)), [job(ABC, 0, 'Succeeded')]);
+    expect(decide(i)).toEqual(decide(structuredClone(i)));
+  });
+});

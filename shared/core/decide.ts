@@ -1,0 +1,32 @@
+// The pure core (design note 1): from the CascadeRun as stored, the Jobs seen
+// for it, the new fact if any, and `now`, decide the next status and the
+// actions that make the world match it. Every entry point, the function and
+// the janitor alike, calls this and nothing else to decide.
+import { applyResult } from './apply-result.ts';
+import { cleanup } from './cleanup.ts';
+import { enforceRunTimeout, enforceStall } from './deadlines.ts';
+import { failRun, isTerminal, newDraft } from './draft.ts';
+import { adoptLaterJobs, advance } from './progress.ts';
+import type { DecideInput, Decision } from './types.ts';
+
+export function decide(input: DecideInput): Decision {
+  const before = JSON.stringify(input.run.status ?? {});
+  const d = newDraft(input);
+  if (d.records.length === 0 && !isTerminal(d)) failRun(d, 'InvalidSpec', 'spec.cascademodules is empty: the run has no scenario snapshot');
+  adoptLaterJobs(d);
+  if (input.fact.kind === 'ModuleResult') applyResult(d, input.fact);
+  enforceRunTimeout(d);
+  advance(d);
+  enforceStall(d);
+  cleanup(d);
+  if (isTerminal(d) && !d.status.notified) {
+    d.actions.push({ type: 'FinishRun', phase: d.status.phase === 'Succeeded' ? 'Succeeded' : 'Failed' });
+  }
+  return {
+    status: d.status,
+    changed: JSON.stringify(d.status) !== before,
+    actions: d.actions,
+    transitions: d.transitions,
+    verdict: d.verdict,
+  };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { buildJob, moduleEnv, type JobSettings, type RunRef } from './job-manifest.ts';
+import { module } from './testing/fixtures.ts';
+
+const settings: JobSettings = { namespace: 'ns1', scenarioName: 'cascadeautooperator-ip', outMinioAddress: 'http://minio:9000/output/' };
+const iuid = '33e65374-ee8e-4da6-a2e7-71a9cc39d222';
+const ref: RunRef = {
+  name: 'cascadeautooperator-ip-33e65', uid: 'u-1', iuid, turlinfo: 's3://bucket/in.tgz',
+  modules: [module('grayscale', { foo: 'bar', spamm: 'eggs' }), module('binarization', { thresh: '128', s3path: 'ignored' }), module('diff')],
+};
+
+const plain = (step: number) => Object.fromEntries(moduleEnv(settings, ref, step).filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
+
+describe('the pod environment of each step, as the Go controller set it', () => {
+  it.each([
+    [0, { foo: 'bar', spamm: 'eggs', s3path: 's3://bucket/in.tgz', SCENARIONAME: 'cascadeautooperator-ip' }],
+    [1, { thresh: '128', s3path: `http://minio:9000/output/cascadeautooperator-ip/${iuid}/${iuid}-stage-1.zip`, SCENARIONAME: 'cascadeautooperator-ip' }],
+    [2, { s3path: `http://minio:9000/output/cascadeautooperator-ip/${iuid}/${iuid}-stage-2.zip`, finalstage: 'true', SCENARIONAME: 'cascadeautooperator-ip' }],
+  ])('step %i', (step, expected) => {
+    expect(plain(step)).toEqual(expected);
+    expect(moduleEnv(settings, ref, step)).toContainEqual({ name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
+  });
+});
+
+describe('buildJob', () => {
+  const job = buildJob(settings, ref, 1);
+
+  it('names and labels the Job as the Go controller did, tied to its run and step', () => {
+    expect(job.metadata?.name).toBe('cascadeautooperator-ip-binarization-33e65');
+    expect(job.metadata?.labels).toEqual({
+      app: 'Cascade', modulename: 'binarization-33e65',
+      'cascade.cascade.net/run': ref.name, 'cascade.cascade.net/step': '1', 'cascade.cascade.net/module': 'binarization',
+    });
+    expect(job.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'CascadeRun', name: ref.name, uid: 'u-1', controller: true })]);
+  });
+
+  it('copies the module Job fields and keeps the template, env on the first container only', () => {
+    const m = { ...module('x'), activeDeadlineSeconds: 30, ttlSecondsAfterFinished: 5, backoffLimit: 2 };
+    m.template = { spec: { containers: [{ name: 'x', image: 'i', env: [{ name: 'KEEP', value: '1' }] }, { name: 'side', image: 's' }] } };
+    const j = buildJob(settings, { ...ref, modules: [m] }, 0);
+    expect(j.spec).toMatchObject({ activeDeadlineSeconds: 30, ttlSecondsAfterFinished: 5, backoffLimit: 2 });
+    const [first, side] = j.spec?.template.spec?.containers ?? [];
+    expect(first?.env?.map((e) => e.name)).toEqual(['KEEP', 's3path', 'finalstage', 'NAMESPACE', 'SCENARIONAME']);
+    expect(side?.env).toBeUndefined();
+    expect(m.template.spec.containers[0]?.env).toHaveLength(1);
+  });
+
+  it('gives repeated module names distinct Job names', () => {
+    const twice: RunRef = { ...ref, modules: [module('a'), module('a')] };
+    expect(buildJob(settings, twice, 0).metadata?.name).not.toBe(buildJob(settings, twice, 1).metadata?.name);
+  });
+});

@@ -1,0 +1,98 @@
+// The Job of one step, exactly as the Go controller built it (pod environment,
+// labels, Job fields), plus an ownerReference to the CascadeRun and labels tying
+// the Job to its run and step. Pure: no I/O.
+import type { V1EnvVar, V1Job, V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { CascadeModule } from '../api/scenario.ts';
+import { GROUP, VERSION } from '../api/group.ts';
+import {
+  LABEL_APP, LABEL_APP_VALUE, LABEL_GO_MODULE, LABEL_MODULE, LABEL_RUN, LABEL_STEP,
+  iuidPrefix, jobName, toLabelValue,
+} from '../names.ts';
+
+export interface RunRef {
+  name: string;
+  uid: string;
+  iuid: string;
+  turlinfo: string;
+  modules: readonly CascadeModule[];
+}
+
+export interface JobSettings {
+  namespace: string;
+  scenarioName: string;
+  outMinioAddress: string;
+}
+
+/** `s3path` of step i: the run's input for step 0, the previous stage's output after. */
+export function s3Path(settings: JobSettings, run: RunRef, step: number): string {
+  if (step === 0) return run.turlinfo;
+  return `${settings.outMinioAddress}${settings.scenarioName}/${run.iuid}/${run.iuid}-stage-${step}.zip`;
+}
+
+/**
+ * The container environment the Go controller set: configuration entries, then
+ * s3path, finalstage (last step only), NAMESPACE and SCENARIONAME. Where a
+ * configuration key repeats a computed name, the computed value wins (as it
+ * did in the Go controller, whose later duplicate took effect), without the duplicate.
+ */
+export function moduleEnv(settings: JobSettings, run: RunRef, step: number): V1EnvVar[] {
+  const module = run.modules[step];
+  const computed: V1EnvVar[] = [{ name: 's3path', value: s3Path(settings, run, step) }];
+  if (step === run.modules.length - 1) computed.push({ name: 'finalstage', value: 'true' });
+  computed.push({ name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
+  computed.push({ name: 'SCENARIONAME', value: settings.scenarioName });
+  const taken = new Set(computed.map((e) => e.name));
+  const config = Object.entries(module?.configuration ?? {})
+    .filter(([name]) => !taken.has(name))
+    .map(([name, value]) => ({ name, value }));
+  return [...config, ...computed];
+}
+
+export function jobLabels(settings: JobSettings, run: RunRef, step: number): Record<string, string> {
+  const module = run.modules[step]?.modulename ?? '';
+  return {
+    [LABEL_APP]: LABEL_APP_VALUE,
+    [LABEL_GO_MODULE]: toLabelValue(`${module}-${iuidPrefix(run.iuid)}`),
+    [LABEL_RUN]: run.name,
+    [LABEL_STEP]: String(step),
+    [LABEL_MODULE]: toLabelValue(module),
+  };
+}
+
+function podTemplate(template: unknown, env: V1EnvVar[], labels: Record<string, string>): V1PodTemplateSpec {
+  const copy = structuredClone(template) as V1PodTemplateSpec;
+  const containers = copy.spec?.containers ?? [];
+  const first = containers[0];
+  if (first) {
+    const keep = (first.env ?? []).filter((e) => !env.some((n) => n.name === e.name));
+    first.env = [...keep, ...env];
+  }
+  copy.metadata = { ...copy.metadata, labels: { ...copy.metadata?.labels, [LABEL_RUN]: labels[LABEL_RUN]!, [LABEL_STEP]: labels[LABEL_STEP]! } };
+  return copy;
+}
+
+export function buildJob(settings: JobSettings, run: RunRef, step: number): V1Job {
+  const module = run.modules[step];
+  if (!module) throw new RangeError(`step ${step} is outside the scenario of ${run.name}`);
+  const labels = jobLabels(settings, run, step);
+  const name = jobName(settings.scenarioName, run.name, run.modules.map((m) => m.modulename), step);
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name,
+      namespace: settings.namespace,
+      labels,
+      ownerReferences: [{
+        apiVersion: `${GROUP}/${VERSION}`, kind: 'CascadeRun', name: run.name, uid: run.uid,
+        controller: true, blockOwnerDeletion: true,
+      }],
+    },
+    spec: {
+      backoffLimit: module.backoffLimit,
+      activeDeadlineSeconds: module.activeDeadlineSeconds,
+      ttlSecondsAfterFinished: module.ttlSecondsAfterFinished,
+      template: podTemplate(module.template, moduleEnv(settings, run, step), labels),
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Moving a run forward from what is observed: adopt Jobs that prove earlier
+// steps done, finish steps whose Jobs finished, start the next step's Job. Pure.
+import type { ConditionReason } from '../api/cascade-run.ts';
+import { buildJob } from './job-manifest.ts';
+import { completeStep, failStep, isTerminal, jobOf, markRunning, succeedRun, type Draft } from './draft.ts';
+
+/**
+ * A Job exists for step k only after some decision saw every step before k
+ * succeed; when status lost that (a crash before the status write, a result
+ * that was never delivered again), the Job proves it.
+ */
+export function adoptLaterJobs(d: Draft): void {
+  if (isTerminal(d)) return;
+  const steps = d.input.jobs.filter((j) => j.run === d.run.name && j.step < d.records.length).map((j) => j.step);
+  const last = Math.max(-1, ...steps);
+  for (const rec of d.records.slice(0, Math.max(0, last))) {
+    if (rec.phase !== 'Succeeded') completeStep(d, rec.step, undefined);
+  }
+}
+
+function jobFailureReason(reason: string | undefined): ConditionReason {
+  return reason === 'DeadlineExceeded' ? 'DeadlineExceeded' : 'ModuleFailed';
+}
+
+/** One look at the first unfinished step; true when the run moved on to another step. */
+function advanceOnce(d: Draft): boolean {
+  const rec = d.records.find((r) => r.phase !== 'Succeeded');
+  if (!rec) {
+    succeedRun(d);
+    return false;
+  }
+  const job = jobOf(d, rec.step);
+  if (rec.phase === 'Pending') {
+    if (!job) d.actions.push({ type: 'CreateJob', step: rec.step, job: buildJob(d.input.settings, d.run, rec.step) });
+    markRunning(d, rec.step, job?.startTime ?? d.input.now);
+  }
+  if (!job) {
+    if (!d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) {
+      failStep(d, rec.step, 'JobMissing', `Job ${rec.jobName} is gone before it finished`);
+    }
+    return false;
+  }
+  if (job.state === 'Failed') {
+    failStep(d, rec.step, jobFailureReason(job.reason), job.message ?? `Job ${job.name} failed (${job.reason ?? 'no reason'})`);
+    return false;
+  }
+  if (job.state !== 'Succeeded') return false;
+  completeStep(d, rec.step, job.completionTime);
+  return true;
+}
+
+export function advance(d: Draft): void {
+  while (!isTerminal(d) && advanceOnce(d)) {
+    // each pass finishes one step whose Job is seen complete
+  }
+}

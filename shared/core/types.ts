@@ -1,0 +1,54 @@
+// The vocabulary of the pure core: what it is told, what it decides.
+import type { V1Job } from '@kubernetes/client-node';
+import type { CascadeRun, CascadeRunStatus } from '../api/cascade-run.ts';
+import type { JobSettings } from './job-manifest.ts';
+import type { ObservedJob } from './observed-job.ts';
+
+/** The new fact an event brings; `Observe` when it only asks to look again (a Job changed, a sweep). */
+export type Fact =
+  | { kind: 'ModuleResult'; modulename: string; moduleresult: string }
+  | { kind: 'Observe' };
+
+export interface DecideSettings extends JobSettings {
+  /** 0 = never. */
+  stallAfterSeconds: number;
+  /** 0 = never. */
+  runTimeoutSeconds: number;
+}
+
+export interface DecideInput {
+  run: CascadeRun;
+  jobs: readonly ObservedJob[];
+  fact: Fact;
+  /** RFC 3339 time of the decision. */
+  now: string;
+  settings: DecideSettings;
+}
+
+export type Action =
+  | { type: 'CreateJob'; step: number; job: V1Job }
+  | { type: 'DeleteJob'; name: string; step: number }
+  | { type: 'FinishRun'; phase: 'Succeeded' | 'Failed' };
+
+export type TransitionKind = 'ModuleStarted' | 'ModuleSucceeded' | 'ModuleFailed' | 'RunSucceeded' | 'RunFailed';
+
+export interface Transition {
+  kind: TransitionKind;
+  step?: number;
+  module?: string;
+  reason?: string;
+  message: string;
+  /** For finished modules and runs. */
+  durationSeconds?: number;
+}
+
+/** What became of the fact: the reply of an entry point derives from it. */
+export type Verdict = 'applied' | 'recorded' | 'duplicate' | 'unknown-module' | 'not-started' | 'observed';
+
+export interface Decision {
+  status: CascadeRunStatus;
+  changed: boolean;
+  actions: Action[];
+  transitions: Transition[];
+  verdict: Verdict;
+}
