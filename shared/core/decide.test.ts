@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { decide } from './decide.ts';
 import { IUID, NOW, SETTINGS, input, job, result, run } from './testing/fixtures.ts';
 import type { CascadeRunStatus } from '../api/cascade-run.ts';
-import type { Decision } from './types.ts';
+import type { CascadeRun } from '../api/cascade-run.ts';
+import type { ObservedJob } from './observed-job.ts';
+import type { Decision, Fact } from './types.ts';
 
 const ABC = ['a', 'b', 'c'];
 const T0 = '2026-11-29T11:00:00.000Z';
@@ -56,9 +58,11 @@ describe('decide: one transition each', () => {
       { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: '', verdict: 'not-started', changed: false }],
     ['a Job of a later step proves the earlier ones done', run(ABC, running(0)), [job(ABC, 0, 'Active'), job(ABC, 2, 'Active')], undefined,
       { phase: 'Running', modules: 'Succeeded,Succeeded,Running', reason: 'Running', actions: 'DeleteJob:0', verdict: 'observed', changed: true }],
+    ['a Job refused by the API server fails the run', run(ABC, running(1)), [], { kind: 'JobRejected', step: 1, message: 'bad' },
+      { phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'JobCreationFailed', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
     ['a run with no scenario snapshot fails as invalid', { ...run([]), spec: { ...run([]).spec, cascademodules: [] } }, [], undefined,
       { phase: 'Failed', modules: '', reason: 'InvalidSpec', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
-  ])('%s', (_name, r, jobs, fact, expected) => {
+  ] as Array<[string, CascadeRun, ObservedJob[], Fact | undefined, ReturnType<typeof summary>]>)('%s', (_name, r, jobs, fact, expected) => {
     expect(summary(decide(input(r, jobs, fact ?? { kind: 'Observe' })))).toEqual(expected);
   });
 });

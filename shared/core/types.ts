@@ -7,7 +7,9 @@ import type { ObservedJob } from './observed-job.ts';
 /** The new fact an event brings; `Observe` when it only asks to look again (a Job changed, a sweep). */
 export type Fact =
   | { kind: 'ModuleResult'; modulename: string; moduleresult: string }
-  | { kind: 'Observe' };
+  | { kind: 'Observe' }
+  /** The API server refused a step's Job as invalid (a bad template in the scenario). */
+  | { kind: 'JobRejected'; step: number; message: string };
 
 export interface DecideSettings extends JobSettings {
   /** 0 = never. */

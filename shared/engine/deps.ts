@@ -1,0 +1,30 @@
+// What the engine is given at start-up (design note 6: no module singletons).
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Store } from '../kube/store.ts';
+import type { Transition } from '../core/types.ts';
+
+export interface EngineHooks {
+  /** Each transition decided and written (metrics, Kubernetes Events). */
+  transition?: (transition: Transition, run: { name: string; ob?: string; src?: string }) => void;
+  /** Each conflict that made the engine reload and decide again. */
+  conflict?: () => void;
+}
+
+export interface EngineDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  now: () => Date;
+  /** Sends a run-end CloudEvent to K_SINK; resolves even when delivery fails. */
+  notify: (event: RunEndEvent) => Promise<void>;
+  hooks?: EngineHooks;
+}
+
+export interface RunEndEvent {
+  id: string;
+  type: 'net.cascade.run.succeeded.v1' | 'net.cascade.run.failed.v1';
+  source: string;
+  subject: string;
+  data: Record<string, unknown>;
+}

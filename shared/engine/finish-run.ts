@@ -1,0 +1,64 @@
+// The end of a run, done once however often it is asked: the
+// CascadeAutoOperator's counters (exactly-once by key), the run-end CloudEvent
+// to K_SINK (at least once, with a stable id for consumers to dedupe), then
+// `status.notified` so that it is not asked again.
+import type { CascadeRun } from '../api/cascade-run.ts';
+import { applyCounter, type CounterChange } from '../core/counters.ts';
+import { apiErrorKind } from '../kube/errors.ts';
+import type { EngineDeps, RunEndEvent } from './deps.ts';
+
+const MAX_ATTEMPTS = 10;
+
+/** Applies one counter change to the scenario's CascadeAutoOperator, if it exists. */
+export async function count(deps: EngineDeps, change: CounterChange): Promise<void> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const op = await deps.store.getOperator(deps.config.scenarioName);
+    const next = op && applyCounter(op.status, change);
+    if (!op || !next) return;
+    try {
+      await deps.store.writeOperatorStatus(op, next);
+      return;
+    } catch (error) {
+      if (apiErrorKind(error) !== 'conflict') throw error;
+      deps.hooks?.conflict?.();
+    }
+  }
+  throw new Error(`CascadeAutoOperator ${deps.config.scenarioName}: still conflicting after ${MAX_ATTEMPTS} attempts`);
+}
+
+export function runEndEvent(deps: EngineDeps, run: CascadeRun, phase: 'Succeeded' | 'Failed'): RunEndEvent {
+  const s = run.status ?? {};
+  return {
+    id: `${run.metadata.uid ?? run.metadata.name}-${phase.toLowerCase()}`,
+    type: phase === 'Succeeded' ? 'net.cascade.run.succeeded.v1' : 'net.cascade.run.failed.v1',
+    source: `/cascade/${deps.config.namespace}/${deps.config.scenarioName}`,
+    subject: run.metadata.name,
+    data: {
+      runname: run.metadata.name, iuid: run.spec.pid, oname: run.spec.ob, sname: run.spec.src,
+      phase, info: s.info, result: s.result ?? [],
+      reason: s.conditions?.find((c) => c.type === 'Succeeded')?.reason,
+      startTime: s.startTime, completionTime: s.completionTime,
+      modules: (s.modules ?? []).map((m) => ({ name: m.name, phase: m.phase, result: m.result, startTime: m.startTime, completionTime: m.completionTime })),
+    },
+  };
+}
+
+async function markNotified(deps: EngineDeps, run: CascadeRun): Promise<CascadeRun> {
+  let current: CascadeRun | undefined = run;
+  for (let attempt = 1; current && attempt <= MAX_ATTEMPTS; attempt++) {
+    if (current.status?.notified) return current;
+    try {
+      return await deps.store.writeRunStatus(current, { ...current.status, notified: true });
+    } catch (error) {
+      if (apiErrorKind(error) !== 'conflict') throw error;
+      current = await deps.store.getRun(run.metadata.name);
+    }
+  }
+  return current ?? run;
+}
+
+export async function finishRun(deps: EngineDeps, run: CascadeRun, phase: 'Succeeded' | 'Failed'): Promise<CascadeRun> {
+  await count(deps, { kind: 'ended', run: run.metadata.name, phase });
+  await deps.notify(runEndEvent(deps, run, phase));
+  return markNotified(deps, run);
+}

@@ -1,0 +1,81 @@
+// Load, decide, act, write: the one loop every entry point uses to move a run.
+// Jobs are created before the status that records them is written, so that a
+// crash at any point leaves a state the next delivery (or the janitor) decides
+// from again; a status write conflict means someone else moved the run: reload.
+import type { CascadeRun } from '../api/cascade-run.ts';
+import { decide } from '../core/decide.ts';
+import { observeJob, type ObservedJob } from '../core/observed-job.ts';
+import type { Action, Decision, Fact } from '../core/types.ts';
+import { apiErrorKind, apiMessage } from '../kube/errors.ts';
+import type { EngineDeps } from './deps.ts';
+import { finishRun } from './finish-run.ts';
+
+const MAX_ATTEMPTS = 10;
+
+export type ReconcileResult =
+  | { kind: 'missing' }
+  | { kind: 'rejected'; decision: Decision }
+  | { kind: 'done'; run: CascadeRun; decision: Decision };
+
+async function load(deps: EngineDeps, name: string): Promise<[CascadeRun | undefined, ObservedJob[]]> {
+  const [run, jobs] = await Promise.all([deps.store.getRun(name), deps.store.listJobs(name)]);
+  return [run, jobs.map(observeJob).filter((j): j is ObservedJob => j !== undefined)];
+}
+
+function settings(deps: EngineDeps) {
+  const c = deps.config;
+  return {
+    namespace: c.namespace, scenarioName: c.scenarioName, outMinioAddress: c.outMinioAddress,
+    stallAfterSeconds: c.stallAfterSeconds, runTimeoutSeconds: c.runTimeoutSeconds,
+  };
+}
+
+/** Creates the decided Jobs; a Job the API server refuses as invalid becomes a fact to decide on. */
+async function createJobs(deps: EngineDeps, actions: Action[]): Promise<Fact | undefined> {
+  const creates = actions.filter((a) => a.type === 'CreateJob');
+  const results = await Promise.allSettled(creates.map((a) => deps.store.createJob(a.job)));
+  for (const [i, r] of results.entries()) {
+    if (r.status === 'fulfilled') continue;
+    if (apiErrorKind(r.reason) === 'invalid') return { kind: 'JobRejected', step: creates[i]!.step, message: apiMessage(r.reason) };
+    throw r.reason;
+  }
+  return undefined;
+}
+
+async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
+  const deletes = decision.actions.filter((a) => a.type === 'DeleteJob');
+  await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name)));
+  for (const t of decision.transitions) deps.hooks?.transition?.(t, { name: run.metadata.name, ob: run.spec.ob, src: run.spec.src });
+  const finish = decision.actions.find((a) => a.type === 'FinishRun');
+  return finish ? finishRun(deps, run, finish.phase) : run;
+}
+
+async function writeStatus(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun | 'conflict'> {
+  if (!decision.changed) return run;
+  try {
+    return await deps.store.writeRunStatus(run, decision.status);
+  } catch (error) {
+    if (apiErrorKind(error) !== 'conflict') throw error;
+    deps.hooks?.conflict?.();
+    return 'conflict';
+  }
+}
+
+export async function reconcileRun(deps: EngineDeps, name: string, first: Fact): Promise<ReconcileResult> {
+  let fact = first;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const [run, jobs] = await load(deps, name);
+    if (!run) return { kind: 'missing' };
+    const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: settings(deps) });
+    if (decision.verdict === 'unknown-module' || decision.verdict === 'not-started') return { kind: 'rejected', decision };
+    const rejected = await createJobs(deps, decision.actions);
+    if (rejected) {
+      fact = rejected;
+      continue;
+    }
+    const written = await writeStatus(deps, run, decision);
+    if (written === 'conflict') continue;
+    return { kind: 'done', run: await afterWrite(deps, written, decision), decision };
+  }
+  throw new Error(`run ${name}: still conflicting after ${MAX_ATTEMPTS} attempts`);
+}

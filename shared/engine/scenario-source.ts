@@ -1,0 +1,33 @@
+// Where a new run's scenario comes from: the CascadeAutoOperator named
+// SCENARIO_NAME when it exists, else the JSON file at CONFIG_PATH (as the Go
+// controller read it).
+import { readFile } from 'node:fs/promises';
+import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
+import { parseScenario } from '../api/scenario.ts';
+import type { CascadeModule } from '../api/scenario.ts';
+
+export type ScenarioResult = { ok: true; modules: CascadeModule[]; from: string } | { ok: false; reason: string };
+
+export async function scenarioFromFile(path: string): Promise<ScenarioResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    return { ok: false, reason: `cannot read the scenario file ${path}: ${(error as Error).message}` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: `the scenario file ${path} is not JSON: ${(error as Error).message}` };
+  }
+  const parsed = parseScenario(json);
+  return parsed.ok ? { ok: true, modules: parsed.value.cascademodules, from: path } : { ok: false, reason: `${path}: ${parsed.reason}` };
+}
+
+export async function loadScenario(op: CascadeAutoOperator | undefined, configPath: string): Promise<ScenarioResult> {
+  if (!op) return scenarioFromFile(configPath);
+  const parsed = parseScenario(op.spec.scenarioconfig);
+  const from = `CascadeAutoOperator ${op.metadata.name}`;
+  return parsed.ok ? { ok: true, modules: parsed.value.cascademodules, from } : { ok: false, reason: `${from}: ${parsed.reason}` };
+}
