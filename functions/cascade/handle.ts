@@ -1,0 +1,42 @@
+// One request, start to reply: classify it, hand it to the engine, map any
+// error to a status a sender can act on. Never throws: faas-js-runtime would
+// turn an error's `code` (a Kubernetes status) into the reply.
+import type { Logger } from 'pino';
+import type { EngineDeps } from '../../shared/engine/deps.ts';
+import { acceptModuleResult, observeRun } from '../../shared/engine/module-result.ts';
+import { accepted, failed, invalid, unavailable, type Outcome } from '../../shared/engine/outcome.ts';
+import { startRun } from '../../shared/engine/start-run.ts';
+import { apiErrorKind, apiMessage } from '../../shared/kube/errors.ts';
+import type { Request } from './inputs.ts';
+
+function route(deps: EngineDeps, req: Request): Promise<Outcome> {
+  switch (req.kind) {
+    case 'run': return startRun(deps, req.body);
+    case 'result': return acceptModuleResult(deps, req.body);
+    case 'job': return observeRun(deps, req.runname);
+    case 'ignored': return Promise.resolve(accepted({ ignored: req.reason }));
+    case 'invalid': return Promise.resolve(invalid(req.reason));
+  }
+}
+
+function logFields(req: Request): Record<string, string> {
+  if (req.kind === 'run') return { iuid: req.body.iuid };
+  if (req.kind === 'result') return { run: req.body.runname, module: req.body.modulename };
+  if (req.kind === 'job') return { run: req.runname, job: req.job };
+  return {};
+}
+
+export async function handleRequest(deps: EngineDeps, req: Request, eventId: string | undefined): Promise<Outcome> {
+  const log: Logger = deps.log.child({ eventId, request: req.kind, ...logFields(req) });
+  const scoped = { ...deps, log };
+  try {
+    const outcome = await route(scoped, req);
+    log[outcome.statusCode >= 400 ? 'warn' : 'info']({ status: outcome.statusCode, ...outcome.body }, 'handled');
+    return outcome;
+  } catch (error) {
+    const kind = apiErrorKind(error);
+    const reason = apiMessage(error);
+    log.error({ err: error, kind }, 'request failed');
+    return kind === 'transient' || kind === 'conflict' ? unavailable(`Kubernetes API unavailable, retry: ${reason}`) : failed(reason);
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { fromCloudEvent, fromHttpBody, MODULE_FINISHED, RUN_REQUESTED } from './inputs.ts';
+
+const run = { turlinfo: 's3://in/x.tgz', iuid: '33e65374-ee8e', oname: 'o', sname: 's' };
+const result = { runname: 'cao-33e65', modulename: 'grayscale', moduleresult: 'success' };
+const job = { kind: 'Job', metadata: { name: 'cao-grayscale-33e65', labels: { 'cascade.cascade.net/run': 'cao-33e65' } } };
+
+describe('CloudEvents', () => {
+  it.each([
+    ['run request', RUN_REQUESTED, run, { kind: 'run', body: run }],
+    ['run request as a JSON string', RUN_REQUESTED, JSON.stringify(run), { kind: 'run', body: run }],
+    ['run request as bytes', RUN_REQUESTED, new TextEncoder().encode(JSON.stringify(run)), { kind: 'run', body: run }],
+    ['module result', MODULE_FINISHED, result, { kind: 'result', body: result }],
+    ['ApiServerSource update of a Cascade Job', 'dev.knative.apiserver.resource.update', job, { kind: 'job', runname: 'cao-33e65', job: job.metadata.name }],
+    ['ApiServerSource delete of a Cascade Job', 'dev.knative.apiserver.resource.delete', job, { kind: 'job', runname: 'cao-33e65', job: job.metadata.name }],
+    ['ApiServerSource event of another Job', 'dev.knative.apiserver.resource.add', { kind: 'Job', metadata: { name: 'x' } }, { kind: 'ignored', reason: 'Job x is not Cascade\'s' }],
+  ])('%s', (_n, type, data, expected) => {
+    expect(fromCloudEvent({ id: '1', type, data })).toEqual(expected);
+  });
+
+  it.each([
+    ['unknown type', 'com.example.other', run, /unsupported event type "com.example.other"/],
+    ['data not JSON', RUN_REQUESTED, '{nope', /run request: the data is not JSON/],
+    ['missing iuid', RUN_REQUESTED, { turlinfo: 'x' }, /run request: iuid: required field is missing/],
+    ['iuid not a string', RUN_REQUESTED, { turlinfo: 'x', iuid: 5 }, /run request: iuid: must be a string/],
+    ['empty turlinfo', RUN_REQUESTED, { turlinfo: ' ', iuid: 'abcdef' }, /turlinfo: must not be empty/],
+    ['result without moduleresult', MODULE_FINISHED, { runname: 'a', modulename: 'b' }, /module result: moduleresult: required field is missing/],
+    ['ApiServerSource event of a Pod', 'dev.knative.apiserver.resource.add', { kind: 'Pod', metadata: { name: 'p' } }, /must be a Job/],
+  ])('rejects %s with a reason', (_n, type, data, reason) => {
+    const r = fromCloudEvent({ id: '1', type, data });
+    expect(r.kind).toBe('invalid');
+    expect(r.kind === 'invalid' && r.reason).toMatch(reason);
+  });
+});
+
+describe('plain HTTP bodies of the Go controller', () => {
+  it('tells a run request from a module result by its fields', () => {
+    expect(fromHttpBody(run)).toEqual({ kind: 'run', body: run });
+    expect(fromHttpBody({ turlinfo: 'a', iuid: 'bcdefg' })).toEqual({ kind: 'run', body: { turlinfo: 'a', iuid: 'bcdefg' } });
+    expect(fromHttpBody(result)).toEqual({ kind: 'result', body: result });
+  });
+
+  it.each([
+    ['no body', undefined, /must be a JSON object/],
+    ['an array', [run], /must be a JSON object/],
+    ['text', 'hello', /must be a JSON object/],
+    ['an empty object', {}, /run request: turlinfo: required field is missing/],
+    ['a partial result', { runname: 'r' }, /module result: modulename: required field is missing/],
+  ])('rejects %s', (_n, body, reason) => {
+    const r = fromHttpBody(body);
+    expect(r.kind === 'invalid' && r.reason).toMatch(reason);
+  });
+});

@@ -1,0 +1,58 @@
+// A local stand-in for Knative's ApiServerSource (Resource mode): watches the
+// Jobs that carry Cascade's run label and POSTs each change to the function as
+// a binary CloudEvent `dev.knative.apiserver.resource.add|update|delete` with
+// the Job as data, as the real source does on a Knative cluster. Used by the
+// tests, the benchmarks and `npm start`; on Knative the real source is used.
+import { randomUUID } from 'node:crypto';
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { LABEL_RUN } from '../../shared/names.ts';
+
+const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };
+
+export interface SourceOptions {
+  kc: KubeConfig;
+  namespace: string;
+  sink: string;
+  /** Told of each delivery that failed (the real source retries through the broker). */
+  onError?: (error: unknown) => void;
+}
+
+export interface RunningSource {
+  stop(): void;
+  delivered(): number;
+}
+
+async function post(sink: string, type: string, job: { metadata?: { name?: string; namespace?: string } }): Promise<void> {
+  const res = await fetch(sink, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'ce-specversion': '1.0',
+      'ce-id': randomUUID(),
+      'ce-type': `dev.knative.apiserver.resource.${type}`,
+      'ce-source': 'https://kubernetes.default.svc',
+      'ce-subject': `/apis/batch/v1/namespaces/${job.metadata?.namespace}/jobs/${job.metadata?.name}`,
+    },
+    body: JSON.stringify({ apiVersion: 'batch/v1', kind: 'Job', ...job }),
+  });
+  if (res.status >= 500) throw new Error(`sink answered ${res.status}`);
+}
+
+export async function startApiServerSource(opts: SourceOptions): Promise<RunningSource> {
+  let stopped = false;
+  let count = 0;
+  let controller: AbortController | undefined;
+  const path = `/apis/batch/v1/namespaces/${opts.namespace}/jobs`;
+  const begin = async (): Promise<void> => {
+    controller = await new Watch(opts.kc).watch(path, { labelSelector: LABEL_RUN }, (phase, obj) => {
+      const type = TYPES[phase];
+      if (!type) return;
+      count++;
+      post(opts.sink, type, obj).catch((e) => opts.onError?.(e));
+    }, () => {
+      if (!stopped) setTimeout(() => void begin().catch((e) => opts.onError?.(e)), 100);
+    });
+  };
+  await begin();
+  return { stop: () => { stopped = true; controller?.abort(); }, delivered: () => count };
+}

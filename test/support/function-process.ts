@@ -1,0 +1,58 @@
+// Runs the Cascade function as a real process, as faas-js-runtime serves it,
+// on a free port; for the tests and the benchmarks.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { repoRoot } from '../cluster/paths.ts';
+
+export interface FunctionProcess {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the function exited with ${child.exitCode}:\n${output()}`);
+    try {
+      if ((await fetch(`${url}/health/readiness`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the function did not become ready in 30 s:\n${output()}`);
+}
+
+export async function startFunction(env: Record<string, string>): Promise<FunctionProcess> {
+  const port = await freePort();
+  const cli = join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js');
+  const child = spawn(process.execPath, [cli, join(repoRoot, 'functions/cascade/index.ts'), '--port', String(port)], {
+    cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const keep = (chunk: Buffer) => { log = (log + chunk.toString()).slice(-20_000); };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  const output = () => log;
+  await waitReady(url, child, output);
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') => new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.once('exit', (code) => resolve(code));
+    child.kill(signal);
+  });
+  return { url, child, output, stop };
+}

@@ -1,0 +1,37 @@
+// The function's own identity for tests: the ServiceAccount, Role and
+// RoleBinding of knative/rbac.yaml applied to a test namespace, and a
+// kubeconfig file holding a token of that ServiceAccount, so that tests run
+// the function with exactly the permissions it is deployed with.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { repoRoot } from '../cluster/paths.ts';
+import { adminKubeConfig, serviceAccountKubeConfig } from './kube.ts';
+
+export function manifests(file: string, namespace: string, kinds?: string[]): KubernetesObject[] {
+  const docs = parseAllDocuments(readFileSync(join(repoRoot, file), 'utf8')).map((d) => d.toJSON() as KubernetesObject);
+  return docs
+    .filter((d) => d && (!kinds || kinds.includes(d.kind ?? '')))
+    .map((d) => {
+      const copy = structuredClone(d) as KubernetesObject & { subjects?: { namespace?: string }[] };
+      copy.metadata = { ...copy.metadata, namespace };
+      copy.subjects?.forEach((s) => { s.namespace = namespace; });
+      return copy;
+    });
+}
+
+export async function applyManifests(objects: KubernetesObject[]): Promise<void> {
+  const api = KubernetesObjectApi.makeApiClient(adminKubeConfig());
+  for (const obj of objects) await api.create(obj);
+}
+
+/** Applies the function's RBAC to `namespace`; returns the path of a kubeconfig acting as its ServiceAccount. */
+export async function functionKubeconfig(namespace: string, sa = 'cascade-function'): Promise<string> {
+  await applyManifests(manifests('knative/rbac.yaml', namespace));
+  const kc = await serviceAccountKubeConfig(namespace, sa);
+  const file = join(mkdtempSync(join(tmpdir(), 'cascade-kc-')), 'kubeconfig');
+  writeFileSync(file, kc.exportConfig(), { mode: 0o600 });
+  return file;
+}
