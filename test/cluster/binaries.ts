@@ -1,0 +1,47 @@
+// Finds the component binaries, building them with build.sh when missing.
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { buildScript, defaultBinDir } from './paths.ts';
+
+export const componentBinaries = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
+
+export function missingBinaries(binDir: string): string[] {
+  return componentBinaries.filter((name) => {
+    try {
+      accessSync(join(binDir, name), constants.X_OK);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/**
+ * Runs build.sh (its progress goes to our stderr) and returns the directory
+ * it prints on its last line. A build that fails names the component.
+ */
+export function runBuild(): Promise<string> {
+  return new Promise((resolveBuild, reject) => {
+    const child = spawn('bash', [buildScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const lastLine = out.trim().split('\n').pop() ?? '';
+      if (code === 0 && lastLine) resolveBuild(lastLine);
+      else reject(new Error(`cluster: build.sh exited with ${code} (see the message above)`));
+    });
+  });
+}
+
+/** The binary dir, building what is missing first. */
+export async function ensureBinaries(): Promise<string> {
+  const binDir = process.env.CASCADE_CLUSTER_BIN ?? defaultBinDir();
+  if (missingBinaries(binDir).length === 0) return binDir;
+  const built = await runBuild();
+  const missing = missingBinaries(built);
+  if (missing.length > 0) throw new Error(`cluster: build.sh did not produce ${missing.join(', ')} in ${built}`);
+  return built;
+}

@@ -1,0 +1,56 @@
+// `node test/cluster/cli.ts up|down|status`
+//   up:     builds the binaries if needed, starts the control plane, waits
+//           until it is usable, prints the admin kubeconfig path and exits;
+//           the components keep running (pids in <state>/pids.json).
+//   down:   ends every recorded process and removes the state dir.
+//   status: prints the kubeconfig path if the cluster answers, else exits 1.
+import { apiserverReady, livePids, readClusterInfo } from './cluster-state.ts';
+import { startCluster, stopCluster } from './cluster.ts';
+import { defaultStateDir } from './paths.ts';
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+async function up(): Promise<void> {
+  const stateDir = defaultStateDir();
+  const existing = readClusterInfo(stateDir);
+  if (existing && livePids(stateDir).length > 0 && (await apiserverReady(existing.kubeconfig))) {
+    log(`cluster: already running (state ${stateDir})`);
+    process.stdout.write(`KUBECONFIG=${existing.kubeconfig}\n`);
+    return;
+  }
+  if (existing) await stopCluster({ stateDir });
+  const started = Date.now();
+  const cluster = await startCluster({ stateDir, log });
+  log(`cluster: ready in ${((Date.now() - started) / 1000).toFixed(1)} s (state ${stateDir})`);
+  process.stdout.write(`KUBECONFIG=${cluster.kubeconfig}\n`);
+}
+
+async function down(): Promise<void> {
+  const stateDir = defaultStateDir();
+  await stopCluster({ stateDir });
+  log(`cluster: stopped, removed ${stateDir}`);
+}
+
+async function status(): Promise<void> {
+  const info = readClusterInfo(defaultStateDir());
+  if (info && (await apiserverReady(info.kubeconfig))) {
+    process.stdout.write(`KUBECONFIG=${info.kubeconfig}\n`);
+    return;
+  }
+  log('cluster: not running');
+  process.exitCode = 1;
+}
+
+const commands: Record<string, () => Promise<void>> = { up, down, status };
+const command = commands[process.argv[2] ?? ''];
+if (!command) {
+  log('usage: node test/cluster/cli.ts up|down|status');
+  process.exitCode = 2;
+} else {
+  try {
+    await command();
+  } catch (error) {
+    log(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,150 @@
+// Command lines of the control-plane components.
+import { join } from 'node:path';
+import type { Pki } from './certs.ts';
+
+export interface Ports {
+  etcdClient: number;
+  etcdPeer: number;
+  apiserver: number;
+  controllerManager: number;
+  scheduler: number;
+  kwok: number;
+}
+
+export interface CommandContext {
+  binDir: string;
+  pki: Pki;
+  ports: Ports;
+  etcdDataDir: string;
+  kubeconfigs: { controllerManager: string; scheduler: string; kwok: string };
+  stageFiles: string[];
+}
+
+export interface Command {
+  bin: string;
+  args: string[];
+}
+
+export const serviceClusterIpRange = '10.96.0.0/16';
+export const kubernetesServiceIp = '10.96.0.1';
+export const kwokNodeAnnotation = { key: 'kwok.x-k8s.io/node', value: 'fake' } as const;
+
+/** Controllers kube-controller-manager runs (the ones Cascade relies on). */
+export const controllers = [
+  'job-controller',
+  'cronjob-controller',
+  'ttl-after-finished-controller',
+  'garbage-collector-controller',
+  'serviceaccount-controller',
+  'namespace-controller',
+  'root-ca-certificate-publisher-controller',
+  'clusterrole-aggregation-controller',
+  'replicaset-controller',
+  'deployment-controller',
+];
+
+export function etcdCommand(c: CommandContext): Command {
+  const client = `http://127.0.0.1:${c.ports.etcdClient}`;
+  const peer = `http://127.0.0.1:${c.ports.etcdPeer}`;
+  return {
+    bin: join(c.binDir, 'etcd'),
+    args: [
+      '--name=cascade',
+      `--data-dir=${c.etcdDataDir}`,
+      `--listen-client-urls=${client}`,
+      `--advertise-client-urls=${client}`,
+      `--listen-peer-urls=${peer}`,
+      `--initial-advertise-peer-urls=${peer}`,
+      `--initial-cluster=cascade=${peer}`,
+      '--initial-cluster-state=new',
+      // a throw-away test cluster: durability is not worth the fsync latency
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+    ],
+  };
+}
+
+export function apiserverCommand(c: CommandContext): Command {
+  const { pki } = c;
+  return {
+    bin: join(c.binDir, 'kube-apiserver'),
+    args: [
+      `--etcd-servers=http://127.0.0.1:${c.ports.etcdClient}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${c.ports.apiserver}`,
+      `--tls-cert-file=${pki.serverCert}`,
+      `--tls-private-key-file=${pki.serverKey}`,
+      `--client-ca-file=${pki.caCert}`,
+      // lets the other components verify requests by client certificate
+      `--requestheader-client-ca-file=${pki.caCert}`,
+      '--requestheader-allowed-names=front-proxy-client',
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+      '--authorization-mode=RBAC',
+      '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount,LimitRanger,DefaultTolerationSeconds,ResourceQuota,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy',
+      // fake nodes have no node-lifecycle controller to lift the not-ready taint
+      '--disable-admission-plugins=TaintNodesByCondition',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${pki.saPub}`,
+      `--service-account-signing-key-file=${pki.saKey}`,
+      `--service-cluster-ip-range=${serviceClusterIpRange}`,
+      // 127.0.0.1 is not a valid endpoint for the `kubernetes` Service
+      '--endpoint-reconciler-type=none',
+      '--profiling=false',
+      '--v=1',
+    ],
+  };
+}
+
+function componentAuthArgs(kubeconfig: string, port: number): string[] {
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    '--leader-elect=false',
+    '--profiling=false',
+    '--v=1',
+  ];
+}
+
+export function controllerManagerCommand(c: CommandContext): Command {
+  return {
+    bin: join(c.binDir, 'kube-controller-manager'),
+    args: [
+      ...componentAuthArgs(c.kubeconfigs.controllerManager, c.ports.controllerManager),
+      `--controllers=${controllers.join(',')}`,
+      // each controller acts as its own kube-system ServiceAccount (bootstrap RBAC)
+      '--use-service-account-credentials=true',
+      `--service-account-private-key-file=${c.pki.saKey}`,
+      `--root-ca-file=${c.pki.caCert}`,
+      `--service-cluster-ip-range=${serviceClusterIpRange}`,
+    ],
+  };
+}
+
+export function schedulerCommand(c: CommandContext): Command {
+  return {
+    bin: join(c.binDir, 'kube-scheduler'),
+    args: componentAuthArgs(c.kubeconfigs.scheduler, c.ports.scheduler),
+  };
+}
+
+export function kwokCommand(c: CommandContext): Command {
+  return {
+    bin: join(c.binDir, 'kwok'),
+    args: [
+      `--kubeconfig=${c.kubeconfigs.kwok}`,
+      ...c.stageFiles.map((file) => `--config=${file}`),
+      `--manage-nodes-with-annotation-selector=${kwokNodeAnnotation.key}=${kwokNodeAnnotation.value}`,
+      '--manage-all-nodes=false',
+      '--node-lease-duration-seconds=40',
+      '--cidr=10.244.0.0/16',
+      '--node-ip=10.240.0.1',
+      `--server-address=127.0.0.1:${c.ports.kwok}`,
+    ],
+  };
+}

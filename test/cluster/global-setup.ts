@@ -1,0 +1,51 @@
+// Vitest global set-up of the `cluster` project: a real control plane for
+// the tests. Uses the cluster named by $CASCADE_KUBECONFIG when it answers,
+// otherwise starts a private one (own state dir) and stops it afterwards.
+// Applies <repo>/crds/ and hands the admin kubeconfig path to the tests
+// (inject('kubeconfig') and $KUBECONFIG).
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { apiserverReady } from './cluster-state.ts';
+import { startCluster } from './cluster.ts';
+import { applyCrds } from './crds.ts';
+import { repoRoot } from './paths.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Path of the admin kubeconfig of the test cluster. */
+    kubeconfig: string;
+  }
+}
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+async function existingCluster(): Promise<string | undefined> {
+  const kubeconfig = process.env.CASCADE_KUBECONFIG;
+  if (!kubeconfig) return undefined;
+  if (await apiserverReady(kubeconfig)) return kubeconfig;
+  log(`cluster: CASCADE_KUBECONFIG=${kubeconfig} does not answer /readyz; starting a cluster of our own`);
+  return undefined;
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  let kubeconfig = await existingCluster();
+  let stop = async () => {};
+  if (!kubeconfig) {
+    const stateDir = join(repoRoot, '.cascade', `test-cluster-${process.pid}`);
+    const started = Date.now();
+    const cluster = await startCluster({ stateDir, tieToProcess: true, log });
+    log(`cluster: ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    kubeconfig = cluster.kubeconfig;
+    stop = cluster.stop;
+  }
+  try {
+    const crds = await applyCrds(kubeconfig);
+    if (crds.length > 0) log(`cluster: applied ${crds.length} CRDs from crds/`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  process.env.KUBECONFIG = kubeconfig;
+  project.provide('kubeconfig', kubeconfig);
+  return stop;
+}

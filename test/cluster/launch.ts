@@ -1,0 +1,118 @@
+// Starts the components in order and waits for each one's health endpoint.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  apiserverCommand,
+  controllerManagerCommand,
+  etcdCommand,
+  kwokCommand,
+  schedulerCommand,
+  type Command,
+  type CommandContext,
+} from './component-commands.ts';
+import { probeOk, type ProbeTls } from './http-probe.ts';
+import type { StatePaths } from './paths.ts';
+import { pollUntil } from './poll.ts';
+import { ComponentError, logTail, startProcess, type Component } from './processes.ts';
+
+interface Launch {
+  name: string;
+  command: (c: CommandContext) => Command;
+  healthUrl: (c: CommandContext) => string;
+  tls?: (c: CommandContext) => ProbeTls;
+  timeoutMs: number;
+}
+
+const launches = {
+  etcd: {
+    name: 'etcd',
+    command: etcdCommand,
+    healthUrl: (c) => `http://127.0.0.1:${c.ports.etcdClient}/health`,
+    timeoutMs: 30_000,
+  },
+  apiserver: {
+    name: 'kube-apiserver',
+    command: apiserverCommand,
+    healthUrl: (c) => `https://127.0.0.1:${c.ports.apiserver}/readyz`,
+    tls: (c) => ({
+      ca: readFileSync(c.pki.caCert),
+      cert: readFileSync(c.pki.client('admin').cert),
+      key: readFileSync(c.pki.client('admin').key),
+    }),
+    timeoutMs: 90_000,
+  },
+  controllerManager: {
+    name: 'kube-controller-manager',
+    command: controllerManagerCommand,
+    healthUrl: (c) => `https://127.0.0.1:${c.ports.controllerManager}/healthz`,
+    tls: () => ({ insecure: true }),
+    timeoutMs: 60_000,
+  },
+  scheduler: {
+    name: 'kube-scheduler',
+    command: schedulerCommand,
+    healthUrl: (c) => `https://127.0.0.1:${c.ports.scheduler}/healthz`,
+    tls: () => ({ insecure: true }),
+    timeoutMs: 60_000,
+  },
+  kwok: {
+    name: 'kwok',
+    command: kwokCommand,
+    healthUrl: (c) => `http://127.0.0.1:${c.ports.kwok}/healthz`,
+    timeoutMs: 60_000,
+  },
+} satisfies Record<string, Launch>;
+
+async function assertRunning(component: Component): Promise<void> {
+  if (!component.exit) return;
+  const { code, signal } = component.exit;
+  const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+  throw new ComponentError(component.name, `failed to start: it ${how}`, await logTail(component.logFile));
+}
+
+async function launchOne(launch: Launch, context: CommandContext, paths: StatePaths): Promise<Component> {
+  const component = startProcess(launch.name, launch.command(context), {
+    logFile: join(paths.logs, `${launch.name}.log`),
+    pidsFile: paths.pids,
+  });
+  const url = launch.healthUrl(context);
+  const tls = launch.tls?.(context) ?? {};
+  try {
+    await pollUntil(() => probeOk(url, tls), {
+      timeoutMs: launch.timeoutMs,
+      intervalMs: 100,
+      what: `${launch.name} at ${url}`,
+      abort: () => assertRunning(component),
+    });
+  } catch (error) {
+    if (error instanceof ComponentError) throw error;
+    await assertRunning(component);
+    const reason = `did not become healthy within ${launch.timeoutMs / 1000} s (${url})`;
+    throw new ComponentError(launch.name, reason, await logTail(component.logFile));
+  }
+  return component;
+}
+
+/**
+ * etcd, then kube-apiserver, then the controller manager, scheduler and kwok
+ * together. Returns a check that throws if any of them has died since.
+ */
+export async function launchControlPlane(
+  context: CommandContext,
+  paths: StatePaths,
+  log: (message: string) => void,
+): Promise<{ components: Component[]; assertAlive: () => Promise<void> }> {
+  log('cluster: starting etcd');
+  const etcd = await launchOne(launches.etcd, context, paths);
+  log('cluster: starting kube-apiserver');
+  const apiserver = await launchOne(launches.apiserver, context, paths);
+  log('cluster: starting kube-controller-manager, kube-scheduler, kwok');
+  const rest = await Promise.all(
+    [launches.controllerManager, launches.scheduler, launches.kwok].map((l) => launchOne(l, context, paths)),
+  );
+  const components = [etcd, apiserver, ...rest];
+  const assertAlive = async () => {
+    for (const component of components) await assertRunning(component);
+  };
+  return { components, assertAlive };
+}
