@@ -119,6 +119,17 @@ describe('CascadeRun CRD', () => {
     expect(message).toMatch(expected);
   });
 
+  it('keeps the spec immutable (metadata may still change)', async () => {
+    const created = await create(g.CASCADE_RUN_PLURAL, without(named(cascadeRun(), 'immutable'), 'status') as Obj);
+    const name = String(created.metadata?.['name']);
+    const changed = { ...created, spec: { ...created.spec, modules: ['other'] } };
+    const { code, message } = await rejection(api().replaceNamespacedCustomObject({ ...where(g.CASCADE_RUN_PLURAL), name, body: changed }));
+    expect(code).toBe(422);
+    expect(message).toContain('spec is immutable');
+    const labelled = { ...created, metadata: { ...created.metadata, labels: { team: 'a' } } };
+    await api().replaceNamespacedCustomObject({ ...where(g.CASCADE_RUN_PLURAL), name, body: labelled });
+  });
+
   it('shows Phase, Module, Step, Succeeded and Age in `kubectl get cascaderuns`', async () => {
     const created = await create(g.CASCADE_RUN_PLURAL, without(named(cascadeRun(), 'table'), 'status') as Obj);
     await putStatus(g.CASCADE_RUN_PLURAL, created, RICH_STATUS);

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { API_VERSION, CASCADE_RUN_KIND } from './group.ts';
 import { ObjectMetaSchema } from './meta.ts';
 import { parseWith, type ParseResult } from './parse.ts';
-import { NonEmptyStringSchema } from './primitives.ts';
+import { NonEmptyStringSchema, openapi } from './primitives.ts';
 import { CascadeModulesSchema } from './scenario.ts';
 import { CascadeRunStatusSchema } from './run-status.ts';
 
@@ -14,7 +14,7 @@ export * from './run-status.ts';
  * turlinfo and a snapshot of the scenario taken when the run was created
  * (optional, so that runs written by the Go controller remain valid).
  */
-export const CascadeRunSpecSchema = v.object({
+export const CascadeRunSpecSchema = v.pipe(v.object({
   ob: v.optional(v.pipe(v.string(), v.description('Go controller: oname of the run request.'))),
   src: v.optional(v.pipe(v.string(), v.description('Go controller: sname of the run request.'))),
   pid: v.pipe(NonEmptyStringSchema, v.description('iuid of the run request.')),
@@ -24,7 +24,10 @@ export const CascadeRunSpecSchema = v.object({
   cascademodules: v.optional(
     v.pipe(CascadeModulesSchema, v.description('Snapshot of the scenario taken when the run was created.')),
   ),
-});
+}), openapi({
+  // Enforced by the API server only: a run's input never changes once created.
+  'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable: create a new CascadeRun instead' }],
+}));
 export type CascadeRunSpec = v.InferOutput<typeof CascadeRunSpecSchema>;
 
 export const CascadeRunSchema = v.pipe(

@@ -60,5 +60,6 @@ describe('crds/*.yaml', () => {
     expect(spec?.required).toEqual(expect.arrayContaining(['pid', 'modules']));
     expect(spec?.properties?.['pid']).toMatchObject({ type: 'string', minLength: 1 });
     expect(spec?.properties?.['modules']).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(spec?.['x-kubernetes-validations']).toEqual([expect.objectContaining({ rule: 'self == oldSelf' })]);
   });
 });
