@@ -12,23 +12,46 @@ export interface Config {
   stallAfterSeconds: number;
   /** Fail a run older than this (janitor and engine). 0 = never. */
   runTimeoutSeconds: number;
+  /** The janitor deletes finished runs (and their Jobs) this long after they ended. 0 = keep forever. */
+  retentionSeconds: number;
   logLevel: string;
+  /** Token bucket of the function: requests a second, and burst (the Go controller's 100/s, 200). */
+  rateLimitPerSecond: number;
+  rateBurst: number;
+  /** Port of Cascade's own /metrics (faas-js-runtime's /metrics serves only its own registry). 0 = off. */
+  metricsPort: number;
+  /** How long SIGTERM waits for requests in flight. */
+  shutdownGraceSeconds: number;
 }
 
 export type ConfigResult = { ok: true; value: Config } | { ok: false; reason: string };
 
-function seconds(env: NodeJS.ProcessEnv, key: string, fallback: number): number | string {
+function whole(env: NodeJS.ProcessEnv, key: string, fallback: number, unit = 'seconds'): number | string {
   const raw = env[key];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  return Number.isInteger(n) && n >= 0 ? n : `${key} must be a whole number of seconds, got "${raw}"`;
+  return Number.isInteger(n) && n >= 0 ? n : `${key} must be a whole number of ${unit}, got "${raw}"`;
+}
+
+type Numbers = Pick<Config, 'stallAfterSeconds' | 'runTimeoutSeconds' | 'retentionSeconds' | 'rateLimitPerSecond' | 'rateBurst' | 'metricsPort' | 'shutdownGraceSeconds'>;
+
+function numbers(env: NodeJS.ProcessEnv): Numbers | string {
+  const values = {
+    stallAfterSeconds: whole(env, 'CASCADE_STALL_AFTER_SECONDS', 0),
+    runTimeoutSeconds: whole(env, 'CASCADE_RUN_TIMEOUT_SECONDS', 0),
+    retentionSeconds: whole(env, 'CASCADE_RETENTION_SECONDS', 0),
+    rateLimitPerSecond: whole(env, 'CASCADE_RATE_LIMIT', 100, 'requests a second'),
+    rateBurst: whole(env, 'CASCADE_RATE_BURST', 200, 'requests'),
+    metricsPort: whole(env, 'CASCADE_METRICS_PORT', 9095, 'port'),
+    shutdownGraceSeconds: whole(env, 'CASCADE_SHUTDOWN_GRACE_SECONDS', 25),
+  };
+  const problem = Object.values(values).find((v) => typeof v === 'string');
+  return typeof problem === 'string' ? problem : (values as Numbers);
 }
 
 export function parseConfig(env: NodeJS.ProcessEnv): ConfigResult {
-  const stall = seconds(env, 'CASCADE_STALL_AFTER_SECONDS', 0);
-  const timeout = seconds(env, 'CASCADE_RUN_TIMEOUT_SECONDS', 0);
-  if (typeof stall === 'string') return { ok: false, reason: stall };
-  if (typeof timeout === 'string') return { ok: false, reason: timeout };
+  const n = numbers(env);
+  if (typeof n === 'string') return { ok: false, reason: n };
   return {
     ok: true,
     value: {
@@ -38,9 +61,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): ConfigResult {
       sid: env.SID || 'UnderTest',
       outMinioAddress: env.OUT_MINIO_ADDRESS || 'http://example.com/test-out/',
       sink: env.K_SINK || undefined,
-      stallAfterSeconds: stall,
-      runTimeoutSeconds: timeout,
       logLevel: env.LOG_LEVEL || 'info',
+      ...n,
     },
   };
 }

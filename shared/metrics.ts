@@ -1,0 +1,65 @@
+// Cascade's Prometheus metrics: the Go controller's names, labels and buckets
+// (dashboards keep working) plus Cascade's own. One registry, made at start-up
+// and passed down (design note 6); label values come from closed vocabularies
+// or from the run request's oname/sname as in the Go controller, never run
+// names or ids.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Transition, TransitionKind } from './core/types.ts';
+
+export const SCENARIO_BUCKETS = [1, 5, 20, 60, 100, 180];
+const TRANSITIONS: TransitionKind[] = ['ModuleStarted', 'ModuleSucceeded', 'ModuleFailed', 'RunSucceeded', 'RunFailed'];
+
+export interface RunLabels {
+  ob?: string | undefined;
+  src?: string | undefined;
+}
+
+export function cascadeMetrics(scenarioName: string, registry = new Registry()) {
+  const registers = [registry];
+  const scenarioLabels = ['scenarioName', 'OName', 'SName'] as const;
+  const m = {
+    registry,
+    httpRequests: new Counter({ name: 'http_requests_total', help: 'Total HTTP requests by path', labelNames: ['path'], registers }),
+    responseStatus: new Counter({ name: 'response_status', help: 'HTTP response status codes', labelNames: ['status', 'path'], registers }),
+    httpTime: new Histogram({ name: 'http_response_time_seconds', help: 'HTTP request duration', labelNames: ['path'], registers }),
+    succeeded: new Counter({ name: 'success_scenario_total', help: 'Successful scenario executions', labelNames: scenarioLabels, registers }),
+    failed: new Counter({ name: 'failed_scenario_total', help: 'Failed scenario executions', labelNames: scenarioLabels, registers }),
+    current: new Gauge({ name: 'scenario_current_runs', help: 'Currently running scenarios (from the CascadeRuns in the API server)', labelNames: scenarioLabels, registers }),
+    scenarioTime: new Histogram({ name: 'scenarion_execution_time_seconds', help: 'Full scenario execution duration', labelNames: scenarioLabels, buckets: SCENARIO_BUCKETS, registers }),
+    jobTime: new Histogram({ name: 'job_execution_time_seconds', help: 'Per-job execution duration', labelNames: ['scenarioName', 'moduleName', 'OName', 'SName', 'status'], buckets: SCENARIO_BUCKETS, registers }),
+    transitions: new Counter({ name: 'cascade_transitions_total', help: 'Run and module transitions written by this process', labelNames: ['kind'], registers }),
+    apiRetries: new Counter({ name: 'cascade_api_retries_total', help: 'Kubernetes API calls retried after a transient error', registers }),
+    conflicts: new Counter({ name: 'cascade_status_conflicts_total', help: 'Status writes that lost an optimistic-concurrency race and were decided again', registers }),
+    rateLimited: new Counter({ name: 'cascade_rate_limited_total', help: 'Requests answered 429 by the token bucket', registers }),
+  };
+  for (const kind of TRANSITIONS) m.transitions.labels({ kind }).inc(0);
+
+  const labels = (run: RunLabels) => ({ scenarioName, OName: run.ob ?? '', SName: run.src ?? '' });
+  return {
+    ...m,
+    transition(t: Transition, run: RunLabels): void {
+      m.transitions.labels({ kind: t.kind }).inc();
+      const seconds = t.durationSeconds ?? 0;
+      if (t.kind === 'ModuleSucceeded' || t.kind === 'ModuleFailed') {
+        const status = t.kind === 'ModuleSucceeded' ? 'succeeded' : 'failed';
+        m.jobTime.labels({ ...labels(run), moduleName: t.module ?? '', status }).observe(seconds);
+      }
+      if (t.kind === 'RunSucceeded' || t.kind === 'RunFailed') {
+        (t.kind === 'RunSucceeded' ? m.succeeded : m.failed).labels(labels(run)).inc();
+        m.scenarioTime.labels(labels(run)).observe(seconds);
+      }
+    },
+    request(path: '/run' | '/', status: number, seconds: number): void {
+      m.httpRequests.labels({ path }).inc();
+      m.responseStatus.labels({ status: String(status), path }).inc();
+      m.httpTime.labels({ path }).observe(seconds);
+    },
+    /** Sets scenario_current_runs from the runs that are not finished, by oname/sname. */
+    setCurrent(active: RunLabels[]): void {
+      m.current.reset();
+      for (const run of active) m.current.labels(labels(run)).inc();
+    },
+  };
+}
+
+export type CascadeMetrics = ReturnType<typeof cascadeMetrics>;
