@@ -1,25 +1,56 @@
-// The Cascade function, as faas-js-runtime (and `func`) loads it: `handle` for
-// every request on `/`, plus life-cycle hooks.
-import type { EngineDeps } from '../../shared/engine/deps.ts';
-import { handleRequest } from './handle.ts';
-import { fromCloudEvent, fromHttpBody } from './inputs.ts';
-import { engineDeps, loadConfig, rootLogger } from './wiring.ts';
+// The Cascade function as faas-js-runtime (and `func`) loads it: `handle` for
+// every request on `/`, the Go controller's /healthz and /ready as the
+// runtime's liveness and readiness probes, and graceful shutdown. Start-up only
+// reads the configuration; the engine and the Kubernetes client load in the
+// background (see app.ts), so probes answer at once after a cold start.
+import type { App, Incoming } from './app.ts';
+import { buildInfo } from './build-info.ts';
+import { answerInvalidCloudEventsWith400 } from './runtime-patch.ts';
+import { loadConfig, rootLogger } from './wiring.ts';
 
-interface FunctionContext {
-  cloudevent?: { id: string; type: string; data?: unknown };
+interface ProbeReply {
+  code(status: number): ProbeReply;
+  header(name: string, value: string): ProbeReply;
+  send(body: unknown): void;
 }
 
-let deps: EngineDeps | undefined;
+let app: Promise<App> | undefined;
 
 export function init(): void {
+  answerInvalidCloudEventsWith400();
   const config = loadConfig(process.env);
-  deps = engineDeps(config, rootLogger(config));
+  const log = rootLogger(config);
+  app = import('./app.ts').then((m) => m.createApp(config, log));
+  app.catch((error: unknown) => log.fatal({ err: error }, 'the function could not start'));
 }
 
-export async function handle(context: FunctionContext, body?: unknown) {
-  deps ??= (init(), deps);
-  const ce = context.cloudevent;
-  const req = ce ? fromCloudEvent({ id: ce.id, type: ce.type, data: ce.data }) : fromHttpBody(body);
-  const outcome = await handleRequest(deps!, req, ce?.id);
-  return { statusCode: outcome.statusCode, headers: { 'content-type': 'application/json' }, body: outcome.body };
+function loaded(): Promise<App> {
+  if (!app) init();
+  return app!;
+}
+
+export async function handle(context: Incoming, body?: unknown) {
+  const a = await loaded();
+  return a.handle({ cloudevent: context.cloudevent, body });
+}
+
+const build = buildInfo(process.env);
+
+export const liveness = Object.assign((_req: unknown, reply: ProbeReply) => {
+  reply.code(200).header('content-type', 'application/json').send({ app_name: 'cascadescenariocontroller-auto', status: 'OK', ...build });
+}, { path: '/healthz' });
+
+export const readiness = Object.assign(async (_req: unknown, reply: ProbeReply) => {
+  let ready = false;
+  try {
+    ready = !(await loaded()).draining();
+  } catch {
+    ready = false;
+  }
+  reply.code(ready ? 200 : 503).header('content-type', 'text/plain').send(ready ? 'OK' : 'not ready');
+  return reply;
+}, { path: '/ready' });
+
+export async function shutdown(): Promise<void> {
+  if (app) await (await app).shutdown();
 }

@@ -1,11 +1,6 @@
-// Everything the function needs, made once at start-up from the environment.
+// The light start-up pieces: configuration and the root logger.
 import pino, { type Logger } from 'pino';
 import { parseConfig, type Config } from '../../shared/config.ts';
-import type { EngineDeps } from '../../shared/engine/deps.ts';
-import { sinkNotifier } from '../../shared/engine/sink.ts';
-import { kubeApis } from '../../shared/kube/apis.ts';
-import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
-import { kubeStore } from '../../shared/kube/store.ts';
 
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const parsed = parseConfig(env);
@@ -15,9 +10,4 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 
 export function rootLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: { app: 'cascade', scenario: config.scenarioName } });
-}
-
-export function engineDeps(config: Config, log: Logger): EngineDeps {
-  const store = kubeStore(kubeApis(), config.namespace, DEFAULT_RETRY);
-  return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log) };
 }

@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Store } from '../kube/store.ts';
 import type { Transition } from '../core/types.ts';
+import type { CascadeRun } from '../api/cascade-run.ts';
 
 export interface EngineHooks {
   /** Each transition decided and written (metrics, Kubernetes Events). */
-  transition?: (transition: Transition, run: { name: string; ob?: string; src?: string }) => void;
+  transition?: (transition: Transition, run: CascadeRun) => void;
   /** Each conflict that made the engine reload and decide again. */
   conflict?: () => void;
 }

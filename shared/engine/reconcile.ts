@@ -45,7 +45,7 @@ async function createJobs(deps: EngineDeps, actions: Action[]): Promise<Fact | u
 async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
   const deletes = decision.actions.filter((a) => a.type === 'DeleteJob');
   await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name)));
-  for (const t of decision.transitions) deps.hooks?.transition?.(t, { name: run.metadata.name, ob: run.spec.ob, src: run.spec.src });
+  for (const t of decision.transitions) deps.hooks?.transition?.(t, run);
   const finish = decision.actions.find((a) => a.type === 'FinishRun');
   return finish ? finishRun(deps, run, finish.phase) : run;
 }

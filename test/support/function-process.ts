@@ -7,6 +7,8 @@ import { repoRoot } from '../cluster/paths.ts';
 
 export interface FunctionProcess {
   url: string;
+  /** Cascade's own metrics (CASCADE_METRICS_PORT). */
+  metricsUrl: string;
   child: ChildProcess;
   output(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -27,7 +29,7 @@ async function waitReady(url: string, child: ChildProcess, output: () => string)
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the function exited with ${child.exitCode}:\n${output()}`);
     try {
-      if ((await fetch(`${url}/health/readiness`)).ok) return;
+      if ((await fetch(`${url}/ready`)).ok) return;
     } catch {
       // not listening yet
     }
@@ -38,9 +40,10 @@ async function waitReady(url: string, child: ChildProcess, output: () => string)
 
 export async function startFunction(env: Record<string, string>): Promise<FunctionProcess> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const cli = join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js');
   const child = spawn(process.execPath, [cli, join(repoRoot, 'functions/cascade/index.ts'), '--port', String(port)], {
-    cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', CASCADE_METRICS_PORT: String(metricsPort), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
   const keep = (chunk: Buffer) => { log = (log + chunk.toString()).slice(-20_000); };
@@ -54,5 +57,5 @@ export async function startFunction(env: Record<string, string>): Promise<Functi
     child.once('exit', (code) => resolve(code));
     child.kill(signal);
   });
-  return { url, child, output, stop };
+  return { url, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, child, output, stop };
 }

@@ -1,0 +1,90 @@
+// The function's parts, put together once per process: engine deps with
+// metrics and Kubernetes Events on every transition, the gate, Cascade's
+// metrics port. Loaded lazily by index.ts so the runtime answers probes while
+// the heavy Kubernetes client is still being imported.
+import type { Logger } from 'pino';
+import type { Config } from '../../shared/config.ts';
+import type { EngineDeps } from '../../shared/engine/deps.ts';
+import { unavailable, type Outcome } from '../../shared/engine/outcome.ts';
+import { sinkNotifier } from '../../shared/engine/sink.ts';
+import { kubeApis } from '../../shared/kube/apis.ts';
+import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
+import { kubeStore, type Store } from '../../shared/kube/store.ts';
+import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
+import { gate, type Gate } from './gate.ts';
+import { handleRequest } from './handle.ts';
+import { fromCloudEvent, fromHttpBody, type Request } from './inputs.ts';
+import { startMetricsServer } from './metrics-server.ts';
+
+export interface Incoming {
+  cloudevent?: { id: string; type: string; data?: unknown } | undefined;
+  body?: unknown;
+}
+
+export interface Reply {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+export interface App {
+  handle(incoming: Incoming): Promise<Reply>;
+  draining(): boolean;
+  shutdown(): Promise<void>;
+}
+
+function engine(config: Config, log: Logger, store: Store, metrics: CascadeMetrics): EngineDeps {
+  return {
+    config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log),
+    hooks: {
+      conflict: () => metrics.conflicts.inc(),
+      transition: (t, run) => {
+        metrics.transition(t, run.spec);
+        const type = t.kind === 'ModuleFailed' || t.kind === 'RunFailed' ? 'Warning' : 'Normal';
+        store.recordEvent(run, { type, reason: t.kind, message: t.message }, new Date())
+          .catch((error) => log.warn({ err: error, run: run.metadata.name }, 'Kubernetes Event not recorded'));
+      },
+    },
+  };
+}
+
+const json = (o: Outcome, headers: Record<string, string> = {}): Reply => ({
+  statusCode: o.statusCode, headers: { 'content-type': 'application/json', ...headers }, body: o.body,
+});
+
+export function createApp(config: Config, log: Logger): App {
+  const metrics = cascadeMetrics(config.scenarioName);
+  const store = kubeStore(kubeApis(), config.namespace, { ...DEFAULT_RETRY, onRetry: () => metrics.apiRetries.inc() });
+  const deps = engine(config, log, store, metrics);
+  const g: Gate = gate({ ratePerSecond: config.rateLimitPerSecond, burst: config.rateBurst }, Date.now());
+  const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;
+
+  async function handle(incoming: Incoming): Promise<Reply> {
+    const started = performance.now();
+    const ce = incoming.cloudevent;
+    const req: Request = ce ? fromCloudEvent({ id: ce.id, type: ce.type, data: ce.data }) : fromHttpBody(incoming.body);
+    const path = req.kind === 'run' ? '/run' : '/';
+    const admitted = g.admit(Date.now());
+    let reply: Reply;
+    if (!admitted.ok) {
+      metrics.rateLimited.inc();
+      reply = json({ statusCode: 429, body: { error: 'rate limit exceeded, retry later' } }, { 'retry-after': String(admitted.retryAfterSeconds) });
+    } else if (g.draining() && req.kind === 'run') {
+      reply = json(unavailable('shutting down: send the run request again'));
+    } else {
+      reply = json(await g.track(() => handleRequest(deps, req, ce?.id)));
+    }
+    metrics.request(path, reply.statusCode, (performance.now() - started) / 1000);
+    return reply;
+  }
+
+  return {
+    handle,
+    draining: g.draining,
+    async shutdown() {
+      const left = await g.drain(config.shutdownGraceSeconds * 1000);
+      log.info({ left }, left === 0 ? 'drained: every request in flight finished' : 'grace period over with requests in flight');
+      server?.close();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import type { V1Job } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
+import type { CascadeRun, CascadeRunStatus } from '../api/cascade-run.ts';
+import { FINALIZER } from '../api/group.ts';
+import { run as runFixture } from '../core/testing/fixtures.ts';
+import { finalizerPlan, isActiveRun, isExpired, jobsOfRun, needsReconcile, orphanJobs } from './sweep-plan.ts';
+
+const NOW = new Date('2026-11-29T12:00:00Z');
+const DELETED = '2026-11-29T11:59:00Z';
+
+function run(name: string, status?: CascadeRunStatus, deleting = false): CascadeRun {
+  const r = runFixture(['a', 'b'], status);
+  return { ...r, metadata: { ...r.metadata, name, creationTimestamp: '2026-11-29T10:00:00Z', ...(deleting ? { deletionTimestamp: DELETED } : {}) } };
+}
+
+function job(name: string, runName: string | undefined, deleting = false): V1Job {
+  return {
+    metadata: {
+      name,
+      labels: runName ? { 'cascade.cascade.net/run': runName } : {},
+      ...(deleting ? { deletionTimestamp: new Date(DELETED) } : {}),
+    },
+  };
+}
+
+function operator(finalizers: string[], deleting: boolean): CascadeAutoOperator {
+  return {
+    apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator',
+    metadata: { name: 'cao', namespace: 'ns', finalizers, ...(deleting ? { deletionTimestamp: DELETED } : {}) },
+    spec: { scenarioconfig: { cascademodules: [] } },
+  };
+}
+
+const ended = (phase: 'Succeeded' | 'Failed', completionTime: string | undefined, notified: boolean): CascadeRunStatus =>
+  ({ phase, notified, ...(completionTime ? { completionTime } : {}) });
+
+describe('which runs a sweep reconciles', () => {
+  it.each([
+    ['a run never looked at', undefined, false, true],
+    ['a running run', { phase: 'Running' } as CascadeRunStatus, false, true],
+    ['an ended run not yet notified', ended('Failed', DELETED, false), false, true],
+    ['an ended, notified run', ended('Succeeded', DELETED, true), false, false],
+    ['a running run being deleted', { phase: 'Running' } as CascadeRunStatus, true, false],
+  ])('%s', (_n, status, deleting, expected) => {
+    expect(needsReconcile(run('r', status, deleting))).toBe(expected);
+  });
+
+  it.each([
+    ['pending', { phase: 'Pending' } as CascadeRunStatus, false, true],
+    ['running', { phase: 'Running' } as CascadeRunStatus, false, true],
+    ['ended, not notified', ended('Failed', DELETED, false), false, false],
+    ['running but being deleted', { phase: 'Running' } as CascadeRunStatus, true, false],
+  ])('a %s run is active: %s', (_n, status, deleting, expected) => {
+    expect(isActiveRun(run('r', status, deleting))).toBe(expected);
+  });
+});
+
+describe('retention', () => {
+  it.each([
+    ['retention 0 keeps forever', ended('Succeeded', '2020-01-01T00:00:00Z', true), 0, false],
+    ['ended long ago', ended('Succeeded', '2026-11-29T10:59:59Z', true), 3600, true],
+    ['failed long ago', ended('Failed', '2026-11-29T10:00:00Z', true), 3600, true],
+    ['ended exactly at the limit', ended('Succeeded', '2026-11-29T11:00:00Z', true), 3600, false],
+    ['ended recently', ended('Succeeded', '2026-11-29T11:30:00Z', true), 3600, false],
+    ['ended long ago but not notified', ended('Succeeded', '2026-11-29T10:00:00Z', false), 3600, false],
+    ['no completionTime: aged from creation', ended('Failed', undefined, true), 3600, true],
+    ['still running', { phase: 'Running', completionTime: '2026-11-29T10:00:00Z' } as CascadeRunStatus, 3600, false],
+  ])('%s', (_n, status, retention, expected) => {
+    expect(isExpired(run('r', status), NOW, retention)).toBe(expected);
+  });
+
+  it('leaves a run already being deleted', () => {
+    expect(isExpired(run('r', ended('Succeeded', '2020-01-01T00:00:00Z', true), true), NOW, 60)).toBe(false);
+  });
+});
+
+describe('orphaned Jobs', () => {
+  const runs = [run('live'), run('going', { phase: 'Running' }, true)];
+
+  it('are the Jobs of runs missing or being deleted, never unlabelled or deleting Jobs', () => {
+    const jobs = [
+      job('live-a', 'live'), job('going-a', 'going'), job('ghost-a', 'ghost'),
+      job('ghost-b', 'ghost', true), job('other', undefined),
+    ];
+    expect(orphanJobs(jobs, runs)).toEqual(['going-a', 'ghost-a']);
+  });
+
+  it('none when every run is there', () => {
+    expect(orphanJobs([job('live-a', 'live')], runs)).toEqual([]);
+  });
+
+  it('the Jobs of one run, for removal with it', () => {
+    expect(jobsOfRun([job('live-a', 'live'), job('live-b', 'live', true), job('x', 'ghost')], 'live')).toEqual(['live-a']);
+  });
+});
+
+describe('the CascadeAutoOperator finalizer', () => {
+  const running = run('r1', { phase: 'Running' });
+  const done = run('r2', ended('Succeeded', DELETED, true));
+
+  it.each([
+    ['no operator', undefined, [running], { kind: 'none' }],
+    ['operator not being deleted', operator([FINALIZER], false), [], { kind: 'none' }],
+    ['being deleted without our finalizer', operator(['other/finalizer'], true), [], { kind: 'none' }],
+    ['being deleted, a run active', operator([FINALIZER], true), [running, done], { kind: 'wait', active: 1 }],
+    ['being deleted, nothing active', operator(['other/finalizer', FINALIZER], true), [done], { kind: 'remove', finalizers: ['other/finalizer'] }],
+    ['being deleted, no run at all', operator([FINALIZER], true), [], { kind: 'remove', finalizers: [] }],
+  ])('%s', (_n, op, runs, expected) => {
+    expect(finalizerPlan(op, runs)).toEqual(expected);
+  });
+});

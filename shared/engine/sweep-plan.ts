@@ -1,0 +1,81 @@
+// What one janitor sweep has to do, read from what it listed. Pure: the
+// questions the sweep asks about runs, Jobs and the CascadeAutoOperator; the
+// acting is in sweep.ts, and every change to a run goes through reconcileRun.
+import type { V1Job } from '@kubernetes/client-node';
+import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
+import type { CascadeRun } from '../api/cascade-run.ts';
+import { FINALIZER } from '../api/group.ts';
+import { LABEL_RUN } from '../names.ts';
+
+export function isTerminalRun(run: CascadeRun): boolean {
+  const phase = run.status?.phase;
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+function isDeleting(obj: { metadata?: { deletionTimestamp?: string | Date | undefined } | undefined }): boolean {
+  return Boolean(obj.metadata?.deletionTimestamp);
+}
+
+/** Still to move: not ended, or ended but its end not yet counted and notified. A run being deleted is left alone. */
+export function needsReconcile(run: CascadeRun): boolean {
+  if (isDeleting(run)) return false;
+  return !isTerminalRun(run) || !run.status?.notified;
+}
+
+/** A run in progress: what holds back the CascadeAutoOperator's finalizer. */
+export function isActiveRun(run: CascadeRun): boolean {
+  return !isDeleting(run) && !isTerminalRun(run);
+}
+
+/**
+ * Ended, counted and notified longer than `retentionSeconds` ago (0 = keep
+ * forever). A run with no completionTime is aged from its creation.
+ */
+export function isExpired(run: CascadeRun, now: Date, retentionSeconds: number): boolean {
+  if (retentionSeconds <= 0 || isDeleting(run) || !isTerminalRun(run) || !run.status?.notified) return false;
+  const ended = Date.parse(run.status.completionTime ?? run.metadata.creationTimestamp ?? '');
+  return Number.isFinite(ended) && now.getTime() - ended > retentionSeconds * 1000;
+}
+
+export function runOfJob(job: V1Job): string | undefined {
+  return job.metadata?.labels?.[LABEL_RUN] || undefined;
+}
+
+/**
+ * Names of the Jobs whose run is gone or being deleted. `jobs` must have been
+ * listed BEFORE `runs`: a run exists before its first Job, so a Job listed
+ * first whose run is missing from the later list is truly orphaned, never a
+ * Job of a run created in between.
+ */
+export function orphanJobs(jobs: readonly V1Job[], runs: readonly CascadeRun[]): string[] {
+  const live = new Set(runs.filter((r) => !isDeleting(r)).map((r) => r.metadata.name));
+  return jobs
+    .filter((j) => !isDeleting(j) && j.metadata?.name)
+    .filter((j) => {
+      const run = runOfJob(j);
+      return run !== undefined && !live.has(run);
+    })
+    .map((j) => j.metadata!.name!);
+}
+
+/** The Jobs listed for one run (what may remain after it is deleted). */
+export function jobsOfRun(jobs: readonly V1Job[], run: string): string[] {
+  return jobs.filter((j) => runOfJob(j) === run && !isDeleting(j) && j.metadata?.name).map((j) => j.metadata!.name!);
+}
+
+export type FinalizerPlan =
+  | { kind: 'none' }
+  | { kind: 'wait'; active: number }
+  | { kind: 'remove'; finalizers: string[] };
+
+/**
+ * As the Go controller did on shutdown: once its CascadeAutoOperator is being
+ * deleted and no run is in progress, its finalizer goes.
+ */
+export function finalizerPlan(op: CascadeAutoOperator | undefined, runs: readonly CascadeRun[]): FinalizerPlan {
+  const finalizers = op?.metadata.finalizers ?? [];
+  if (!op || !isDeleting(op) || !finalizers.includes(FINALIZER)) return { kind: 'none' };
+  const active = runs.filter(isActiveRun).length;
+  if (active > 0) return { kind: 'wait', active };
+  return { kind: 'remove', finalizers: finalizers.filter((f) => f !== FINALIZER) };
+}

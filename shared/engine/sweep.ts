@@ -1,0 +1,137 @@
+// One janitor sweep over the namespace: move every run that events left
+// behind (through reconcileRun, the same load/decide/act/write loop as the
+// function, so the same decisions), delete orphaned Jobs and expired runs,
+// and release the CascadeAutoOperator's finalizer once nothing runs. Every
+// action is idempotent or guarded by resourceVersion, so two sweeps at once,
+// or a sweep killed half-way, leave a state the next one decides from.
+import type { V1Job } from '@kubernetes/client-node';
+import type { CascadeRun } from '../api/cascade-run.ts';
+import { apiErrorKind, apiMessage } from '../kube/errors.ts';
+import type { EngineDeps } from './deps.ts';
+import { reconcileRun } from './reconcile.ts';
+import { finalizerPlan, isActiveRun, isExpired, jobsOfRun, needsReconcile, orphanJobs } from './sweep-plan.ts';
+import { emptySummary, tally, type SweepSummary } from './sweep-summary.ts';
+
+export interface SweepOptions {
+  /** Runs handled at once (default 8). */
+  concurrency?: number;
+}
+
+const FINALIZER_ATTEMPTS = 5;
+
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}
+
+function fail(deps: EngineDeps, s: SweepSummary, error: unknown, what: string, fields: Record<string, unknown> = {}): void {
+  s.errors++;
+  deps.log.error({ err: error, kind: apiErrorKind(error), ...fields }, `${what}: ${apiMessage(error)}`);
+}
+
+/** Reconciles the run if it needs it, then removes it if retention says so; returns it as it is now. */
+async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, jobs: readonly V1Job[]): Promise<CascadeRun | undefined> {
+  const name = run.metadata.name;
+  let current: CascadeRun | undefined = run;
+  if (needsReconcile(run)) {
+    s.runsHandled++;
+    const result = await reconcileRun(deps, name, { kind: 'Observe' });
+    if (result.kind === 'missing') return undefined;
+    if (result.kind === 'done') {
+      tally(s, result.decision);
+      current = result.run;
+    }
+  }
+  if (!isExpired(current, deps.now(), deps.config.retentionSeconds)) return current;
+  if (!needsReconcile(run)) s.runsHandled++;
+  await deps.store.deleteRun(name);
+  s.runsRemoved++;
+  // The Jobs go with their owner (garbage collector); deleting what was listed makes it immediate.
+  const left = jobsOfRun(jobs, name);
+  await Promise.all(left.map((job) => deps.store.deleteJob(job)));
+  s.jobsRemovedWithRuns += left.length;
+  deps.log.info({ run: name, jobs: left.length }, 'finished run removed by retention');
+  return undefined;
+}
+
+async function handleRuns(deps: EngineDeps, s: SweepSummary, runs: readonly CascadeRun[], jobs: readonly V1Job[], concurrency: number): Promise<void> {
+  await eachLimited(runs, concurrency, async (run) => {
+    try {
+      const after = await handleRun(deps, s, run, jobs);
+      if (after && isActiveRun(after)) s.active++;
+    } catch (error) {
+      s.runErrors++;
+      if (isActiveRun(run)) s.active++;
+      fail(deps, s, error, `run ${run.metadata.name} not handled`, { run: run.metadata.name });
+    }
+  });
+}
+
+async function deleteOrphans(deps: EngineDeps, s: SweepSummary, jobs: readonly V1Job[], runs: readonly CascadeRun[]): Promise<void> {
+  await Promise.all(orphanJobs(jobs, runs).map(async (job) => {
+    try {
+      await deps.store.deleteJob(job);
+      s.orphanJobsDeleted++;
+      deps.log.info({ job }, 'orphaned Job deleted: its run is gone');
+    } catch (error) {
+      fail(deps, s, error, `orphaned Job ${job} not deleted`, { job });
+    }
+  }));
+}
+
+/** Looks at the operator and the runs afresh, so that a run started during the sweep holds the finalizer. */
+async function releaseFinalizer(deps: EngineDeps, s: SweepSummary): Promise<void> {
+  for (let attempt = 1; attempt <= FINALIZER_ATTEMPTS; attempt++) {
+    const op = await deps.store.getOperator(deps.config.scenarioName);
+    const plan = finalizerPlan(op, op?.metadata.deletionTimestamp ? await deps.store.listRuns() : []);
+    if (plan.kind === 'wait') deps.log.info({ active: plan.active }, 'CascadeAutoOperator is being deleted: finalizer kept while runs are active');
+    if (plan.kind !== 'remove' || !op) return;
+    try {
+      await deps.store.writeOperatorFinalizers(op, plan.finalizers);
+      s.finalizerRemoved = true;
+      deps.log.info({ operator: op.metadata.name }, 'no run active: finalizer removed from the CascadeAutoOperator');
+      return;
+    } catch (error) {
+      const kind = apiErrorKind(error);
+      if (kind === 'not-found') return;
+      if (kind !== 'conflict') throw error;
+    }
+  }
+  throw new Error(`CascadeAutoOperator ${deps.config.scenarioName}: finalizer still conflicting after ${FINALIZER_ATTEMPTS} attempts`);
+}
+
+/** Jobs first, runs second: see orphanJobs(). Without both lists the sweep cannot work. */
+async function list(deps: EngineDeps, s: SweepSummary): Promise<{ jobs: V1Job[]; runs: CascadeRun[] } | undefined> {
+  try {
+    const jobs = await deps.store.listJobs();
+    const runs = await deps.store.listRuns();
+    return { jobs, runs };
+  } catch (error) {
+    s.aborted = `cannot list runs or Jobs: ${apiMessage(error)}`;
+    fail(deps, s, error, 'sweep aborted');
+    return undefined;
+  }
+}
+
+/**
+ * One sweep at the instant `now`: every decision of this sweep is taken at
+ * that time (a test or a catch-up run may pass another instant). Never throws:
+ * what went wrong is counted, logged, and reported in the summary.
+ */
+export async function sweep(deps: EngineDeps, now: Date, options: SweepOptions = {}): Promise<SweepSummary> {
+  const started = performance.now();
+  const s = emptySummary();
+  const at: EngineDeps = { ...deps, now: () => now };
+  const listed = await list(deps, s);
+  if (listed) {
+    s.runsSeen = listed.runs.length;
+    await handleRuns(at, s, listed.runs, listed.jobs, options.concurrency ?? 8);
+    await deleteOrphans(at, s, listed.jobs, listed.runs);
+    await releaseFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, 'finalizer not released'));
+  }
+  s.durationMs = Math.round(performance.now() - started);
+  return s;
+}
