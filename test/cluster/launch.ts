@@ -67,7 +67,8 @@ async function assertRunning(component: Component): Promise<void> {
   if (!component.exit) return;
   const { code, signal } = component.exit;
   const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-  throw new ComponentError(component.name, `failed to start: it ${how}`, await logTail(component.logFile));
+  const tail = await logTail(component.logFile);
+  throw new ComponentError(component.name, `failed to start: it ${how}`, { file: component.logFile, tail });
 }
 
 async function launchOne(launch: Launch, context: CommandContext, paths: StatePaths): Promise<Component> {
@@ -88,7 +89,7 @@ async function launchOne(launch: Launch, context: CommandContext, paths: StatePa
     if (error instanceof ComponentError) throw error;
     await assertRunning(component);
     const reason = `did not become healthy within ${launch.timeoutMs / 1000} s (${url})`;
-    throw new ComponentError(launch.name, reason, await logTail(component.logFile));
+    throw new ComponentError(launch.name, reason, { file: component.logFile, tail: await logTail(component.logFile) });
   }
   return component;
 }

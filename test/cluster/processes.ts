@@ -21,8 +21,8 @@ export interface Component {
 
 export class ComponentError extends Error {
   readonly component: string;
-  constructor(component: string, reason: string, logTail: string) {
-    super(`cluster: ${component} ${reason}\n--- last lines of the ${component} log ---\n${logTail}`);
+  constructor(component: string, reason: string, log: { file: string; tail: string }) {
+    super(`cluster: ${component} ${reason}\n--- last lines of ${log.file} ---\n${log.tail}`);
     this.name = 'ComponentError';
     this.component = component;
   }

@@ -1,4 +1,4 @@
-// A detached shell that outlives a crash of the Node process which started
+// A detached bash that outlives a crash of the Node process which started
 // the cluster: once that process is gone it kills every recorded process
 // group and (optionally) removes the state dir.
 import { spawn } from 'node:child_process';
@@ -16,7 +16,7 @@ if [ -n "$state" ]; then rm -rf -- "$state"; fi
 /** Returns the watchdog pid; it ends by itself after cleaning up. */
 export function startWatchdog(options: { parentPid: number; pidsFile: string; removeDir?: string }): number {
   const child = spawn(
-    'sh',
+    'bash',
     ['-c', script, 'cascade-cluster-watchdog', String(options.parentPid), options.pidsFile, options.removeDir ?? ''],
     { detached: true, stdio: 'ignore' },
   );
