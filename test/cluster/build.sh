@@ -14,6 +14,12 @@ SRC="$CACHE/src"
 LOGS="$CACHE/logs"
 mkdir -p "$BIN" "$SRC" "$LOGS"
 
+# one build at a time per cache (parallel test runs may all ask for one)
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$CACHE/build.lock"
+  flock 9
+fi
+
 export GOFLAGS="-mod=mod -buildvcs=false"
 export CGO_ENABLED=0
 
