@@ -1,0 +1,204 @@
+// knative/ is valid for a real API server with the real Knative CRDs: every
+// object of `kubectl kustomize knative/` passes a server-side dry run (schema,
+// strict field validation, built-in validation of the core kinds), and
+// broken copies are rejected, so this test can fail. What only Knative's own
+// webhooks check (e.g. that a Trigger has a subscriber) is asserted on the
+// manifests themselves, against the function's accepted event types.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { parseAllDocuments, stringify } from 'yaml';
+import { APISERVER_EVENTS, MODULE_FINISHED, RUN_REQUESTED } from '../functions/cascade/inputs.ts';
+import { LABEL_APP, LABEL_APP_VALUE, LABEL_RUN } from '../shared/names.ts';
+import { kubectlPath } from './cluster/crds.ts';
+import { repoRoot } from './cluster/paths.ts';
+import { runCommand } from './cluster/run-command.ts';
+import { installKnativeCrds, type CrdSet } from './support/knative-crds.ts';
+import { adminKubeConfig, adminKubeconfigPath, apiStatus } from './support/kube.ts';
+
+const NAMESPACE = 'cascade-operator';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; spec?: any };
+
+let objects: Manifest[] = [];
+let installed: CrdSet[] = [];
+let createdNamespace = false;
+
+const kubectl = (args: string[], input?: string) =>
+  runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, ...args], input === undefined ? {} : { input });
+
+/** Server-side dry run of `docs`; resolves to kubectl's `-o name` lines. */
+function dryRun(docs: Manifest[]): Promise<string> {
+  return kubectl(['apply', '--dry-run=server', '-o', 'name', '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
+}
+
+function find(kind: string, name?: string): Manifest {
+  const found = objects.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  if (!found) throw new Error(`no ${kind} ${name ?? ''} in kubectl kustomize knative/`);
+  return structuredClone(found);
+}
+
+const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
+
+beforeAll(async () => {
+  installed = await installKnativeCrds(adminKubeconfigPath());
+  const out = await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'knative')]);
+  objects = parseAllDocuments(out).map((d) => d.toJSON() as Manifest);
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  try {
+    await core.createNamespace({ body: { metadata: { name: NAMESPACE, labels: { 'cascade.cascade.net/test': 'true' } } } });
+    createdNamespace = true;
+  } catch (error) {
+    if (apiStatus(error) !== 409) throw error;
+  }
+}, 300_000);
+
+afterAll(async () => {
+  if (createdNamespace) await adminKubeConfig().makeApiClient(CoreV1Api).deleteNamespace({ name: NAMESPACE });
+});
+
+describe('the real Knative CRDs', () => {
+  it('are installed from the Go modules: Serving and Eventing kinds knative/ uses', () => {
+    const names = installed.flatMap((s) => s.crds.map((c) => c.metadata.name));
+    expect(names).toEqual(expect.arrayContaining([
+      'services.serving.knative.dev',
+      'brokers.eventing.knative.dev',
+      'triggers.eventing.knative.dev',
+      'apiserversources.sources.knative.dev',
+      'sinkbindings.sources.knative.dev',
+    ]));
+  });
+});
+
+describe('kubectl kustomize knative/', () => {
+  it('holds every piece of the deployment, in namespace cascade-operator', () => {
+    const kinds = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(kinds).toEqual(expect.arrayContaining([
+      'Namespace/cascade-operator',
+      'CustomResourceDefinition/cascaderuns.cascade.cascade.net',
+      'CustomResourceDefinition/cascadeautooperators.cascade.cascade.net',
+      'ServiceAccount/cascade-function', 'Role/cascade-function', 'RoleBinding/cascade-function',
+      'ServiceAccount/cascade-janitor', 'Role/cascade-janitor', 'RoleBinding/cascade-janitor',
+      'ServiceAccount/cascade-apiserversource', 'Role/cascade-apiserversource', 'RoleBinding/cascade-apiserversource',
+      'ConfigMap/cascade-scenario-config', 'Service/cascade', 'Broker/default',
+      'ApiServerSource/cascade-jobs', 'SinkBinding/cascade-modules', 'CronJob/cascade-janitor',
+    ]));
+    const namespaced = objects.filter((o) => !['Namespace', 'CustomResourceDefinition'].includes(o.kind));
+    expect(namespaced.every((o) => o.metadata.namespace === NAMESPACE)).toBe(true);
+  });
+
+  it('passes a server-side dry run, object by object', async () => {
+    const out = await dryRun(objects);
+    const lines = out.trim().split('\n');
+    expect(lines).toHaveLength(objects.length);
+    expect(lines).toEqual(expect.arrayContaining([
+      'service.serving.knative.dev/cascade',
+      'trigger.eventing.knative.dev/cascade-run-requested',
+      'apiserversource.sources.knative.dev/cascade-jobs',
+      'sinkbinding.sources.knative.dev/cascade-modules',
+      'cronjob.batch/cascade-janitor',
+    ]));
+  });
+});
+
+describe('broken copies are rejected by the API server', () => {
+  const cases: [string, () => Manifest, RegExp][] = [
+    ['a Trigger whose subscriber is not an object', () => {
+      const t = find('Trigger', 'cascade-run-requested');
+      t.spec.subscriber = 'cascade';
+      return t;
+    }, /spec\.subscriber in body must be of type object/],
+    ['a Trigger with a misspelt field in its subscriber', () => {
+      const t = find('Trigger', 'cascade-module-finished');
+      t.spec.subscriber = { reff: t.spec.subscriber.ref };
+      return t;
+    }, /unknown field "spec\.subscriber\.reff"/],
+    ['a Service whose containerConcurrency is not a number', () => {
+      const s = find('Service', 'cascade');
+      s.spec.template.spec.containerConcurrency = 'a hundred';
+      return s;
+    }, /containerConcurrency in body must be of type integer/],
+    ['a Service whose probe has a misspelt field', () => {
+      const s = find('Service', 'cascade');
+      s.spec.template.spec.containers[0].livenessProbe.httpGet = { paht: '/healthz' };
+      return s;
+    }, /unknown field "spec\.template\.spec\.containers\[0\]\.livenessProbe\.httpGet\.paht"/],
+    ['a Service without containers', () => {
+      const s = find('Service', 'cascade');
+      delete s.spec.template.spec.containers;
+      return s;
+    }, /spec\.template\.spec\.containers: Required value/],
+    ['a SinkBinding whose subject selector is a string', () => {
+      const b = find('SinkBinding', 'cascade-modules');
+      b.spec.subject.selector = 'app=Cascade';
+      return b;
+    }, /spec\.subject\.selector in body must be of type object/],
+    ['an ApiServerSource whose resources are not a list', () => {
+      const a = find('ApiServerSource');
+      a.spec.resources = a.spec.resources[0];
+      return a;
+    }, /unknown field "spec\.resources\.kind"/],
+    ['a CronJob with an invalid schedule', () => {
+      const c = find('CronJob');
+      c.spec.schedule = 'every two minutes';
+      return c;
+    }, /spec\.schedule: Invalid value: "every two minutes"/],
+    ['a CronJob with an unknown concurrencyPolicy', () => {
+      const c = find('CronJob');
+      c.spec.concurrencyPolicy = 'Never';
+      return c;
+    }, /spec\.concurrencyPolicy: Unsupported value: "Never"/],
+  ];
+
+  it.each(cases)('%s', async (_what, broken, reason) => {
+    await expect(dryRun([broken()])).rejects.toThrow(reason);
+  });
+
+  it('while the unbroken originals pass', async () => {
+    const originals = ['Trigger', 'Service', 'SinkBinding', 'ApiServerSource', 'CronJob'].map((k) => find(k));
+    await expect(dryRun(originals)).resolves.toContain('cronjob.batch/cascade-janitor');
+  });
+});
+
+// What Knative's webhooks (not running here) would check, and what the function needs.
+describe('the wiring, checked on the manifests', () => {
+  it('has one Trigger per event type the function accepts, each with a subscriber: the Service cascade', () => {
+    const triggers = ofKind('Trigger');
+    const types = triggers.map((t) => t.spec.filter.attributes.type).sort();
+    expect(types).toEqual([RUN_REQUESTED, MODULE_FINISHED, ...APISERVER_EVENTS].sort());
+    for (const t of triggers) {
+      expect(t.spec.broker).toBe('default');
+      expect(t.spec.subscriber).toEqual({ ref: { apiVersion: 'serving.knative.dev/v1', kind: 'Service', name: 'cascade' } });
+    }
+  });
+
+  it('sends Job events of runs and the modules\' results to the Broker', () => {
+    const broker = { ref: { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: 'default' } };
+    const source = find('ApiServerSource');
+    expect(source.spec).toMatchObject({
+      mode: 'Resource',
+      serviceAccountName: 'cascade-apiserversource',
+      resources: [{ apiVersion: 'batch/v1', kind: 'Job', selector: { matchExpressions: [{ key: LABEL_RUN, operator: 'Exists' }] } }],
+      sink: broker,
+    });
+    expect(find('SinkBinding', 'cascade-modules').spec).toEqual({
+      subject: { apiVersion: 'batch/v1', kind: 'Job', selector: { matchLabels: { [LABEL_APP]: LABEL_APP_VALUE } } },
+      sink: broker,
+    });
+  });
+
+  it('runs the function and the janitor with the Go controller\'s environment and their own ServiceAccounts', () => {
+    const service = find('Service', 'cascade').spec.template;
+    const janitor = find('CronJob').spec.jobTemplate.spec.template.spec;
+    const envNames = (c: { env: { name: string }[] }) => c.env.map((e) => e.name);
+    const goEnv = ['CONFIG_PATH', 'POD_NAMESPACE', 'SCENARIO_NAME', 'SID', 'OUT_MINIO_ADDRESS'];
+    expect(envNames(service.spec.containers[0])).toEqual(expect.arrayContaining(goEnv));
+    expect(envNames(janitor.containers[0])).toEqual(expect.arrayContaining(goEnv));
+    expect(service.metadata.annotations['autoscaling.knative.dev/min-scale']).toBe('0');
+    expect(service.spec.serviceAccountName).toBe('cascade-function');
+    expect(janitor.serviceAccountName).toBe('cascade-janitor');
+    expect(janitor.containers[0].command).toEqual(['node', 'functions/janitor/main.ts']);
+    expect(find('CronJob').spec).toMatchObject({ schedule: '*/2 * * * *', concurrencyPolicy: 'Forbid' });
+  });
+});
