@@ -27,9 +27,11 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 
-function fail(deps: EngineDeps, s: SweepSummary, error: unknown, what: string, fields: Record<string, unknown> = {}): void {
+/** Counts and logs one error; the sweep goes on. */
+function fail(deps: EngineDeps, s: SweepSummary, error: unknown, what: { msg: string; [field: string]: unknown }): void {
   s.errors++;
-  deps.log.error({ err: error, kind: apiErrorKind(error), ...fields }, `${what}: ${apiMessage(error)}`);
+  const { msg, ...fields } = what;
+  deps.log.error({ err: error, kind: apiErrorKind(error), ...fields }, `${msg}: ${apiMessage(error)}`);
 }
 
 /** Reconciles the run if it needs it, then removes it if retention says so; returns it as it is now. */
@@ -57,7 +59,12 @@ async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, job
   return undefined;
 }
 
-async function handleRuns(deps: EngineDeps, s: SweepSummary, runs: readonly CascadeRun[], jobs: readonly V1Job[], concurrency: number): Promise<void> {
+interface Listed {
+  jobs: V1Job[];
+  runs: CascadeRun[];
+}
+
+async function handleRuns(deps: EngineDeps, s: SweepSummary, { runs, jobs }: Listed, concurrency: number): Promise<void> {
   await eachLimited(runs, concurrency, async (run) => {
     try {
       const after = await handleRun(deps, s, run, jobs);
@@ -65,7 +72,7 @@ async function handleRuns(deps: EngineDeps, s: SweepSummary, runs: readonly Casc
     } catch (error) {
       s.runErrors++;
       if (isActiveRun(run)) s.active++;
-      fail(deps, s, error, `run ${run.metadata.name} not handled`, { run: run.metadata.name });
+      fail(deps, s, error, { msg: `run ${run.metadata.name} not handled`, run: run.metadata.name });
     }
   });
 }
@@ -77,7 +84,7 @@ async function deleteOrphans(deps: EngineDeps, s: SweepSummary, jobs: readonly V
       s.orphanJobsDeleted++;
       deps.log.info({ job }, 'orphaned Job deleted: its run is gone');
     } catch (error) {
-      fail(deps, s, error, `orphaned Job ${job} not deleted`, { job });
+      fail(deps, s, error, { msg: `orphaned Job ${job} not deleted`, job });
     }
   }));
 }
@@ -104,14 +111,14 @@ async function releaseFinalizer(deps: EngineDeps, s: SweepSummary): Promise<void
 }
 
 /** Jobs first, runs second: see orphanJobs(). Without both lists the sweep cannot work. */
-async function list(deps: EngineDeps, s: SweepSummary): Promise<{ jobs: V1Job[]; runs: CascadeRun[] } | undefined> {
+async function list(deps: EngineDeps, s: SweepSummary): Promise<Listed | undefined> {
   try {
     const jobs = await deps.store.listJobs();
     const runs = await deps.store.listRuns();
     return { jobs, runs };
   } catch (error) {
     s.aborted = `cannot list runs or Jobs: ${apiMessage(error)}`;
-    fail(deps, s, error, 'sweep aborted');
+    fail(deps, s, error, { msg: 'sweep aborted' });
     return undefined;
   }
 }
@@ -128,9 +135,9 @@ export async function sweep(deps: EngineDeps, now: Date, options: SweepOptions =
   const listed = await list(deps, s);
   if (listed) {
     s.runsSeen = listed.runs.length;
-    await handleRuns(at, s, listed.runs, listed.jobs, options.concurrency ?? 8);
+    await handleRuns(at, s, listed, options.concurrency ?? 8);
     await deleteOrphans(at, s, listed.jobs, listed.runs);
-    await releaseFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, 'finalizer not released'));
+    await releaseFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, { msg: 'finalizer not released' }));
   }
   s.durationMs = Math.round(performance.now() - started);
   return s;
