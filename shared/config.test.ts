@@ -21,3 +21,19 @@ describe('configuration from the environment', () => {
     expect(!r.ok && r.reason).toContain(key);
   });
 });
+
+describe('the janitor\'s retention', () => {
+  it('keeps finished runs forever by default', () => {
+    const c = parseConfig({});
+    expect(c.ok && c.value.retentionSeconds).toBe(0);
+  });
+
+  it('reads CASCADE_RETENTION_SECONDS', () => {
+    const c = parseConfig({ CASCADE_RETENTION_SECONDS: '86400' });
+    expect(c.ok && c.value.retentionSeconds).toBe(86400);
+  });
+
+  it.each(['-1', '1.5', 'a day'])('rejects CASCADE_RETENTION_SECONDS=%s', (raw) => {
+    expect(parseConfig({ CASCADE_RETENTION_SECONDS: raw })).toEqual({ ok: false, reason: `CASCADE_RETENTION_SECONDS must be a whole number of seconds, got "${raw}"` });
+  });
+});

@@ -1,0 +1,108 @@
+// The janitor for tests: its own ServiceAccount from knative/rbac.yaml (so
+// tests run it with exactly the permissions it is deployed with), engine deps
+// over a real Store acting as that ServiceAccount, the janitor as a real
+// process, and runs created directly through the API as the function would.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig, KubernetesObjectApi, type CustomObjectsApi } from '@kubernetes/client-node';
+import pino from 'pino';
+import type { CascadeRun, CascadeRunStatus } from '../../shared/api/cascade-run.ts';
+import type { CascadeModule } from '../../shared/api/scenario.ts';
+import { parseConfig } from '../../shared/config.ts';
+import type { EngineDeps, RunEndEvent } from '../../shared/engine/deps.ts';
+import { kubeApis } from '../../shared/kube/apis.ts';
+import { kubeStore } from '../../shared/kube/store.ts';
+import { LABEL_APP, LABEL_APP_VALUE, runName } from '../../shared/names.ts';
+import { repoRoot } from '../cluster/paths.ts';
+import { manifests } from './function-rbac.ts';
+import { adminKubeConfig, apiStatus, serviceAccountKubeConfig } from './kube.ts';
+
+export const JANITOR_SA = 'cascade-janitor';
+const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
+
+/** Applies the janitor's documents of knative/rbac.yaml (unless there already); returns a kubeconfig file acting as its ServiceAccount. */
+export async function janitorKubeconfig(namespace: string): Promise<string> {
+  const api = KubernetesObjectApi.makeApiClient(adminKubeConfig());
+  for (const obj of manifests('knative/rbac.yaml', namespace).filter((d) => d.metadata?.name === JANITOR_SA)) {
+    try {
+      await api.create(obj);
+    } catch (error) {
+      if (apiStatus(error) !== 409) throw error;
+    }
+  }
+  const kc = await serviceAccountKubeConfig(namespace, JANITOR_SA);
+  const file = join(mkdtempSync(join(tmpdir(), 'cascade-janitor-kc-')), 'kubeconfig');
+  writeFileSync(file, kc.exportConfig(), { mode: 0o600 });
+  return file;
+}
+
+export interface TestDeps extends EngineDeps {
+  events: RunEndEvent[];
+}
+
+/** Engine deps as functions/janitor/wiring.ts makes them, over a Store acting as the janitor's ServiceAccount. */
+export function janitorDeps(kubeconfig: string, env: Record<string, string>): TestDeps {
+  const parsed = parseConfig(env);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const events: RunEndEvent[] = [];
+  return {
+    config: parsed.value,
+    store: kubeStore(kubeApis(kc), parsed.value.namespace, { retries: 2, minTimeoutMs: 20, maxTimeoutMs: 200 }),
+    log: pino({ level: process.env.JANITOR_TEST_LOG ?? 'silent' }),
+    now: () => new Date(),
+    notify: async (event) => { events.push(event); },
+    events,
+  };
+}
+
+export interface RunSpec {
+  iuid: string;
+  modules: CascadeModule[];
+  /** Written through the status subresource after the run is created. */
+  status?: CascadeRunStatus;
+}
+
+/** Creates a CascadeRun of SCENARIO_NAME `scenario` as start-run.ts would, optionally with a stored status; returns its name. */
+export async function createRun(at: { custom: CustomObjectsApi; ns: string }, scenario: string, { iuid, modules, status }: RunSpec): Promise<string> {
+  const { custom, ns } = at;
+  const name = runName(scenario, iuid);
+  if (!name.ok) throw new Error(name.reason);
+  const body: CascadeRun = {
+    apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeRun',
+    metadata: { name: name.name, namespace: ns, labels: { [LABEL_APP]: LABEL_APP_VALUE } },
+    spec: {
+      ob: 'org', src: 'src', pid: iuid, scenarioname: scenario, modules: modules.map((m) => m.modulename),
+      turlinfo: 's3://incoming/in.tgz', cascademodules: modules,
+    },
+  };
+  const created = (await custom.createNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns', body })) as CascadeRun;
+  if (status) {
+    await custom.replaceNamespacedCustomObjectStatus({ ...G, namespace: ns, plural: 'cascaderuns', name: name.name, body: { ...created, status } });
+  }
+  return name.name;
+}
+
+export interface JanitorExit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node functions/janitor/main.ts` once with `env` (and nothing of the test's own environment but PATH). */
+export function runJanitorProcess(env: Record<string, string>): Promise<JanitorExit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(repoRoot, 'functions/janitor/main.ts')], {
+      cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
