@@ -1,0 +1,158 @@
+// knative/monitoring/ stays consistent: every metric the Grafana dashboard
+// queries is one the function exports (the Go controller's names) or one the
+// kube-state-metrics configuration generates, and every field that
+// configuration reads exists in the CRDs. A typo anywhere fails here.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+
+const root = join(import.meta.dirname, '..');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+/** The Go controller's metrics (seed README), as the function exports them. */
+const GO_COUNTERS_GAUGES = ['http_requests_total', 'response_status', 'success_scenario_total', 'failed_scenario_total', 'scenario_current_runs'];
+const GO_HISTOGRAMS = ['http_response_time_seconds', 'scenarion_execution_time_seconds', 'job_execution_time_seconds'];
+const HISTOGRAM_SERIES = ['_bucket', '_sum', '_count'];
+
+interface KsmMetric { name: string; each: { type: string; stateSet?: { list: string[]; path: string[] }; gauge?: { path: string[] }; info?: { labelsFromPath: Record<string, string[]> } } }
+interface KsmResource {
+  groupVersionKind: { group: string; version: string; kind: string };
+  metricNamePrefix: string;
+  labelsFromPath: Record<string, string[]>;
+  metrics: KsmMetric[];
+}
+
+const ksm = parse(read('knative/monitoring/kube-state-metrics-cascaderuns.yaml')) as { kind: string; spec: { resources: KsmResource[] } };
+const ksmNames = ksm.spec.resources.flatMap((r) => r.metrics.map((m) => `${r.metricNamePrefix}_${m.name}`));
+const known = new Set([...GO_COUNTERS_GAUGES, ...GO_HISTOGRAMS.flatMap((h) => HISTOGRAM_SERIES.map((s) => h + s)), ...ksmNames]);
+
+const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'inf', 'nan']);
+
+/** Metric names in a PromQL expression (or a Grafana label_values() query). */
+export function metricNames(expr: string): string[] {
+  const labelValues = /^label_values\(\s*([a-zA-Z_:][\w:]*)\s*,/.exec(expr.trim());
+  if (labelValues) return [labelValues[1]!];
+  const bare = expr
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
+    .replace(/\{[^}]*\}/g, ' ')
+    .replace(/\[[^\]]*\]/g, ' ')
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
+  const names = [...bare.matchAll(/(?<![\w$.:])([a-zA-Z_:][\w:]*)(?![\w:])(?!\s*\()/g)].map((m) => m[1]!);
+  return [...new Set(names.filter((n) => !KEYWORDS.has(n.toLowerCase())))];
+}
+
+interface Target { expr: string }
+interface Panel { type: string; title: string; targets?: Target[]; panels?: Panel[] }
+interface Dashboard { panels: Panel[]; templating: { list: { type: string; query?: string | { query: string } }[] } }
+
+const dashboard = JSON.parse(read('knative/monitoring/grafana-dashboard.json')) as Dashboard;
+const panels = dashboard.panels.flatMap((p) => [p, ...(p.panels ?? [])]).filter((p) => p.type !== 'row');
+const queries = [
+  ...panels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: p.title, expr: t.expr }))),
+  ...dashboard.templating.list
+    .filter((v) => v.type === 'query')
+    .map((v) => ({ where: 'templating', expr: typeof v.query === 'string' ? v.query : v.query?.query ?? '' })),
+];
+
+describe('metricNames', () => {
+  it.each([
+    ['sum by (path) (rate(http_requests_total[$__rate_interval]))', ['http_requests_total']],
+    ['histogram_quantile(0.95, sum by (le, path) (rate(http_response_time_seconds_bucket{path="/"}[5m])))', ['http_response_time_seconds_bucket']],
+    ['a_total / on (x) group_left (y) b_total', ['a_total', 'b_total']],
+    ['(time() - m{phase="Running"}) and on (namespace) (n == 1)', ['m', 'n']],
+    ['label_values(scenario_current_runs, scenarioName)', ['scenario_current_runs']],
+  ])('finds the metrics of %s', (expr, names) => {
+    expect(metricNames(expr)).toEqual(names);
+  });
+
+  it('so a misspelt metric is unknown', () => {
+    expect(metricNames('rate(http_request_total[5m])').filter((n) => !known.has(n))).toEqual(['http_request_total']);
+  });
+});
+
+describe('knative/monitoring/grafana-dashboard.json', () => {
+  it('queries something in every panel', () => {
+    expect(panels.length).toBeGreaterThanOrEqual(7);
+    for (const p of panels) expect(p.targets?.length, p.title).toBeGreaterThan(0);
+  });
+
+  it.each(queries.map((q) => [q.where, q.expr] as const))('%s: %s uses only known metrics', (_where, expr) => {
+    const names = metricNames(expr);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.filter((n) => !known.has(n))).toEqual([]);
+  });
+
+  it('has the panels of the Go controller\'s README and uses each of its metrics', () => {
+    const titles = panels.map((p) => p.title);
+    expect(titles).toEqual(expect.arrayContaining([
+      'Request rate by path', 'Response status codes', 'HTTP latency percentiles', 'Success vs failed scenarios',
+      'Current runs', 'Scenario execution time', 'Per-job execution time by module',
+    ]));
+    const used = new Set(queries.flatMap((q) => metricNames(q.expr)).map((n) => n.replace(/_(bucket|sum|count)$/, '')));
+    for (const name of [...GO_COUNTERS_GAUGES, ...GO_HISTOGRAMS]) expect(used.has(name), name).toBe(true);
+    expect(ksmNames.filter((n) => used.has(n)).length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+type Schema = { properties?: Record<string, Schema>; type?: string; enum?: unknown[] };
+const crdSchemas = new Map<string, Schema>(
+  ['cascaderuns', 'cascadeautooperators'].flatMap((plural) =>
+    parseAllDocuments(read(`crds/${plural}.cascade.cascade.net.yaml`)).map((doc) => {
+      const crd = doc.toJSON() as { spec: { names: { kind: string }; versions: { name: string; schema: { openAPIV3Schema: Schema } }[] } };
+      const version = crd.spec.versions[0]!;
+      return [`${crd.spec.names.kind}/${version.name}`, version.schema.openAPIV3Schema] as const;
+    }),
+  ),
+);
+
+const METADATA = new Set(['name', 'namespace', 'creationTimestamp', 'labels', 'annotations', 'uid']);
+
+function resolve(schema: Schema, path: string[]): Schema | undefined {
+  if (path[0] === 'metadata') return path.length === 2 && METADATA.has(path[1]!) ? { type: 'string' } : undefined;
+  return path.reduce<Schema | undefined>((s, key) => s?.properties?.[key], schema);
+}
+
+function pathsOf(r: KsmResource): string[][] {
+  return [
+    ...Object.values(r.labelsFromPath),
+    ...r.metrics.flatMap((m) => [
+      ...(m.each.stateSet ? [m.each.stateSet.path] : []),
+      ...(m.each.gauge ? [m.each.gauge.path] : []),
+      ...Object.values(m.each.info?.labelsFromPath ?? {}),
+    ]),
+  ];
+}
+
+describe('knative/monitoring/kube-state-metrics-cascaderuns.yaml', () => {
+  it('is a CustomResourceStateMetrics configuration for both kinds', () => {
+    expect(ksm.kind).toBe('CustomResourceStateMetrics');
+    expect(ksm.spec.resources.map((r) => r.groupVersionKind)).toEqual([
+      { group: 'cascade.cascade.net', version: 'v1alpha1', kind: 'CascadeRun' },
+      { group: 'cascade.cascade.net', version: 'v1alpha1', kind: 'CascadeAutoOperator' },
+    ]);
+  });
+
+  it.each(ksm.spec.resources.flatMap((r) => pathsOf(r).map((p) => [r.groupVersionKind.kind, p.join('.'), r] as const)))(
+    '%s: %s exists in the CRD',
+    (_kind, path, r) => {
+      const schema = crdSchemas.get(`${r.groupVersionKind.kind}/${r.groupVersionKind.version}`);
+      expect(schema).toBeDefined();
+      expect(resolve(schema!, path.split('.'))).toBeDefined();
+    },
+  );
+
+  it('has a StateSet over exactly the phases the CRD allows', () => {
+    const phase = ksm.spec.resources[0]!.metrics.find((m) => m.each.type === 'StateSet')!.each.stateSet!;
+    const allowed = resolve(crdSchemas.get('CascadeRun/v1alpha1')!, phase.path)?.enum;
+    expect(phase.list).toEqual(['Pending', 'Running', 'Succeeded', 'Failed']);
+    expect([...phase.list].sort()).toEqual([...(allowed as string[])].sort());
+  });
+
+  it('turns the run times, the current step and the operator counters into gauges', () => {
+    const gauges = ksm.spec.resources.flatMap((r) => r.metrics.filter((m) => m.each.type === 'Gauge').map((m) => m.each.gauge!.path.join('.')));
+    expect(gauges).toEqual(expect.arrayContaining([
+      'status.startTime', 'status.completionTime', 'status.currentStep', 'status.active', 'status.succeeded', 'status.failed',
+    ]));
+  });
+});
