@@ -102,6 +102,18 @@ describe('kubectl kustomize knative/', () => {
   });
 });
 
+describe('kubectl kustomize deploy/func (the platform around a `func deploy`ed function)', () => {
+  it('is knative/ without the Knative Service, with the janitor on the buildpack launcher, and passes a dry run', async () => {
+    const out = await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'deploy', 'func')]);
+    const docs = parseAllDocuments(out).map((d) => d.toJSON() as Manifest);
+    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`).sort())
+      .toEqual(objects.filter((o) => o.kind !== 'Service').map((o) => `${o.kind}/${o.metadata.name}`).sort());
+    const cronJob = docs.find((d) => d.kind === 'CronJob')!;
+    expect(cronJob.spec.jobTemplate.spec.template.spec.containers[0].command).toEqual(['/cnb/process/janitor']);
+    expect((await dryRun(docs)).trim().split('\n')).toHaveLength(docs.length);
+  });
+});
+
 describe('broken copies are rejected by the API server', () => {
   const cases: [string, () => Manifest, RegExp][] = [
     ['a Trigger whose subscriber is not an object', () => {

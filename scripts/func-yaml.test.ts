@@ -1,0 +1,57 @@
+// func.yaml and the Procfile describe the same function as knative/service.yaml:
+// same environment, ServiceAccount, probes and scaling, and an entry point
+// that exists. (func reads func.yaml; the buildpack reads the Procfile.)
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const root = join(import.meta.dirname, '..');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+interface Env { name: string; value?: string; valueFrom?: unknown }
+const func = parse(read('func.yaml'));
+const service = parse(read('knative/service.yaml'));
+const revision = service.spec.template;
+const container = revision.spec.containers[0];
+
+describe('func.yaml', () => {
+  it('names the function cascade, TypeScript, in cascade-operator, built by a buildpack', () => {
+    expect(func).toMatchObject({ specVersion: '0.36.0', name: 'cascade', runtime: 'typescript', namespace: 'cascade-operator' });
+    expect(func.build.builder).toBe('pack');
+    expect(func.created).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it('sets the same environment as the Knative Service (the namespace written out)', () => {
+    const fromService = (container.env as Env[]).map((e) => [e.name, e.value ?? 'cascade-operator']);
+    expect((func.run.envs as Env[]).map((e) => [e.name, e.value])).toEqual(fromService);
+  });
+
+  it('deploys like the Knative Service: ServiceAccount, probes, scenario volume, scale and concurrency', () => {
+    expect(func.deploy.serviceAccountName).toBe(revision.spec.serviceAccountName);
+    expect(func.deploy.healthEndpoints).toEqual({
+      liveness: container.livenessProbe.httpGet.path,
+      readiness: container.readinessProbe.httpGet.path,
+    });
+    expect(func.run.volumes).toEqual([{ configMap: revision.spec.volumes[0].configMap.name, path: container.volumeMounts[0].mountPath }]);
+    expect(func.deploy.options.scale.min).toBe(Number(revision.metadata.annotations['autoscaling.knative.dev/min-scale']));
+    expect(func.deploy.options.resources.limits.concurrency).toBe(revision.spec.containerConcurrency);
+  });
+});
+
+describe('Procfile', () => {
+  const processes = Object.fromEntries(
+    read('Procfile').trim().split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+  );
+
+  it('starts faas-js-runtime on the function\'s entry point', () => {
+    expect(processes.web).toBe('node node_modules/faas-js-runtime/bin/cli.js functions/cascade/index.ts');
+    expect(existsSync(join(root, 'functions/cascade/index.ts'))).toBe(true);
+    expect(existsSync(join(root, 'node_modules/faas-js-runtime/bin/cli.js'))).toBe(true);
+  });
+
+  it('has the janitor process the deploy/func CronJob runs', () => {
+    expect(processes.janitor).toBe('node functions/janitor/main.ts');
+    expect(read('deploy/func/kustomization.yaml')).toContain('/cnb/process/janitor');
+  });
+});
