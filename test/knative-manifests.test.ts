@@ -4,6 +4,8 @@
 // broken copies are rejected, so this test can fail. What only Knative's own
 // webhooks check (e.g. that a Trigger has a subscriber) is asserted on the
 // manifests themselves, against the function's accepted event types.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -25,12 +27,16 @@ let objects: Manifest[] = [];
 let installed: CrdSet[] = [];
 let createdNamespace = false;
 
-const kubectl = (args: string[], input?: string) =>
-  runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, ...args], input === undefined ? {} : { input });
-
-/** Server-side dry run of `docs`; resolves to kubectl's `-o name` lines. */
-function dryRun(docs: Manifest[]): Promise<string> {
-  return kubectl(['apply', '--dry-run=server', '-o', 'name', '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
+/** Server-side dry run of `docs` (from a file: kubectl may exit before reading stdin); resolves to kubectl's `-o name` lines. */
+async function dryRun(docs: Manifest[]): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'cascade-dry-run-'));
+  const file = join(dir, 'manifests.yaml');
+  writeFileSync(file, docs.map((d) => stringify(d)).join('---\n'));
+  try {
+    return await runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, 'apply', '--dry-run=server', '-o', 'name', '-f', file]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function find(kind: string, name?: string): Manifest {

@@ -10,7 +10,7 @@
 // Only documents of kind CustomResourceDefinition are kept (files may hold
 // several documents, and the operator's bundle holds more than CRDs).
 // `node test/support/knative-crds.ts [kubeconfig]` applies them by hand.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -35,11 +35,20 @@ export interface CrdSet {
   crds: Crd[];
 }
 
+/** The go command: on the PATH, else where the Go distribution installs it. */
+export function goBinary(): string {
+  for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
+    if (existsSync(join(dir, 'go'))) return join(dir, 'go');
+  }
+  for (const candidate of ['/usr/local/go/bin/go', '/usr/lib/go/bin/go']) if (existsSync(candidate)) return candidate;
+  throw new Error('the go command is needed to fetch the Knative CRDs from the Go module proxy, and none was found');
+}
+
 /** `go mod download -json module@version`: the extracted module's directory. */
 export async function downloadModule(moduleAtVersion: string): Promise<string> {
   let out: string;
   try {
-    out = await runCommand('go', ['mod', 'download', '-json', moduleAtVersion], { cwd: tmpdir() });
+    out = await runCommand(goBinary(), ['mod', 'download', '-json', moduleAtVersion], { cwd: tmpdir() });
   } catch (error) {
     // -json prints the error in the JSON document and exits 1
     out = String((error as Error).message);
@@ -93,8 +102,15 @@ export async function installKnativeCrds(kubeconfig: string): Promise<CrdSet[]> 
   const crds = sets.flatMap((s) => s.crds);
   const kubectl = kubectlPath();
   const base = [`--kubeconfig=${kubeconfig}`];
-  const input = crds.map((c) => stringify(c)).join('---\n');
-  await runCommand(kubectl, [...base, 'apply', '--server-side', '--force-conflicts', '-o', 'name', '-f', '-'], { input });
+  // a file, not stdin: kubectl may exit before reading it, and the write would fail
+  const dir = mkdtempSync(join(tmpdir(), 'knative-crds-'));
+  const file = join(dir, 'crds.yaml');
+  writeFileSync(file, crds.map((c) => stringify(c)).join('---\n'));
+  try {
+    await runCommand(kubectl, [...base, 'apply', '--server-side', '--force-conflicts', '-o', 'name', '-f', file]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   const names = crds.map((c) => `customresourcedefinition.apiextensions.k8s.io/${c.metadata.name}`);
   await runCommand(kubectl, [...base, 'wait', '--for=condition=Established', '--timeout=120s', ...names]);
   return sets;
