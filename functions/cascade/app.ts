@@ -7,6 +7,8 @@ import type { Config } from '../../shared/config.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { unavailable, type Outcome } from '../../shared/engine/outcome.ts';
 import { sinkNotifier } from '../../shared/engine/sink.ts';
+import { counterBatcher } from '../../shared/engine/counter-batcher.ts';
+import { writeCounters } from '../../shared/engine/finish-run.ts';
 import { kubeApis } from '../../shared/kube/apis.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
 import { kubeStore, type Store } from '../../shared/kube/store.ts';
@@ -34,18 +36,17 @@ export interface App {
 }
 
 function engine(config: Config, log: Logger, store: Store, metrics: CascadeMetrics): EngineDeps {
-  return {
-    config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log),
-    hooks: {
-      conflict: () => metrics.conflicts.inc(),
-      transition: (t, run) => {
-        metrics.transition(t, run.spec);
-        const type = t.kind === 'ModuleFailed' || t.kind === 'RunFailed' ? 'Warning' : 'Normal';
-        store.recordEvent(run, { type, reason: t.kind, message: t.message }, new Date())
-          .catch((error) => log.warn({ err: error, run: run.metadata.name }, 'Kubernetes Event not recorded'));
-      },
+  const hooks: EngineDeps['hooks'] = {
+    conflict: () => metrics.conflicts.inc(),
+    transition: (t, run) => {
+      metrics.transition(t, run.spec);
+      const type = t.kind === 'ModuleFailed' || t.kind === 'RunFailed' ? 'Warning' : 'Normal';
+      store.recordEvent(run, { type, reason: t.kind, message: t.message }, new Date())
+        .catch((error) => log.warn({ err: error, run: run.metadata.name }, 'Kubernetes Event not recorded'));
     },
   };
+  const counter = counterBatcher((changes) => writeCounters({ config, store, hooks }, changes));
+  return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log), hooks, counter };
 }
 
 const json = (o: Outcome, headers: Record<string, string> = {}): Reply => ({

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Store } from '../kube/store.ts';
 import type { Transition } from '../core/types.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
+import type { CounterChange } from '../core/counters.ts';
 
 export interface EngineHooks {
   /** Each transition decided and written (metrics, Kubernetes Events). */
@@ -20,6 +21,8 @@ export interface EngineDeps {
   /** Sends a run-end CloudEvent to K_SINK; resolves even when delivery fails. */
   notify: (event: RunEndEvent) => Promise<void>;
   hooks?: EngineHooks;
+  /** Group commit of CascadeAutoOperator counter changes (counter-batcher.ts); written one by one without it. */
+  counter?: (change: CounterChange) => Promise<void>;
 }
 
 export interface RunEndEvent {

@@ -8,22 +8,37 @@ import { apiErrorKind } from '../kube/errors.ts';
 import type { EngineDeps, RunEndEvent } from './deps.ts';
 
 const MAX_ATTEMPTS = 10;
+/** The CascadeAutoOperator is one object every run start and end writes: under a burst, many writers race for it. */
+const COUNT_ATTEMPTS = 40;
 
-/** Applies one counter change to the scenario's CascadeAutoOperator, if it exists. */
-export async function count(deps: EngineDeps, change: CounterChange): Promise<void> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+/** Full-jitter backoff between optimistic-concurrency retries, so that racing writers spread out. */
+export function conflictPause(attempt: number): Promise<void> {
+  const ceiling = Math.min(500, 10 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
+
+/** Applies counter changes to the scenario's CascadeAutoOperator, if it exists, in one write. */
+export async function writeCounters(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>, changes: CounterChange[]): Promise<void> {
+  for (let attempt = 1; attempt <= COUNT_ATTEMPTS; attempt++) {
     const op = await deps.store.getOperator(deps.config.scenarioName);
-    const next = op && applyCounter(op.status, change);
-    if (!op || !next) return;
+    if (!op) return;
+    const next = changes.reduce((status, change) => applyCounter(status, change) ?? status, op.status);
+    if (next === op.status) return;
     try {
-      await deps.store.writeOperatorStatus(op, next);
+      await deps.store.writeOperatorStatus(op, next!);
       return;
     } catch (error) {
       if (apiErrorKind(error) !== 'conflict') throw error;
       deps.hooks?.conflict?.();
+      await conflictPause(attempt);
     }
   }
-  throw new Error(`CascadeAutoOperator ${deps.config.scenarioName}: still conflicting after ${MAX_ATTEMPTS} attempts`);
+  throw new Error(`CascadeAutoOperator ${deps.config.scenarioName}: still conflicting after ${COUNT_ATTEMPTS} attempts`);
+}
+
+/** One counter change: through the process's group commit when it has one. */
+export function count(deps: EngineDeps, change: CounterChange): Promise<void> {
+  return deps.counter ? deps.counter(change) : writeCounters(deps, [change]);
 }
 
 export function runEndEvent(deps: EngineDeps, run: CascadeRun, phase: 'Succeeded' | 'Failed'): RunEndEvent {
@@ -51,6 +66,7 @@ async function markNotified(deps: EngineDeps, run: CascadeRun): Promise<CascadeR
       return await deps.store.writeRunStatus(current, { ...current.status, notified: true });
     } catch (error) {
       if (apiErrorKind(error) !== 'conflict') throw error;
+      await conflictPause(attempt);
       current = await deps.store.getRun(run.metadata.name);
     }
   }

@@ -8,7 +8,7 @@ import { observeJob, type ObservedJob } from '../core/observed-job.ts';
 import type { Action, Decision, Fact } from '../core/types.ts';
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
-import { finishRun } from './finish-run.ts';
+import { conflictPause, finishRun } from './finish-run.ts';
 
 const MAX_ATTEMPTS = 10;
 
@@ -74,7 +74,10 @@ export async function reconcileRun(deps: EngineDeps, name: string, first: Fact):
       continue;
     }
     const written = await writeStatus(deps, run, decision);
-    if (written === 'conflict') continue;
+    if (written === 'conflict') {
+      await conflictPause(attempt);
+      continue;
+    }
     return { kind: 'done', run: await afterWrite(deps, written, decision), decision };
   }
   throw new Error(`run ${name}: still conflicting after ${MAX_ATTEMPTS} attempts`);

@@ -12,7 +12,8 @@ const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETE
 export interface SourceOptions {
   kc: KubeConfig;
   namespace: string;
-  sink: string;
+  /** Every change goes to each sink (several replicas handling one run at once). */
+  sink: string | string[];
   /** Told of each delivery that failed (the real source retries through the broker). */
   onError?: (error: unknown) => void;
 }
@@ -22,7 +23,7 @@ export interface RunningSource {
   delivered(): number;
 }
 
-async function post(sink: string, type: string, job: { metadata?: { name?: string; namespace?: string } }): Promise<void> {
+async function postOnce(sink: string, type: string, job: { metadata?: { name?: string; namespace?: string } }): Promise<number> {
   const res = await fetch(sink, {
     method: 'POST',
     headers: {
@@ -35,7 +36,18 @@ async function post(sink: string, type: string, job: { metadata?: { name?: strin
     },
     body: JSON.stringify({ apiVersion: 'batch/v1', kind: 'Job', ...job }),
   });
-  if (res.status >= 500) throw new Error(`sink answered ${res.status}`);
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** As Knative delivery does: 429 and 5xx are retried with backoff, other answers are final. */
+async function post(sink: string, type: string, job: { metadata?: { name?: string; namespace?: string } }): Promise<void> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const status = await postOnce(sink, type, job);
+    if (status !== 429 && status < 500) return;
+    await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+  }
+  throw new Error(`sink ${sink} kept refusing a ${type} of Job ${job.metadata?.name}`);
 }
 
 export async function startApiServerSource(opts: SourceOptions): Promise<RunningSource> {
@@ -47,8 +59,10 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
     controller = await new Watch(opts.kc).watch(path, { labelSelector: LABEL_RUN }, (phase, obj) => {
       const type = TYPES[phase];
       if (!type) return;
-      count++;
-      post(opts.sink, type, obj).catch((e) => opts.onError?.(e));
+      for (const sink of [opts.sink].flat()) {
+        count++;
+        post(sink, type, obj).catch((e) => opts.onError?.(e));
+      }
     }, () => {
       if (!stopped) setTimeout(() => void begin().catch((e) => opts.onError?.(e)), 100);
     });

@@ -92,7 +92,8 @@ export async function cascadeHarness(opts: HarnessOptions) {
   const jobs = recordJobs(ns);
   await jobs.ready;
   const fns: FunctionProcess[] = await Promise.all(Array.from({ length: opts.replicas ?? 1 }, () => startFunction(env)));
-  const source: RunningSource | undefined = opts.source === false ? undefined : await startApiServerSource({ kc: adminKubeConfig(), namespace: ns, sink: fns[0]!.url });
+  const source: RunningSource | undefined = opts.source === false ? undefined
+    : await startApiServerSource({ kc: adminKubeConfig(), namespace: ns, sink: fns.map((f) => f.url) });
   // A CRD just established answers 429 "storage is (re)initializing" for a moment.
   await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), { message: 'cascaderuns can be listed' });
   const getRun = (name: string) => custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns', name }) as Promise<CascadeRun>;
