@@ -4,21 +4,21 @@ import type { CascadeRunStatus, Condition, ConditionReason } from '../api/cascad
 
 export const SUCCEEDED = 'Succeeded';
 
-export function setSucceeded(
-  status: CascadeRunStatus,
-  value: Condition['status'],
-  reason: ConditionReason,
-  message: string,
-  now: string,
-): void {
+export interface SucceededCondition {
+  status: Condition['status'];
+  reason: ConditionReason;
+  message: string;
+}
+
+export function setSucceeded(status: CascadeRunStatus, c: SucceededCondition, now: string): void {
   const conditions = status.conditions ?? [];
-  const old = conditions.find((c) => c.type === SUCCEEDED);
+  const old = conditions.find((x) => x.type === SUCCEEDED);
   const next: Condition = {
     type: SUCCEEDED,
-    status: value,
-    reason,
-    message,
-    lastTransitionTime: old && old.status === value ? old.lastTransitionTime : now,
+    status: c.status,
+    reason: c.reason,
+    message: c.message,
+    lastTransitionTime: old && old.status === c.status ? old.lastTransitionTime : now,
     ...(status.observedGeneration === undefined ? {} : { observedGeneration: status.observedGeneration }),
   };
   status.conditions = [...conditions.filter((c) => c.type !== SUCCEEDED), next];

@@ -12,28 +12,27 @@ export function counterKey(change: CounterChange): string {
   return `${change.kind === 'started' ? 'start' : 'end'}:${change.run}`;
 }
 
+type Counts = Required<Pick<CascadeAutoOperatorStatus, 'active' | 'succeeded' | 'failed'>>;
+
+function counts(status: CascadeAutoOperatorStatus | undefined): Counts {
+  return { active: status?.active ?? 0, succeeded: status?.succeeded ?? 0, failed: status?.failed ?? 0 };
+}
+
+function ended(c: Counts, started: boolean, phase: 'Succeeded' | 'Failed'): Counts {
+  // A run that ends before its start was counted (the start write was lost)
+  // must not drive `active` below zero.
+  const active = started || c.active > 0 ? Math.max(0, c.active - 1) : c.active;
+  return phase === 'Succeeded' ? { ...c, active, succeeded: c.succeeded + 1 } : { ...c, active, failed: c.failed + 1 };
+}
+
 /** The next status, or undefined when this change was already counted. */
 export function applyCounter(status: CascadeAutoOperatorStatus | undefined, change: CounterChange): CascadeAutoOperatorStatus | undefined {
   const key = counterKey(change);
   const counted = status?.countedRuns ?? [];
   if (counted.includes(key)) return undefined;
-  const next: CascadeAutoOperatorStatus = {
-    ...status,
-    active: status?.active ?? 0,
-    succeeded: status?.succeeded ?? 0,
-    failed: status?.failed ?? 0,
-    countedRuns: [...counted, key].slice(-COUNTED_RUNS_MAX),
-  };
-  if (change.kind === 'started') {
-    next.active = (next.active ?? 0) + 1;
-    return next;
-  }
-  // A run that ends before its start was counted (the start write was lost)
-  // must not drive `active` below zero.
-  const started = counted.includes(`start:${change.run}`) || (next.active ?? 0) > 0;
-  if (started) next.active = Math.max(0, (next.active ?? 0) - 1);
-  if (change.phase === 'Succeeded') next.succeeded = (next.succeeded ?? 0) + 1;
-  else next.failed = (next.failed ?? 0) + 1;
-  next.result = change.phase === 'Succeeded' ? 'Success' : 'Fail';
-  return next;
+  const countedRuns = [...counted, key].slice(-COUNTED_RUNS_MAX);
+  const c = counts(status);
+  if (change.kind === 'started') return { ...status, ...c, active: c.active + 1, countedRuns };
+  const next = ended(c, counted.includes(`start:${change.run}`), change.phase);
+  return { ...status, ...next, countedRuns, result: change.phase === 'Succeeded' ? 'Success' : 'Fail' };
 }

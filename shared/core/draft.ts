@@ -31,21 +31,27 @@ function initialRecords(input: DecideInput): ModuleRecord[] {
   }));
 }
 
-export function newDraft(input: DecideInput): Draft {
+function initialStatus(input: DecideInput): CascadeRunStatus {
   const { run, now } = input;
   const status: CascadeRunStatus = structuredClone(run.status ?? {});
   status.observedGeneration = run.metadata.generation ?? status.observedGeneration;
   status.result ??= [];
   status.phase ??= 'Pending';
   status.startTime ??= now;
+  if (status.modules?.length !== (run.spec.cascademodules ?? []).length) status.modules = initialRecords(input);
+  if (!status.conditions?.length) setSucceeded(status, { status: 'Unknown', reason: 'Pending', message: 'waiting for the first module' }, now);
+  return status;
+}
+
+export function newDraft(input: DecideInput): Draft {
+  const { run } = input;
+  const status = initialStatus(input);
   const modules = run.spec.cascademodules ?? [];
-  if (status.modules?.length !== modules.length) status.modules = initialRecords(input);
-  if (!status.conditions?.length) setSucceeded(status, 'Unknown', 'Pending', 'waiting for the first module', now);
   const ref: RunRef = {
     name: run.metadata.name, uid: run.metadata.uid ?? '', iuid: run.spec.pid,
     turlinfo: run.spec.turlinfo ?? '', modules,
   };
-  return { input, run: ref, status, records: status.modules, actions: [], transitions: [], verdict: 'observed' };
+  return { input, run: ref, status, records: status.modules ?? [], actions: [], transitions: [], verdict: 'observed' };
 }
 
 export function isTerminal(d: Draft): boolean {
@@ -71,7 +77,7 @@ export function markRunning(d: Draft, step: number, at: string): void {
   d.status.currentStep = step;
   d.status.currentModule = rec.name;
   const message = `module ${rec.name} (step ${step + 1} of ${total}) is running`;
-  setSucceeded(d.status, 'Unknown', 'Running', message, d.input.now);
+  setSucceeded(d.status, { status: 'Unknown', reason: 'Running', message }, d.input.now);
   d.transitions.push({ kind: 'ModuleStarted', step, module: rec.name, message: `started Job ${rec.jobName}` });
 }
 
@@ -103,7 +109,7 @@ export function failRun(d: Draft, reason: ConditionReason, message: string, step
     d.status.currentStep = step;
     d.status.currentModule = d.records[step]?.name;
   }
-  setSucceeded(d.status, 'False', reason, message, now);
+  setSucceeded(d.status, { status: 'False', reason, message }, now);
   d.transitions.push({ kind: 'RunFailed', reason, message, durationSeconds: seconds(d.status.startTime, now) });
 }
 
@@ -114,6 +120,6 @@ export function succeedRun(d: Draft): void {
   d.status.info = `${settings.outMinioAddress}${settings.scenarioName}/${iuid}/${iuid}-final.zip`;
   d.status.completionTime = now;
   const message = `all ${d.records.length} modules succeeded`;
-  setSucceeded(d.status, 'True', 'Succeeded', message, now);
+  setSucceeded(d.status, { status: 'True', reason: 'Succeeded', message }, now);
   d.transitions.push({ kind: 'RunSucceeded', message, durationSeconds: seconds(d.status.startTime, now) });
 }

@@ -26,6 +26,22 @@ function iso(value: Date | string | undefined): string | undefined {
   return value instanceof Date ? value.toISOString() : value;
 }
 
+function identity(job: V1Job): { name: string; run: string; step: number } | undefined {
+  const labels = job.metadata?.labels ?? {};
+  const step = Number(labels[LABEL_STEP]);
+  const run = labels[LABEL_RUN];
+  const name = job.metadata?.name;
+  if (!name || !run || !Number.isInteger(step) || step < 0) return undefined;
+  return { name, run, step };
+}
+
+function outcome(job: V1Job): { state: JobState; why: { reason?: string; message?: string } } {
+  const failed = isTrue(job, 'Failed') ?? isTrue(job, 'FailureTarget');
+  if (failed) return { state: 'Failed', why: failed };
+  const succeeded = isTrue(job, 'Complete') ?? isTrue(job, 'SuccessCriteriaMet');
+  return succeeded ? { state: 'Succeeded', why: succeeded } : { state: 'Active', why: {} };
+}
+
 /**
  * A Job counts as succeeded or failed when the Job controller says so with its
  * terminal conditions (Complete, Failed, or the earlier SuccessCriteriaMet /
@@ -33,18 +49,11 @@ function iso(value: Date | string | undefined): string | undefined {
  * still retry (backoffLimit > 0) does not fail the run.
  */
 export function observeJob(job: V1Job): ObservedJob | undefined {
-  const labels = job.metadata?.labels ?? {};
-  const step = Number(labels[LABEL_STEP]);
-  const run = labels[LABEL_RUN];
-  const name = job.metadata?.name;
-  if (!name || !run || !Number.isInteger(step) || step < 0) return undefined;
-  const failed = isTrue(job, 'Failed') ?? isTrue(job, 'FailureTarget');
-  const succeeded = isTrue(job, 'Complete') ?? isTrue(job, 'SuccessCriteriaMet');
-  const state: JobState = failed ? 'Failed' : succeeded ? 'Succeeded' : 'Active';
+  const id = identity(job);
+  if (!id) return undefined;
+  const { state, why } = outcome(job);
   return {
-    name, run, step, state,
-    reason: failed?.reason ?? succeeded?.reason,
-    message: failed?.message ?? succeeded?.message,
+    ...id, state, reason: why.reason, message: why.message,
     startTime: iso(job.status?.startTime ?? job.metadata?.creationTimestamp),
     completionTime: iso(job.status?.completionTime),
     deleting: Boolean(job.metadata?.deletionTimestamp),
