@@ -1,0 +1,43 @@
+// The bundled control plane for `npm start`: the one `npm run cluster:up`
+// left running, or a new one tied to this process; CRDs applied, the
+// namespace and the demo CascadeAutoOperator created when missing.
+import { readFileSync } from 'node:fs';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { apiserverReady, readClusterInfo } from '../../test/cluster/cluster-state.ts';
+import { startCluster } from '../../test/cluster/cluster.ts';
+import { applyCrds } from '../../test/cluster/crds.ts';
+import { defaultStateDir } from '../../test/cluster/paths.ts';
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+async function ignoreExisting(call: Promise<unknown>): Promise<void> {
+  try {
+    await call;
+  } catch (error) {
+    if ((error as { code?: number }).code !== 409) throw error;
+  }
+}
+
+export async function bundledCluster(): Promise<{ kubeconfig: string; stop: () => Promise<void> }> {
+  const stateDir = defaultStateDir();
+  const info = readClusterInfo(stateDir);
+  if (info && (await apiserverReady(info.kubeconfig))) {
+    log(`cascade: using the bundled control plane started by \`npm run cluster:up\` (${stateDir})`);
+    return { kubeconfig: info.kubeconfig, stop: async () => {} };
+  }
+  log('cascade: no KUBECONFIG set: starting the bundled control plane (the first time builds it, several minutes)');
+  const cluster = await startCluster({ stateDir, tieToProcess: true, log });
+  return { kubeconfig: cluster.kubeconfig, stop: cluster.stop };
+}
+
+export async function prepareNamespace(kubeconfig: string, namespace: string, scenarioName: string, scenarioFile: string): Promise<void> {
+  await applyCrds(kubeconfig);
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  await ignoreExisting(kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } }));
+  const scenario = JSON.parse(readFileSync(scenarioFile, 'utf8')) as { cascademodules: unknown[] };
+  await ignoreExisting(kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    group: 'cascade.cascade.net', version: 'v1alpha1', namespace, plural: 'cascadeautooperators',
+    body: { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator', metadata: { name: scenarioName }, spec: { scenarioconfig: scenario } },
+  }));
+}
