@@ -31,7 +31,7 @@ export async function handleRequest(deps: EngineDeps, req: Request, eventId: str
   const scoped = { ...deps, log };
   try {
     const outcome = await route(scoped, req);
-    log[outcome.statusCode >= 400 ? 'warn' : 'info']({ status: outcome.statusCode, ...outcome.body }, 'handled');
+    log[outcome.statusCode >= 400 ? 'warn' : 'info']({ status: outcome.statusCode, reply: outcome.body }, 'handled');
     return outcome;
   } catch (error) {
     const kind = apiErrorKind(error);
