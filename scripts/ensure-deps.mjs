@@ -8,6 +8,9 @@ import { existsSync, statSync } from 'node:fs';
 const marker = 'node_modules/.package-lock.json';
 const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync('package-lock.json').mtimeMs;
 if (stale || !existsSync('node_modules/.bin/node')) {
-  console.error('cascade: installing dependencies (npm ci)');
-  execFileSync('npm', ['ci', '--no-fund', '--no-audit'], { stdio: 'inherit' });
+  // `npm install` with the committed lock, not `npm ci`: vite names an optional
+  // dependency the registry does not serve, which `npm ci` refuses as a lock
+  // out of sync while `npm install` skips it, leaving the lock unchanged.
+  console.error('cascade: installing dependencies (npm install, from package-lock.json)');
+  execFileSync('npm', ['install', '--no-fund', '--no-audit'], { stdio: 'inherit' });
 }
