@@ -4,6 +4,7 @@
 // the heavy Kubernetes client is still being imported.
 import type { Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
+import type { Transition } from '../../shared/core/types.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { unavailable, type Outcome } from '../../shared/engine/outcome.ts';
 import { sinkNotifier } from '../../shared/engine/sink.ts';
@@ -11,7 +12,7 @@ import { counterBatcher } from '../../shared/engine/counter-batcher.ts';
 import { writeCounters } from '../../shared/engine/finish-run.ts';
 import { kubeApis } from '../../shared/kube/apis.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
-import { kubeStore, type Store } from '../../shared/kube/store.ts';
+import { kubeStore, type EventNote, type Store } from '../../shared/kube/store.ts';
 import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
 import { gate, type Gate } from './gate.ts';
 import { handleRequest } from './handle.ts';
@@ -35,13 +36,23 @@ export interface App {
   shutdown(): Promise<void>;
 }
 
+/**
+ * The Event for a transition. A module's failure message is the Job's own
+ * reason ("Job has reached the specified backoff limit"), which does not say
+ * which module failed: the Event names it, as the run's condition does.
+ */
+export function eventNote(t: Transition): EventNote {
+  const type = t.kind === 'ModuleFailed' || t.kind === 'RunFailed' ? 'Warning' : 'Normal';
+  const message = t.kind === 'ModuleFailed' ? `module ${t.module} (step ${(t.step ?? 0) + 1}): ${t.message}` : t.message;
+  return { type, reason: t.kind, message };
+}
+
 function engine(config: Config, log: Logger, store: Store, metrics: CascadeMetrics): EngineDeps {
   const hooks: EngineDeps['hooks'] = {
     conflict: () => metrics.conflicts.inc(),
     transition: (t, run) => {
       metrics.transition(t, run.spec);
-      const type = t.kind === 'ModuleFailed' || t.kind === 'RunFailed' ? 'Warning' : 'Normal';
-      store.recordEvent(run, { type, reason: t.kind, message: t.message }, new Date())
+      store.recordEvent(run, eventNote(t), new Date())
         .catch((error) => log.warn({ err: error, run: run.metadata.name }, 'Kubernetes Event not recorded'));
     },
   };
