@@ -1,0 +1,54 @@
+// Issue 4: the token bucket in front of the engine. With 5 requests a second
+// and a burst of 10, a burst of 30 run requests is served up to the burst
+// (plus what refilled while it arrived); the rest get 429 with Retry-After,
+// create nothing, and are counted; sent again after Retry-After, one is served.
+import { afterEach, describe, expect, it } from 'vitest';
+import { successScenario } from './fixtures/scenarios.ts';
+import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
+import { parseMetrics, scrape, send, value } from './support/ops.ts';
+
+let h: Harness | undefined;
+afterEach(async () => { await h?.stop(); h = undefined; });
+
+const RATE = 5;
+const BURST = 10;
+const REQUESTS = 30;
+const request = (i: number) => ({ turlinfo: `s3://in/${i}.tgz`, iuid: `ops-rate-${i}`, oname: 'org', sname: 'src' });
+
+describe('rate limit', () => {
+  it(`CASCADE_RATE_LIMIT=${RATE}, CASCADE_RATE_BURST=${BURST}: a burst of ${REQUESTS} gets 429 with Retry-After beyond the burst`, async () => {
+    h = await cascadeHarness({ modules: successScenario(0), source: false, env: { CASCADE_RATE_LIMIT: String(RATE), CASCADE_RATE_BURST: String(BURST) } });
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: REQUESTS }, (_, i) => send(h!.url(), request(i))));
+    const elapsed = (Date.now() - started) / 1000;
+
+    expect(answers.map((a) => a.status).filter((s) => s !== 200 && s !== 429), 'only 200 and 429').toEqual([]);
+    const served = answers.filter((a) => a.status === 200).length;
+    const limited = answers.filter((a) => a.status === 429);
+    // The full bucket serves the first BURST; tokens refill at RATE a second
+    // while the burst arrives (a fraction of one for a burst of local requests).
+    expect(served).toBeGreaterThanOrEqual(BURST);
+    expect(served).toBeLessThanOrEqual(BURST + Math.floor(RATE * elapsed));
+    expect(limited.length).toBe(REQUESTS - served);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const a of limited) {
+      expect(a.headers?.get('retry-after'), 'Retry-After in whole seconds').toMatch(/^[1-9]\d*$/);
+      expect(a.body.error).toMatch(/rate limit/);
+    }
+
+    // A 429 created nothing: one CascadeRun per request served.
+    const runs = await h.listRuns();
+    expect(runs.map((r) => r.spec.pid).sort()).toEqual(answers.flatMap((a, i) => (a.status === 200 ? [request(i).iuid] : [])).sort());
+
+    const metrics = parseMetrics(await scrape(h.fns[0]!.metricsUrl));
+    expect(value(metrics, 'cascade_rate_limited_total')).toBe(limited.length);
+    expect(value(metrics, 'response_status', { status: '429', path: '/run' })).toBe(limited.length);
+    expect(value(metrics, 'response_status', { status: '200', path: '/run' })).toBe(served);
+
+    // As a sender does: wait as long as Retry-After says, send again.
+    const wait = Math.max(...limited.map((a) => Number(a.headers?.get('retry-after'))));
+    await new Promise((r) => setTimeout(r, wait * 1000));
+    const again = answers.findIndex((a) => a.status === 429);
+    expect((await send(h.url(), request(again))).status).toBe(200);
+  });
+});
