@@ -1,9 +1,10 @@
 // 50 runs at once on two function processes: every run request delivered to
 // both, every Job change delivered to both, a module result delivered twice.
-// Same end state as one clean delivery, and no Job created twice.
+// Same end state as one clean delivery, and no Job created twice. Requests
+// are sent as a broker sends them: retried on connection errors, 429 and 5xx.
 import { afterEach, describe, expect, it } from 'vitest';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, deliver, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { waitFor } from './support/kube.ts';
 
 let h: Harness | undefined;
@@ -17,12 +18,12 @@ describe('duplicates and concurrency', () => {
     h = await cascadeHarness({ modules: successScenario(0), replicas: 2 });
     const names = await Promise.all(Array.from({ length: RUNS }, async (_, i) => {
       const body = { turlinfo: `s3://in/${i}.tgz`, iuid: iuid(i), oname: 'org', sname: `src${i % 3}` };
-      const [a, b] = await Promise.all([post(h!.url(0), body), post(h!.url(1), body)]);
+      const [a, b] = await Promise.all([deliver(h!.url(0), body), deliver(h!.url(1), body)]);
       expect([a, b].map((r) => `${r.status} ${String(r.body.error ?? "")}`)).toEqual(["200 ", "200 "]);
       expect(a.body.run).toBe(b.body.run);
       const run = String(a.body.run);
       const result = { runname: run, modulename: 'grayscale', moduleresult: 'success' };
-      const replies = await Promise.all([post(h!.url(1), result), post(h!.url(0), result)]);
+      const replies = await Promise.all([deliver(h!.url(1), result), deliver(h!.url(0), result)]);
       expect(replies.map((r) => r.status)).toEqual([200, 200]);
       return run;
     }));

@@ -45,6 +45,25 @@ export async function post(url: string, body: unknown, headers: Record<string, s
   return { status: res.status, body: parsed };
 }
 
+/**
+ * As a broker delivers: a connection error, 429 or 5xx is retried with
+ * backoff (Knative delivery's policy); any other answer is final.
+ */
+export async function deliver(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  let last: unknown;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    try {
+      const reply = await post(url, body, headers);
+      if (reply.status !== 429 && reply.status < 500) return reply;
+      last = new Error(`${reply.status} ${JSON.stringify(reply.body)}`);
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
+  }
+  throw last;
+}
+
 export function binaryEvent(type: string, data: unknown, id = randomUUID()) {
   return { body: data, headers: { 'ce-specversion': '1.0', 'ce-id': id, 'ce-type': type, 'ce-source': '/test' } };
 }
