@@ -1,0 +1,74 @@
+// The control plane the benchmarks run against: the one named by
+// $CASCADE_KUBECONFIG when it answers, else a private one started here (its
+// own state dir, stopped at the end). Also the API server's own /metrics and
+// /version, read with the admin client certificate, and the pids of the
+// components so that their CPU can be sampled.
+import { existsSync } from 'node:fs';
+import { request } from 'node:https';
+import { dirname, join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { apiserverReady } from '../test/cluster/cluster-state.ts';
+import { startCluster } from '../test/cluster/cluster.ts';
+import { applyCrds } from '../test/cluster/crds.ts';
+import { repoRoot } from '../test/cluster/paths.ts';
+import { readPids } from '../test/cluster/processes.ts';
+import { parseMetrics, type Sample } from './prom.ts';
+
+export interface ControlPlane {
+  kubeconfig: string;
+  kubernetesVersion: string;
+  /** Component name → pid, when known (kube-apiserver, etcd, kwok ...). */
+  pids: Record<string, number>;
+  /** apiserver_request_total from the API server's /metrics. */
+  requests(): Promise<Sample[]>;
+  stop(): Promise<void>;
+}
+
+function adminGet(kubeconfig: string): (path: string) => Promise<string> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (!cluster || !user?.certData || !user.keyData) throw new Error(`${kubeconfig}: needs a client certificate (the admin kubeconfig)`);
+  const b64 = (s: string) => Buffer.from(s, 'base64');
+  const tls = { ca: cluster.caData ? b64(cluster.caData) : undefined, cert: b64(user.certData), key: b64(user.keyData) };
+  return (path) => new Promise((resolve, reject) => {
+    const req = request(new URL(path, cluster.server), { ...tls, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { body += c; });
+      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`GET ${path}: ${res.statusCode} ${body.slice(0, 200)}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function componentPids(stateDir: string): Record<string, number> {
+  const file = join(stateDir, 'pids.json');
+  return existsSync(file) ? Object.fromEntries(readPids(file).map((p) => [p.name, p.pid])) : {};
+}
+
+export async function controlPlane(log: (m: string) => void): Promise<ControlPlane> {
+  let kubeconfig = process.env.CASCADE_KUBECONFIG;
+  let stop = async () => {};
+  if (!kubeconfig || !(await apiserverReady(kubeconfig))) {
+    const started = performance.now();
+    const cluster = await startCluster({ stateDir: join(repoRoot, '.cascade', `bench-${process.pid}`), tieToProcess: true, log });
+    log(`cluster: ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    kubeconfig = cluster.kubeconfig;
+    stop = cluster.stop;
+  } else {
+    log(`cluster: using CASCADE_KUBECONFIG=${kubeconfig}`);
+  }
+  await applyCrds(kubeconfig);
+  const get = adminGet(kubeconfig);
+  const version = JSON.parse(await get('/version')) as { gitVersion: string };
+  return {
+    kubeconfig,
+    kubernetesVersion: version.gitVersion,
+    pids: componentPids(dirname(kubeconfig)),
+    requests: async () => parseMetrics(await get('/metrics'), 'apiserver_request_total'),
+    stop,
+  };
+}

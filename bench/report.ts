@@ -1,0 +1,123 @@
+// The terminal table of one benchmark result (one round, or the median and
+// spread of several). Pure.
+import { formatNumber, type Cell, type Section } from './table.ts';
+
+type Tree = Record<string, unknown>;
+
+/** A figure: a number, or "median (min–max)" for repeats. */
+export function fig(v: unknown): Cell {
+  if (typeof v === 'number') return v;
+  if (v && typeof v === 'object' && 'median' in v) {
+    const s = v as { median: number; min: number; max: number };
+    return `${formatNumber(s.median)} (${formatNumber(s.min)}–${formatNumber(s.max)})`;
+  }
+  return undefined;
+}
+
+const at = (t: unknown, ...path: (string | number)[]): unknown => path.reduce<unknown>((o, k) => (o as Tree | undefined)?.[k as string], t);
+const list = (v: unknown): Tree[] => (Array.isArray(v) ? (v as Tree[]) : []);
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : (v as { median?: number } | undefined)?.median);
+
+function transitions(f: Tree): Section | undefined {
+  if (!f.transitions) return undefined;
+  const row = (name: string, key: string): Cell[] => [name, ...['n', 'p50', 'p95', 'p99', 'max'].map((q) => fig(at(f.transitions, key, q)))];
+  return {
+    title: 'Step transition latency (ms): previous step done → next Job in the API server',
+    head: ['path', 'n', 'p50', 'p95', 'p99', 'max'],
+    rows: [row('Job complete (ApiServerSource) → next Job', 'jobCompleteToNextJobMs'), row('module result POST → next Job', 'latencyMs'), row('module result POST → reply', 'replyMs')],
+  };
+}
+
+function e2e(f: Tree): Section | undefined {
+  if (!f.endToEnd) return undefined;
+  return {
+    title: 'End to end, one run at a time (ms, median): run request → Succeeded',
+    head: ['modules', 'runs', 'e2e', 'overhead (e2e − pods)', 'Kubernetes (Job → complete)', 'Cascade', 'run request reply'],
+    rows: list(f.endToEnd).map((r) => [String(num(r.modules)), fig(r.runs), fig(r.e2eMs), fig(r.overheadMs), fig(r.kubernetesMs), fig(r.cascadeMs), fig(r.replyMs)]),
+  };
+}
+
+function cost(f: Tree): Section[] {
+  if (!f.apiCost) return [];
+  const runs = list(at(f, 'apiCost', 'runs'));
+  const verbs = [...new Set(runs.flatMap((r) => Object.keys(at(r, 'perRun', 'byVerb') as Tree ?? {})))].sort();
+  const m = at(f, 'apiCost', 'marginalPerStep');
+  return [{
+    title: 'API requests per run (apiserver_request_total; jobs/status is the Job controller; WATCH left out)',
+    head: ['', ...runs.map((r) => `${num(r.modules)} modules`)],
+    rows: [
+      ['reads', ...runs.map((r) => fig(at(r, 'perRun', 'reads')))],
+      ['writes by Cascade (Events aside)', ...runs.map((r) => fig(at(r, 'perRun', 'cascadeWrites')))],
+      ['lower bound of writes (3N+2)', ...runs.map((r) => fig(r.lowerBoundWritesPerRun))],
+      ['Events', ...runs.map((r) => fig(at(r, 'perRun', 'events')))],
+      ['writes by Cascade per step', ...runs.map((r) => fig(at(r, 'perStep', 'cascadeWrites')))],
+      ...verbs.map((v) => [`  ${v}`, ...runs.map((r) => fig(at(r, 'perRun', 'byVerb', v)))]),
+    ],
+  }, {
+    title: 'API requests of one more step (steady state: (10-module run − 3-module run) / 7; lower bound 3 writes)',
+    head: ['reads', 'writes by Cascade', 'Events'],
+    rows: [[fig(at(m, 'reads')), fig(at(m, 'cascadeWrites')), fig(at(m, 'events'))]],
+  }];
+}
+
+function tp(f: Tree): Section | undefined {
+  if (!f.throughput) return undefined;
+  const cores = (r: Tree, p: string) => fig(at(r, 'usage', p, 'cores'));
+  return {
+    title: 'Throughput, 3-module runs, one function process (CPU in cores of 2)',
+    head: ['in flight', 'runs ended', 'left', 'runs/s', 'steps/s', 'run p50 ms', 'Job→complete p50', 'complete→next Job p50', 'p99', 'fn CPU', 'apiserver CPU', 'etcd CPU', 'ctrl-mgr CPU', 'kwok CPU', 'loop p99 ms', 'fn RSS MiB'],
+    rows: list(f.throughput).map((r) => [
+      String(num(r.inFlight)), fig(r.runs), fig(r.unfinished), fig(r.runsPerSecond), fig(r.stepsPerSecond), fig(at(r, 'runMs', 'p50')),
+      fig(at(r, 'kubernetesStepMs', 'p50')), fig(at(r, 'cascadeStepMs', 'p50')), fig(at(r, 'cascadeStepMs', 'p99')),
+      cores(r, 'function'), cores(r, 'kube-apiserver'), cores(r, 'etcd'), cores(r, 'kube-controller-manager'), cores(r, 'kwok'),
+      fig(r.eventLoopDelayP99Ms), fig(at(r, 'usage', 'function', 'maxRssMiB')),
+    ]),
+  };
+}
+
+function cold(f: Tree): Section[] {
+  const out: Section[] = [];
+  if (f.coldStart) {
+    const c = f.coldStart as Tree;
+    out.push({
+      title: 'Cold start (ms from process spawn)',
+      head: ['first /healthz answered', 'first /ready answered', 'first run request answered', 'first Job created', 'RSS after start MiB'],
+      rows: [[fig(c.toLiveMs), fig(c.toReadyMs), fig(c.toRunAnsweredMs), fig(c.toFirstJobMs), fig(c.rssAfterStartMiB)]],
+    });
+  }
+  if (f.importMs) {
+    out.push({
+      title: 'Import time by module (ms, each alone in a fresh process)',
+      head: ['module', 'ms'],
+      rows: Object.entries(f.importMs as Tree).map(([k, v]) => [k, fig(v)]),
+    });
+  }
+  return out;
+}
+
+function memory(f: Tree): Section | undefined {
+  if (!f.memory) return undefined;
+  const m = f.memory as Tree;
+  return { title: 'Function memory (VmRSS, MiB)', head: ['idle', `at ${num(m.maxInFlight) ?? '–'} runs in flight`], rows: [[fig(m.idleRssMiB), fig(m.atMaxInFlightRssMiB)]] };
+}
+
+function janitor(f: Tree): Section | undefined {
+  if (!f.janitor) return undefined;
+  return {
+    title: 'Janitor: one sweep over N live runs',
+    head: ['live runs', 'sweep ms', 'reads', 'writes by Cascade', 'Events (any component)', 'errors'],
+    rows: list(f.janitor).map((r) => [String(num(r.liveRuns)), fig(r.sweepMs), fig(at(r, 'requests', 'reads')), fig(at(r, 'requests', 'cascadeWrites')), fig(at(r, 'requests', 'events')), fig(r.errors)]),
+  };
+}
+
+export function report(figures: Tree, machine: Tree, settings: Tree): Section[] {
+  const head: Section = {
+    title: 'Machine',
+    head: ['cores', 'Node', 'Kubernetes', 'load avg (start → end)', 'pod delay ms', 'quick', 'repeat'],
+    rows: [[fig(machine.cores), String(machine.node), String(machine.kubernetes),
+      `${(machine.loadAverageAtStart as number[]).map((x) => x.toFixed(2)).join(' ')} → ${(machine.loadAverageAtEnd as number[]).map((x) => x.toFixed(2)).join(' ')}`,
+      fig(settings.podDelayMs), String(settings.quick), fig(settings.repeat)]],
+  };
+  return [head, transitions(figures), e2e(figures), ...cost(figures), tp(figures), ...cold(figures), memory(figures), janitor(figures)]
+    .filter((s): s is Section => s !== undefined);
+}

@@ -1,0 +1,134 @@
+// `npm run bench`: Cascade's figures on this machine, against a local control
+// plane (its own, or $CASCADE_KUBECONFIG's), with the function as a real
+// process and Job changes posted to it as a broker would. Prints a table and
+// writes bench/results/<timestamp>.json. See bench/README.md.
+//   BENCH_POD_DELAY_MS  pod run time under kwok (default 0)
+//   BENCH_REPEAT        repeats; figures become median and spread (default 1)
+//   BENCH_QUICK=1       a fast subset (up to 100 runs in flight)
+//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,throughput)
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { repoRoot } from '../test/cluster/paths.ts';
+import { apiCost, marginalPerStep, type ApiCost } from './api-cost.ts';
+import { coldStart } from './cold-start.ts';
+import { controlPlane, type ControlPlane } from './control-plane.ts';
+import { endToEnd } from './end-to-end.ts';
+import { importTimes } from './imports.ts';
+import { install, scenario, type Install } from './install.ts';
+import { janitorSweeps } from './janitor.ts';
+import { rssMiB } from './procfs.ts';
+import { combineRepeats, distribution } from './stats.ts';
+import { formatTable } from './table.ts';
+import { resultPath, jobPathSamples } from './transitions.ts';
+import { throughput } from './throughput.ts';
+import { report } from './report.ts';
+
+const env = process.env;
+const quick = env.BENCH_QUICK === '1';
+const delayMs = Number(env.BENCH_POD_DELAY_MS ?? 0);
+const repeat = Math.max(1, Number(env.BENCH_REPEAT ?? 1));
+const only = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',')) : undefined;
+const on = (phase: string) => !only || only.has(phase);
+const log = (m: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${m}\n`);
+
+type Figures = Record<string, unknown>;
+
+async function e2eAndTransitions(inst: Install, out: Figures): Promise<void> {
+  const e2e = [];
+  const runs: string[] = [];
+  for (const [modules, n] of [[1, quick ? 3 : 5], [3, quick ? 3 : 5], [10, quick ? 2 : 3]] as const) {
+    const r = await endToEnd(inst, modules, n, delayMs);
+    e2e.push(r.figures);
+    runs.push(...r.runNames);
+  }
+  out.endToEnd = e2e;
+  out.transitions = { jobCompleteToNextJobMs: distribution(jobPathSamples(inst.recorder, runs)), ...(await resultPath(inst, quick ? 5 : 15)) };
+}
+
+async function cost(cp: ControlPlane, inst: Install, out: Figures): Promise<void> {
+  const costs: ApiCost[] = [];
+  for (const modules of [3, 10]) costs.push(await apiCost(cp, inst, modules, quick ? 5 : 10));
+  out.apiCost = { runs: costs, marginalPerStep: marginalPerStep(costs[0]!, costs[1]!) };
+}
+
+async function janitor(cp: ControlPlane, kc: KubeConfig, out: Figures): Promise<void> {
+  const j = await install(kc, scenario(1, 0, true), 'cascade-bench-janitor');
+  try {
+    out.janitor = await janitorSweeps(cp, j, quick ? [10, 100] : [10, 100, 1000]);
+  } finally {
+    await j.stop();
+  }
+}
+
+/** Last: the last window leaves its unfinished runs running. */
+async function throughputs(cp: ControlPlane, inst: Install, out: Figures, round: number): Promise<void> {
+  const tp = [];
+  for (const k of quick ? [1, 10, 100] : [1, 10, 100, 1000]) {
+    log(`[${round}] throughput, ${k} in flight`);
+    tp.push(await throughput(cp, inst, k, 3, delayMs, k >= 1000 || quick ? 60_000 : 150_000));
+  }
+  out.throughput = tp;
+  const last = tp[tp.length - 1]!;
+  out.memory = { ...(out.memory as object), atMaxInFlightRssMiB: last.usage.function?.maxRssMiB, maxInFlight: last.inFlight };
+}
+
+async function phase(name: string, round: number, work: () => Promise<void>): Promise<void> {
+  if (!on(name)) return;
+  log(`[${round}] ${name}`);
+  await work();
+}
+
+async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Figures> {
+  const out: Figures = {};
+  const inst: Install = await install(kc, scenario(3, delayMs));
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    out.memory = { idleRssMiB: rssMiB(inst.fn.child.pid!) };
+    await phase('cold', round, async () => { out.coldStart = await coldStart(inst, quick ? 2 : 3); });
+    await phase('imports', round, async () => { out.importMs = await importTimes(quick ? 1 : 3); });
+    await phase('e2e', round, () => e2eAndTransitions(inst, out));
+    await phase('cost', round, () => cost(cp, inst, out));
+    await phase('janitor', round, () => janitor(cp, kc, out));
+    await phase('throughput', round, () => throughputs(cp, inst, out, round));
+  } finally {
+    await inst.stop();
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const cp = await controlPlane(log);
+  process.env.KUBECONFIG = cp.kubeconfig;
+  const kc = new KubeConfig();
+  kc.loadFromFile(cp.kubeconfig);
+  const rounds: Record<string, unknown>[] = [];
+  try {
+    for (let i = 1; i <= repeat; i++) rounds.push(await once(cp, kc, i));
+  } finally {
+    const { deleteTestNamespaces } = await import('../test/support/kube.ts');
+    await deleteTestNamespaces().catch(() => {});
+    await cp.stop();
+  }
+  const figures = repeat === 1 ? rounds[0]! : (combineRepeats(rounds) as Record<string, unknown>);
+  const machine = {
+    cores: cpus().length, cpu: cpus()[0]?.model, memoryGiB: totalmem() / 2 ** 30, node: process.version,
+    kubernetes: cp.kubernetesVersion, loadAverageAtStart: loadAvgAtStart, loadAverageAtEnd: loadavg(),
+  };
+  const settings = { quick, podDelayMs: delayMs, repeat, only: only ? [...only] : 'all' };
+  const result = { startedAt: started.toISOString(), durationSeconds: (Date.now() - started.getTime()) / 1000, machine, settings, figures, rounds: repeat > 1 ? rounds : undefined };
+  const dir = join(repoRoot, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${formatTable(report(figures, machine, settings))}\n\nwritten to ${file}\n`);
+}
+
+const loadAvgAtStart = loadavg();
+await main().catch((error: unknown) => {
+  log(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  process.exitCode = 1;
+});
+process.exit();

@@ -1,0 +1,50 @@
+// Step transition latency: from a module's result, or its Job completing, to
+// the next Job existing in the API server (as the recorder's watch saw them).
+import { distribution, type Distribution } from './stats.ts';
+import { runRequest, scenario, type Install } from './install.ts';
+import type { Recorder } from './recorder.ts';
+
+/** Job completion → next Job added, for every consecutive pair of steps of the given runs. */
+export function jobPathSamples(recorder: Recorder, runs: readonly string[]): number[] {
+  const out: number[] = [];
+  for (const run of runs) {
+    const jobs = recorder.jobsOf(run);
+    for (let k = 0; k + 1 < jobs.length; k++) {
+      const done = jobs[k]!.completed;
+      if (done !== undefined && jobs[k + 1]!.step === jobs[k]!.step + 1) out.push(jobs[k + 1]!.added - done);
+    }
+  }
+  return out;
+}
+
+export interface ResultPath {
+  /** Module result POSTed → next Job added (ms). */
+  latencyMs: Distribution;
+  /** Module result POSTed → the function's reply (ms). */
+  replyMs: Distribution;
+}
+
+/**
+ * Runs whose pods never finish on their own (10 min under kwok), moved by
+ * module results POSTed as the modules would, one run at a time.
+ */
+export async function resultPath(inst: Install, runs: number, modules = 3): Promise<ResultPath> {
+  await inst.setScenario(scenario(modules, 600_000));
+  const latency: number[] = [];
+  const reply: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = await inst.post(runRequest('result'));
+    if (started.status !== 200) throw new Error(`run request answered ${started.status}: ${JSON.stringify(started.body)}`);
+    const run = String(started.body.run);
+    for (let k = 0; k < modules; k++) {
+      await inst.recorder.waitJob(run, k);
+      const t0 = performance.now();
+      const r = await inst.post({ runname: run, modulename: `m${k}`, moduleresult: 'success' });
+      reply.push(performance.now() - t0);
+      if (r.status !== 200) throw new Error(`module result answered ${r.status}: ${JSON.stringify(r.body)}`);
+      if (k + 1 < modules) latency.push((await inst.recorder.waitJob(run, k + 1)).added - t0);
+    }
+    await inst.recorder.waitEnded(run);
+  }
+  return { latencyMs: distribution(latency), replyMs: distribution(reply) };
+}
