@@ -9,7 +9,8 @@ import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { unavailable, type Outcome } from '../../shared/engine/outcome.ts';
 import { sinkNotifier } from '../../shared/engine/sink.ts';
 import { counterBatcher } from '../../shared/engine/counter-batcher.ts';
-import { writeCounters } from '../../shared/engine/finish-run.ts';
+import { writeCounters, type OperatorCache } from '../../shared/engine/finish-run.ts';
+import { runQueue } from '../../shared/engine/run-queue.ts';
 import { kubeApis } from '../../shared/kube/apis.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
 import { kubeStore, type EventNote, type Store } from '../../shared/kube/store.ts';
@@ -47,17 +48,28 @@ export function eventNote(t: Transition): EventNote {
   return { type, reason: t.kind, message };
 }
 
-function engine(config: Config, log: Logger, store: Store, metrics: CascadeMetrics): EngineDeps {
+interface Parts {
+  config: Config;
+  log: Logger;
+  store: Store;
+  metrics: CascadeMetrics;
+  gate: Gate;
+}
+
+function engine({ config, log, store, metrics, gate: g }: Parts): EngineDeps {
   const hooks: EngineDeps['hooks'] = {
     conflict: () => metrics.conflicts.inc(),
     transition: (t, run) => {
       metrics.transition(t, run.spec);
-      store.recordEvent(run, eventNote(t), new Date())
+      // Written beside the reply, yet counted as in flight: the drain after
+      // SIGTERM waits for it, so the Event of a transition is not lost at exit.
+      g.track(() => store.recordEvent(run, eventNote(t), new Date()))
         .catch((error) => log.warn({ err: error, run: run.metadata.name }, 'Kubernetes Event not recorded'));
     },
   };
-  const counter = counterBatcher((changes) => writeCounters({ config, store, hooks }, changes));
-  return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log), hooks, counter };
+  const operator: OperatorCache = {};
+  const counter = counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator));
+  return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log), hooks, counter, queue: runQueue() };
 }
 
 const json = (o: Outcome, headers: Record<string, string> = {}): Reply => ({
@@ -67,8 +79,8 @@ const json = (o: Outcome, headers: Record<string, string> = {}): Reply => ({
 export function createApp(config: Config, log: Logger): App {
   const metrics = cascadeMetrics(config.scenarioName);
   const store = kubeStore(kubeApis(), config.namespace, { ...DEFAULT_RETRY, onRetry: () => metrics.apiRetries.inc() });
-  const deps = engine(config, log, store, metrics);
   const g: Gate = gate({ ratePerSecond: config.rateLimitPerSecond, burst: config.rateBurst }, Date.now());
+  const deps = engine({ config, log, store, metrics, gate: g });
   const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;
 
   async function handle(incoming: Incoming): Promise<Reply> {
