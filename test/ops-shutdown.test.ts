@@ -1,0 +1,146 @@
+// Issue 4: SIGTERM during a burst of run requests. faas-js-runtime traps the
+// signal with `death` and calls our exported shutdown() (drain), then closes
+// its server and exits 0. A K_SINK that holds run-end events keeps one request
+// of ours in flight for as long as the test needs, so the drain is observed
+// deterministically: readiness 503, new run requests 503, the request in
+// flight answered 200 once released, exit 0 within the grace period. Then a
+// new process gets every run request that was not answered 200, as a sender
+// would send it again, and every run completes once, with exact counters.
+import { afterEach, describe, expect, it } from 'vitest';
+import { LABEL_RUN } from '../shared/names.ts';
+import { successScenario } from './fixtures/scenarios.ts';
+import { startApiServerSource, type RunningSource } from './support/apiserver-source.ts';
+import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
+import { startFunction, type FunctionProcess } from './support/function-process.ts';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { adminKubeConfig, waitFor } from './support/kube.ts';
+import { heldSink, send, type Answer } from './support/ops.ts';
+
+const GRACE_SECONDS = 20;
+const WAVE_1 = 30;
+const WAVE_2 = 10;
+const request = (i: number) => ({ turlinfo: `s3://in/${i}.tgz`, iuid: `${(0x10000 + i).toString(16)}-shutdown-${i}`, oname: 'org', sname: `src${i % 3}` });
+
+let h: Harness | undefined;
+let sink: Awaited<ReturnType<typeof heldSink>> | undefined;
+let next: FunctionProcess | undefined;
+let source: RunningSource | undefined;
+afterEach(async () => {
+  source?.stop();
+  await next?.stop();
+  await h?.stop();
+  sink?.close();
+  h = undefined; sink = undefined; next = undefined; source = undefined;
+});
+
+/** The first run, moved by module results up to its last module. */
+async function firstRunAtLastModule(h: Harness): Promise<string> {
+  const started = await post(h.url(), request(0));
+  expect(started.status).toBe(200);
+  const run = String(started.body.run);
+  for (const module of ['grayscale', 'binarization']) {
+    expect((await post(h.url(), { runname: run, modulename: module, moduleresult: 'success' })).status).toBe(200);
+  }
+  return run;
+}
+
+function exitOf(fn: FunctionProcess): Promise<{ code: number | null; signal: string | null; at: number }> {
+  return new Promise((resolve) => fn.child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+}
+
+describe('SIGTERM during a burst', () => {
+  it('in flight finishes, new runs get 503 while draining, exit 0 in the grace period; nothing accepted is lost', { timeout: 300_000 }, async () => {
+    sink = await heldSink();
+    h = await cascadeHarness({
+      modules: successScenario(300), source: false,
+      env: { K_SINK: sink.url, CASCADE_SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS), LOG_LEVEL: 'info' },
+    });
+    const fn = h.fns[0]!;
+    const exited = exitOf(fn);
+
+    // The first run's last module result ends it; its run-end event is held
+    // at the sink, so this request is in flight until the sink is released.
+    const first = await firstRunAtLastModule(h);
+    const last = send(h.url(), { runname: first, modulename: 'diff', moduleresult: 'success' });
+    await waitFor(() => sink!.received.some((e) => e.subject === first), { message: 'the first run-end event reached the sink' });
+
+    // A burst; SIGTERM as soon as its first answer arrives.
+    const wave1: Promise<Answer>[] = Array.from({ length: WAVE_1 }, (_, i) => send(h!.url(), request(1 + i)));
+    await Promise.race(wave1);
+    const sigtermAt = Date.now();
+    fn.child.kill('SIGTERM');
+
+    // Draining: not ready, new run requests refused with 503.
+    await expect.poll(async () => (await fetch(`${h!.url()}/ready`)).status, { timeout: 10_000, interval: 50 }).toBe(503);
+    const wave2 = await Promise.all(Array.from({ length: WAVE_2 }, (_, i) => send(h!.url(), request(1 + WAVE_1 + i))));
+    expect(wave2.map((a) => `${a.status} ${String(a.body.error)}`)).toEqual(Array<string>(WAVE_2).fill('503 shutting down: send the run request again'));
+    expect(fn.child.exitCode, 'still draining while a request is in flight').toBe(null);
+
+    sink.release();
+    const lastAnswer = await last;
+    expect([lastAnswer.status, lastAnswer.error], 'the request in flight at SIGTERM finished').toEqual([200, undefined]);
+    const exit = await exited;
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(exit.at - sigtermAt, 'exited within the grace period').toBeLessThan(GRACE_SECONDS * 1000);
+    // shutdown() drained before the runtime closed its server and exited.
+    expect(fn.output()).toContain('drained: every request in flight finished');
+    expect(await fetch(`${h.url()}/ready`).then((r) => r.status, () => 'refused'), 'the server is closed').toBe('refused');
+
+    const answers1 = await Promise.all(wave1);
+    expect(answers1.map((a) => a.status).filter((s) => s !== 200 && s !== 503), `every run request of the burst answered 200 or 503: ${JSON.stringify(answers1.filter((a) => a.status !== 200 && a.status !== 503))}`).toEqual([]);
+
+    // A new process; the sender sends again every run request not answered 200.
+    next = await startFunction(h.env);
+    source = await startApiServerSource({ kc: adminKubeConfig(), namespace: h.ns, sink: next.url });
+    const all = [...answers1, ...wave2];
+    const resend = all.flatMap((a, i) => (a.status === 200 ? [] : [request(1 + i)]));
+    const again = await Promise.all(resend.map((r) => send(next!.url, r)));
+    expect(again.map((a) => a.status)).toEqual(resend.map(() => 200));
+
+    const total = 1 + WAVE_1 + WAVE_2;
+    const runs = await waitFor(async () => {
+      const list = await h!.listRuns();
+      return list.length === total && list.every((r) => r.status?.notified) ? list : undefined;
+    }, { timeoutMs: 180_000, intervalMs: 1000, message: `${total} runs ended` });
+    expect(runs.filter((r) => r.status?.phase !== 'Succeeded').map((r) => `${r.metadata.name} ${r.status?.phase}`)).toEqual([]);
+    expect(runs.map((r) => r.spec.pid).sort()).toEqual(Array.from({ length: total }, (_, i) => request(i).iuid).sort());
+    expect(h.jobs.size).toBe(total * 3);
+    expect([...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([name]) => name), 'no Job created twice').toEqual([]);
+    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: total, failed: 0, result: 'Success' });
+    expect(new Set(sink.received.map((e) => e.subject))).toEqual(new Set(runs.map((r) => r.metadata.name)));
+
+    // Every transition of every run has its Event, from whichever process wrote it.
+    const core = adminKubeConfig().makeApiClient(CoreV1Api);
+    const expected = runs.map((r) => `${r.metadata.name}: ModuleStarted x3, ModuleSucceeded x3, RunSucceeded x1`).sort();
+    await expect.poll(async () => {
+      const byRun = new Map<string, Map<string, number>>();
+      for (const e of (await core.listNamespacedEvent({ namespace: h!.ns, fieldSelector: 'involvedObject.kind=CascadeRun' })).items) {
+        const reasons = byRun.get(e.involvedObject.name ?? '') ?? new Map<string, number>();
+        reasons.set(e.reason ?? '', (reasons.get(e.reason ?? '') ?? 0) + 1);
+        byRun.set(e.involvedObject.name ?? '', reasons);
+      }
+      return [...byRun].map(([run, r]) => `${run}: ${[...r].sort().map(([k, n]) => `${k} x${n}`).join(', ')}`).sort();
+    }, { timeout: 30_000, interval: 1000 }).toEqual(expected);
+  });
+
+  it('nothing held: exits 0 as soon as the requests in flight finish, each accepted run has its Job and its Event', { timeout: 120_000 }, async () => {
+    h = await cascadeHarness({ modules: successScenario(300), source: false, env: { CASCADE_SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS) } });
+    const fn = h.fns[0]!;
+    const exited = exitOf(fn);
+    const burst = Array.from({ length: WAVE_1 }, (_, i) => send(h!.url(), request(i)));
+    await Promise.race(burst);
+    fn.child.kill('SIGTERM');
+    const answers = await Promise.all(burst);
+    expect(await exited).toMatchObject({ code: 0, signal: null });
+    expect(answers.filter((a) => a.status !== 200 && a.status !== 503 && a.status !== 0), 'answered 200, 503, or refused once closed').toEqual([]);
+
+    const accepted = answers.flatMap((a) => (a.status === 200 ? [String(a.body.run)] : []));
+    expect(accepted.length).toBeGreaterThan(0);
+    const core = adminKubeConfig().makeApiClient(CoreV1Api);
+    const events = (await core.listNamespacedEvent({ namespace: h.ns })).items;
+    const started = new Set(events.filter((e) => e.reason === 'ModuleStarted').map((e) => e.involvedObject.name));
+    expect(accepted.filter((run) => !started.has(run)), 'accepted runs without their ModuleStarted Event').toEqual([]);
+    const withJob = new Set([...h.jobs.values()].flatMap((byUid) => [...byUid.values()].map((j) => j.metadata?.labels?.[LABEL_RUN])));
+    expect(accepted.filter((run) => !withJob.has(run)), 'accepted runs without a Job').toEqual([]);
+  });
+});
