@@ -5,6 +5,7 @@ import type { Store } from '../kube/store.ts';
 import type { Transition } from '../core/types.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { CounterChange } from '../core/counters.ts';
+import type { RunQueue } from './run-queue.ts';
 
 export interface EngineHooks {
   /** Each transition decided and written (metrics, Kubernetes Events). */
@@ -23,6 +24,8 @@ export interface EngineDeps {
   hooks?: EngineHooks;
   /** Group commit of CascadeAutoOperator counter changes (counter-batcher.ts); written one by one without it. */
   counter?: (change: CounterChange) => Promise<void>;
+  /** One reconcile at a time per run in this process, looks-again shared (run-queue.ts); unordered without it. */
+  queue?: RunQueue;
 }
 
 export interface RunEndEvent {

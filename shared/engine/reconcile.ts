@@ -17,8 +17,8 @@ export type ReconcileResult =
   | { kind: 'rejected'; decision: Decision }
   | { kind: 'done'; run: CascadeRun; decision: Decision };
 
-async function load(deps: EngineDeps, name: string): Promise<[CascadeRun | undefined, ObservedJob[]]> {
-  const [run, jobs] = await Promise.all([deps.store.getRun(name), deps.store.listJobs(name)]);
+async function load(deps: EngineDeps, name: string, known?: CascadeRun): Promise<[CascadeRun | undefined, ObservedJob[]]> {
+  const [run, jobs] = await Promise.all([known ?? deps.store.getRun(name), deps.store.listJobs(name)]);
   return [run, jobs.map(observeJob).filter((j): j is ObservedJob => j !== undefined)];
 }
 
@@ -61,10 +61,21 @@ async function writeStatus(deps: EngineDeps, run: CascadeRun, decision: Decision
   }
 }
 
-export async function reconcileRun(deps: EngineDeps, name: string, first: Fact): Promise<ReconcileResult> {
+/**
+ * Moves run `name` on `first`. `known` is the run as the caller just got it
+ * from the API server (the reply to its creation): it spares the first read.
+ */
+export function reconcileRun(deps: EngineDeps, name: string, first: Fact, known?: CascadeRun): Promise<ReconcileResult> {
+  const work = () => reconcile(deps, name, first, known);
+  return deps.queue ? deps.queue(name, first.kind === 'Observe' && !known, work) : work();
+}
+
+async function reconcile(deps: EngineDeps, name: string, first: Fact, known: CascadeRun | undefined): Promise<ReconcileResult> {
   let fact = first;
+  let hint = known;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const [run, jobs] = await load(deps, name);
+    const [run, jobs] = await load(deps, name, hint);
+    hint = undefined;
     if (!run) return { kind: 'missing' };
     const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: settings(deps) });
     if (decision.verdict === 'unknown-module' || decision.verdict === 'not-started') return { kind: 'rejected', decision };
