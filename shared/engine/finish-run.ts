@@ -2,6 +2,7 @@
 // CascadeAutoOperator's counters (exactly-once by key), the run-end CloudEvent
 // to K_SINK (at least once, with a stable id for consumers to dedupe), then
 // `status.notified` so that it is not asked again.
+import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import { applyCounter, type CounterChange } from '../core/counters.ts';
 import { apiErrorKind } from '../kube/errors.ts';
@@ -17,17 +18,35 @@ export function conflictPause(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
 }
 
+/**
+ * The CascadeAutoOperator as this process last wrote it: the next write starts
+ * from it instead of reading it again, and reads only when the write is
+ * refused (someone else changed it: 409; or it is gone: 404).
+ */
+export interface OperatorCache {
+  op?: CascadeAutoOperator | undefined;
+}
+
+/** A write from the cached copy was refused because the copy is stale: read it and try again at once. */
+function staleCache(cached: CascadeAutoOperator | undefined, error: unknown): boolean {
+  const kind = apiErrorKind(error);
+  return cached !== undefined && (kind === 'conflict' || kind === 'not-found');
+}
+
 /** Applies counter changes to the scenario's CascadeAutoOperator, if it exists, in one write. */
-export async function writeCounters(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>, changes: CounterChange[]): Promise<void> {
+export async function writeCounters(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>, changes: CounterChange[], cache: OperatorCache = {}): Promise<void> {
   for (let attempt = 1; attempt <= COUNT_ATTEMPTS; attempt++) {
-    const op = await deps.store.getOperator(deps.config.scenarioName);
+    const cached = cache.op;
+    cache.op = undefined;
+    const op = cached ?? await deps.store.getOperator(deps.config.scenarioName);
     if (!op) return;
     const next = changes.reduce((status, change) => applyCounter(status, change) ?? status, op.status);
     if (next === op.status) return;
     try {
-      await deps.store.writeOperatorStatus(op, next!);
+      cache.op = await deps.store.writeOperatorStatus(op, next!);
       return;
     } catch (error) {
+      if (staleCache(cached, error)) continue;
       if (apiErrorKind(error) !== 'conflict') throw error;
       deps.hooks?.conflict?.();
       await conflictPause(attempt);

@@ -35,15 +35,15 @@ function runObject(deps: EngineDeps, name: string, req: RunRequest, modules: Cas
  * holds that name, under the name with the iuid's hash appended. Returns the
  * name of this iuid's run, new or existing.
  */
-async function createOnce(deps: EngineDeps, req: RunRequest, modules: CascadeModule[]): Promise<string | Outcome> {
+async function createOnce(deps: EngineDeps, req: RunRequest, modules: CascadeModule[]): Promise<{ name: string; created?: CascadeRun } | Outcome> {
   for (const collided of [false, true]) {
     const name = runName(deps.config.scenarioName, req.iuid, collided);
     if (!name.ok) return invalid(name.reason);
     for (let attempt = 0; attempt < 3; attempt++) {
       const created = await deps.store.createRun(runObject(deps, name.name, req, modules));
-      if (created !== 'exists') return name.name;
+      if (created !== 'exists') return { name: name.name, created };
       const existing = await deps.store.getRun(name.name);
-      if (existing?.spec.pid === req.iuid) return name.name;
+      if (existing?.spec.pid === req.iuid) return { name: name.name };
       if (existing) break; // another iuid holds it: try the next name
     }
   }
@@ -55,10 +55,15 @@ export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outco
   if (op?.metadata.deletionTimestamp) return unavailable(`CascadeAutoOperator ${op.metadata.name} is being deleted: no new runs`);
   const scenario = await loadScenario(op, deps.config.configPath);
   if (!scenario.ok) return failed(`the scenario is not usable: ${scenario.reason}`);
-  const name = await createOnce(deps, req, scenario.modules);
-  if (typeof name !== 'string') return name;
-  await count(deps, { kind: 'started', run: name });
-  const result = await reconcileRun(deps, name, { kind: 'Observe' });
+  const made = await createOnce(deps, req, scenario.modules);
+  if ('statusCode' in made) return made;
+  const { name, created } = made;
+  // Counted and moved at once: both must succeed for the reply to be 200, and a
+  // run request sent again counts nothing twice (counters are keyed by run).
+  const [, result] = await Promise.all([
+    count(deps, { kind: 'started', run: name }),
+    reconcileRun(deps, name, { kind: 'Observe' }, created),
+  ]);
   if (result.kind !== 'done') return unavailable(`run ${name} vanished while it was being started`);
   return accepted({ run: name, phase: result.run.status?.phase, iuid: req.iuid });
 }

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
+import type { Config } from '../config.ts';
+import type { Store } from '../kube/store.ts';
+import { writeCounters, type OperatorCache } from './finish-run.ts';
+
+const conflict = Object.assign(new Error('conflict'), { code: 409 });
+
+/** A Store holding one CascadeAutoOperator with a resourceVersion, as the API server checks it. */
+function fakeStore() {
+  let op: CascadeAutoOperator = { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator', metadata: { name: 's', resourceVersion: '1' }, spec: {} } as CascadeAutoOperator;
+  const calls: string[] = [];
+  const store = {
+    getOperator: async () => { calls.push('get'); return structuredClone(op); },
+    writeOperatorStatus: async (o: CascadeAutoOperator, status: CascadeAutoOperator['status']) => {
+      calls.push('put');
+      if (o.metadata.resourceVersion !== op.metadata.resourceVersion) throw conflict;
+      op = { ...op, status, metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) } };
+      return structuredClone(op);
+    },
+  } as unknown as Store;
+  return { store, calls, bump: () => { op = { ...op, metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) } }; }, now: () => op };
+}
+
+const deps = (store: Store) => ({ store, config: { scenarioName: 's' } as Config });
+
+describe('writeCounters with the operator cache', () => {
+  it('reads once, then writes from the copy it last wrote', async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'b' }], cache);
+    expect(f.calls).toEqual(['get', 'put', 'put']);
+    expect(f.now().status?.active).toBe(2);
+  });
+
+  it('reads again when someone else changed it meanwhile', async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    f.bump();
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'b' }], cache);
+    expect(f.calls).toEqual(['get', 'put', 'put', 'get', 'put']);
+    expect(f.now().status?.active).toBe(2);
+  });
+
+  it('reads every time without a cache', async () => {
+    const f = fakeStore();
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }]);
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'b' }]);
+    expect(f.calls).toEqual(['get', 'put', 'get', 'put']);
+  });
+});
