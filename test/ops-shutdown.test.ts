@@ -44,6 +44,12 @@ async function firstRunAtLastModule(h: Harness): Promise<string> {
   return run;
 }
 
+/** The first answer of the burst, which must have been accepted. */
+function answers1Early(a: Answer): Answer {
+  expect(a.status, 'the first answer of the burst').toBe(200);
+  return a;
+}
+
 function exitOf(fn: FunctionProcess): Promise<{ code: number | null; signal: string | null; at: number }> {
   return new Promise((resolve) => fn.child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
 }
@@ -74,6 +80,10 @@ describe('SIGTERM during a burst', () => {
     await expect.poll(async () => (await fetch(`${h!.url()}/ready`)).status, { timeout: 10_000, interval: 50 }).toBe(503);
     const wave2 = await Promise.all(Array.from({ length: WAVE_2 }, (_, i) => send(h!.url(), request(1 + WAVE_1 + i))));
     expect(wave2.map((a) => `${a.status} ${String(a.body.error)}`)).toEqual(Array<string>(WAVE_2).fill('503 shutting down: send the run request again'));
+    // Module results still move the runs in flight while draining.
+    const moving = String(answers1Early(await Promise.race(wave1)).body.run);
+    const result = await send(h.url(), { runname: moving, modulename: 'grayscale', moduleresult: 'success' });
+    expect([result.status, result.body.error]).toEqual([200, undefined]);
     expect(fn.child.exitCode, 'still draining while a request is in flight').toBe(null);
 
     sink.release();
@@ -142,5 +152,23 @@ describe('SIGTERM during a burst', () => {
     expect(accepted.filter((run) => !started.has(run)), 'accepted runs without their ModuleStarted Event').toEqual([]);
     const withJob = new Set([...h.jobs.values()].flatMap((byUid) => [...byUid.values()].map((j) => j.metadata?.labels?.[LABEL_RUN])));
     expect(accepted.filter((run) => !withJob.has(run)), 'accepted runs without a Job').toEqual([]);
+  });
+
+  it('a request that does not finish: exit 0 once the grace period is over', { timeout: 120_000 }, async () => {
+    const grace = 3;
+    sink = await heldSink();
+    h = await cascadeHarness({ modules: successScenario(0).slice(0, 1), source: false, env: { K_SINK: sink.url, CASCADE_SHUTDOWN_GRACE_SECONDS: String(grace), LOG_LEVEL: 'info' } });
+    const fn = h.fns[0]!;
+    const exited = exitOf(fn);
+    const run = String((await post(h.url(), request(0))).body.run);
+    const stuck = send(h.url(), { runname: run, modulename: 'grayscale', moduleresult: 'success' });
+    await waitFor(() => sink!.received.length > 0, { message: 'the run-end event reached the sink' });
+    const sigtermAt = Date.now();
+    fn.child.kill('SIGTERM');
+    const exit = await exited;
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(exit.at - sigtermAt, 'waited for the grace period').toBeGreaterThanOrEqual(grace * 1000);
+    expect(fn.output()).toContain('grace period over with requests in flight');
+    expect((await stuck).status, 'the request cut at exit is not answered: its sender sends it again').toBe(0);
   });
 });
