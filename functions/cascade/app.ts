@@ -42,7 +42,7 @@ export interface App {
  * reason ("Job has reached the specified backoff limit"), which does not say
  * which module failed: the Event names it, as the run's condition does.
  */
-export function eventNote(t: Transition): EventNote {
+function eventNote(t: Transition): EventNote {
   const type = t.kind === 'ModuleFailed' || t.kind === 'RunFailed' ? 'Warning' : 'Normal';
   const message = t.kind === 'ModuleFailed' ? `module ${t.module} (step ${(t.step ?? 0) + 1}): ${t.message}` : t.message;
   return { type, reason: t.kind, message };
