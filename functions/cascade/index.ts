@@ -15,11 +15,19 @@ interface ProbeReply {
 }
 
 let app: Promise<App> | undefined;
+let crashed = false;
 
 export function init(): void {
   answerInvalidCloudEventsWith400();
   const config = loadConfig(process.env);
   const log = rootLogger(config);
+  // faas-js-runtime traps uncaught exceptions with `death` as it traps
+  // SIGTERM: shutdown() drains, then the runtime exits 0 and nothing prints
+  // the error. Log it, and exit 1 once drained (see shutdown).
+  process.on('uncaughtException', (error) => {
+    crashed = true;
+    log.fatal({ err: error }, 'uncaught exception: draining, then exiting 1');
+  });
   app = import('./app.ts').then((m) => m.createApp(config, log));
   app.catch((error: unknown) => log.fatal({ err: error }, 'the function could not start'));
 }
@@ -53,4 +61,5 @@ export const readiness = Object.assign(async (_req: unknown, reply: ProbeReply) 
 
 export async function shutdown(): Promise<void> {
   if (app) await (await app).shutdown();
+  if (crashed) process.exit(1);
 }
