@@ -6,6 +6,10 @@
 // flight answered 200 once released, exit 0 within the grace period. Then a
 // new process gets every run request that was not answered 200, as a sender
 // would send it again, and every run completes once, with exact counters.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LABEL_RUN } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';
@@ -170,5 +174,20 @@ describe('SIGTERM during a burst', () => {
     expect(exit.at - sigtermAt, 'waited for the grace period').toBeGreaterThanOrEqual(grace * 1000);
     expect(fn.output()).toContain('grace period over with requests in flight');
     expect((await stuck).status, 'the request cut at exit is not answered: its sender sends it again').toBe(0);
+  });
+
+  it('an uncaught exception: logged, drained, exit 1 (not the runtime\'s silent exit 0)', { timeout: 120_000 }, async () => {
+    // Injected into the function process: SIGUSR2 throws from a timer.
+    const dir = mkdtempSync(join(tmpdir(), 'cascade-crash-'));
+    const inject = join(dir, 'crash-on-sigusr2.mjs');
+    writeFileSync(inject, "process.on('SIGUSR2', () => setTimeout(() => { throw new Error('boom: injected by the test'); }, 0));\n");
+    h = await cascadeHarness({ modules: successScenario(0), source: false, env: { NODE_OPTIONS: `--import=${pathToFileURL(inject).href}` } });
+    const fn = h.fns[0]!;
+    const exited = exitOf(fn);
+    expect((await post(h.url(), request(0))).status).toBe(200);
+    fn.child.kill('SIGUSR2');
+    expect(await exited).toMatchObject({ code: 1, signal: null });
+    expect(fn.output()).toContain('boom: injected by the test');
+    expect(fn.output()).toContain('uncaught exception');
   });
 });
