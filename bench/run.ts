@@ -74,10 +74,16 @@ async function throughputs(cp: ControlPlane, inst: Install, out: Figures, round:
   out.memory = { ...(out.memory as object), atMaxInFlightRssMiB: last.usage.function?.maxRssMiB, maxInFlight: last.inFlight };
 }
 
-async function phase(name: string, round: number, work: () => Promise<void>): Promise<void> {
+/** One measurement; its failure is recorded in the figures and the others go on. */
+async function phase(name: string, round: number, work: () => Promise<void>, out: Figures): Promise<void> {
   if (!on(name)) return;
   log(`[${round}] ${name}`);
-  await work();
+  try {
+    await work();
+  } catch (error) {
+    log(`[${round}] ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    out.failed = { ...(out.failed as object), [name]: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Figures> {
@@ -86,12 +92,12 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
   try {
     await new Promise((r) => setTimeout(r, 1000));
     out.memory = { idleRssMiB: rssMiB(inst.fn.child.pid!) };
-    await phase('cold', round, async () => { out.coldStart = await coldStart(inst, quick ? 2 : 3); });
-    await phase('imports', round, async () => { out.importMs = await importTimes(quick ? 1 : 3); });
-    await phase('e2e', round, () => e2eAndTransitions(inst, out));
-    await phase('cost', round, () => cost(cp, inst, out));
-    await phase('janitor', round, () => janitor(cp, kc, out));
-    await phase('throughput', round, () => throughputs(cp, inst, out, round));
+    await phase('cold', round, async () => { out.coldStart = await coldStart(inst, quick ? 2 : 3); }, out);
+    await phase('imports', round, async () => { out.importMs = await importTimes(quick ? 1 : 3); }, out);
+    await phase('e2e', round, () => e2eAndTransitions(inst, out), out);
+    await phase('cost', round, () => cost(cp, inst, out), out);
+    await phase('janitor', round, () => janitor(cp, kc, out), out);
+    await phase('throughput', round, () => throughputs(cp, inst, out, round), out);
   } finally {
     await inst.stop();
   }

@@ -22,7 +22,7 @@ export interface Throughput {
   unfinished: number;
   kubernetesStepMs: Distribution;
   cascadeStepMs: Distribution;
-  /** Run requests answered 429/503 and sent again. */
+  /** Run requests answered 429/503, or not answered (connection failed), and sent again. */
   retried: number;
   /** CPU (cores) and max RSS by process: function, kube-apiserver, etcd, ... */
   usage: Record<string, ProcessUsage>;
@@ -71,14 +71,14 @@ export async function throughput(cp: ControlPlane, inst: Install, inFlight: numb
   const one = async () => {
     const t0 = performance.now();
     for (;;) {
-      const r = await inst.post(runRequest(`tp${inFlight}`));
+      const r = await inst.post(runRequest(`tp${inFlight}`)).catch(() => ({ status: 0, body: {} as Record<string, unknown> }));
       if (r.status === 200) {
         names.push(String(r.body.run));
         await inst.recorder.waitEnded(String(r.body.run), 3_600_000);
         durations.push(performance.now() - t0);
         return;
       }
-      if (r.status !== 429 && r.status !== 503) throw new Error(`run request answered ${r.status}: ${JSON.stringify(r.body)}`);
+      if (r.status !== 0 && r.status !== 429 && r.status !== 503) throw new Error(`run request answered ${r.status}: ${JSON.stringify(r.body)}`);
       retried++;
       await new Promise((res) => setTimeout(res, 200));
     }
