@@ -15,6 +15,11 @@ describe('CascadeAutoOperator counters', () => {
     expect(applyCounter(status, change)).toMatchObject(expected);
   });
 
+  it('a start counted after its end leaves active as it was', () => {
+    const ended = applyCounter({ active: 0, succeeded: 0, failed: 0 }, { kind: 'ended', run: 'r1', phase: 'Succeeded' });
+    expect(applyCounter(ended, { kind: 'started', run: 'r1' })).toMatchObject({ active: 0, succeeded: 1 });
+  });
+
   it('counts each change once', () => {
     const once = applyCounter(undefined, { kind: 'started', run: 'r1' });
     expect(applyCounter(once, { kind: 'started', run: 'r1' })).toBeUndefined();

@@ -32,7 +32,8 @@ export function applyCounter(status: CascadeAutoOperatorStatus | undefined, chan
   if (counted.includes(key)) return undefined;
   const countedRuns = [...counted, key].slice(-COUNTED_RUNS_MAX);
   const c = counts(status);
-  if (change.kind === 'started') return { ...status, ...c, active: c.active + 1, countedRuns };
+  // A start counted after its run's end (its write was retried late) adds nothing to `active`.
+  if (change.kind === 'started') return { ...status, ...c, active: counted.includes(`end:${change.run}`) ? c.active : c.active + 1, countedRuns };
   const next = ended(c, counted.includes(`start:${change.run}`), change.phase);
   return { ...status, ...next, countedRuns, result: change.phase === 'Succeeded' ? 'Success' : 'Fail' };
 }
