@@ -71,8 +71,16 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
     ns, env, recorder, custom,
     get fn() { return fn; },
     async setScenario(next) {
-      const op = (await custom.getNamespacedCustomObject({ ...G, namespace: ns, name: SCENARIO })) as { spec: Record<string, unknown> };
-      await custom.replaceNamespacedCustomObject({ ...G, namespace: ns, name: SCENARIO, body: { ...op, spec: { ...op.spec, scenarioconfig: { cascademodules: next } } } });
+      // The function writes the operator's counters meanwhile: retry on 409.
+      for (let attempt = 0; ; attempt++) {
+        const op = (await custom.getNamespacedCustomObject({ ...G, namespace: ns, name: SCENARIO })) as { spec: Record<string, unknown> };
+        try {
+          await custom.replaceNamespacedCustomObject({ ...G, namespace: ns, name: SCENARIO, body: { ...op, spec: { ...op.spec, scenarioconfig: { cascademodules: next } } } });
+          return;
+        } catch (error) {
+          if ((error as { code?: number }).code !== 409 || attempt >= 20) throw error;
+        }
+      }
     },
     post: (body) => postJson(fn.url, body),
     async restart() {
