@@ -1,13 +1,11 @@
 // The janitor: one sweep (in this process, as functions/janitor/main.ts runs
 // it) over a namespace holding N live runs, whose pods are never scheduled so
 // the runs stay active; its time and the API requests it made.
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { parseConfig } from '../shared/config.ts';
 import { sweep } from '../shared/engine/sweep.ts';
-import { kubeApis } from '../shared/kube/apis.ts';
+import { connectStore } from '../shared/kube/connect.ts';
 import { DEFAULT_RETRY } from '../shared/kube/retry.ts';
-import { kubeStore } from '../shared/kube/store.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { runRequest, type Install } from './install.ts';
 import { diffSamples, requestCounts, summarizeCost, type CostSummary } from './prom.ts';
@@ -36,10 +34,8 @@ async function fill(inst: Install, target: number, have: number): Promise<void> 
 export async function janitorSweeps(cp: ControlPlane, inst: Install, sizes: readonly number[]): Promise<JanitorSweep[]> {
   const parsed = parseConfig({ ...inst.env, LOG_LEVEL: 'silent' });
   if (!parsed.ok) throw new Error(parsed.reason);
-  const kc = new KubeConfig();
-  kc.loadFromFile(inst.env.KUBECONFIG!);
   const deps = {
-    config: parsed.value, store: kubeStore(kubeApis(kc), inst.ns, DEFAULT_RETRY), log: pino({ level: 'silent' }),
+    config: parsed.value, store: connectStore(inst.ns, DEFAULT_RETRY, inst.env.KUBECONFIG), log: pino({ level: 'silent' }),
     now: () => new Date(), notify: async () => {},
   };
   const out: JanitorSweep[] = [];

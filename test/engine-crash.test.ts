@@ -4,7 +4,7 @@
 // in-process against the real API server, under the function's own
 // ServiceAccount, with a Store that dies at its n-th call (before or after it)
 // for every n a clean run makes.
-import { BatchV1Api, KubeConfig } from '@kubernetes/client-node';
+import { BatchV1Api } from '@kubernetes/client-node';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../shared/config.ts';
@@ -12,9 +12,9 @@ import type { EngineDeps } from '../shared/engine/deps.ts';
 import { observeRun } from '../shared/engine/module-result.ts';
 import { startRun } from '../shared/engine/start-run.ts';
 import type { Outcome } from '../shared/engine/outcome.ts';
-import { kubeApis } from '../shared/kube/apis.ts';
 import { DEFAULT_RETRY } from '../shared/kube/retry.ts';
-import { kubeStore, type Store } from '../shared/kube/store.ts';
+import { connectStore } from '../shared/kube/connect.ts';
+import type { Store } from '../shared/kube/store.ts';
 import { LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
@@ -26,12 +26,10 @@ let real: Store;
 let config: EngineDeps['config'];
 beforeAll(async () => {
   h = await cascadeHarness({ modules: [imageModule('a', {}), imageModule('b', {})], replicas: 0, source: false });
-  const kc = new KubeConfig();
-  kc.loadFromFile(h.env.KUBECONFIG!);
   const parsed = parseConfig(h.env);
   if (!parsed.ok) throw new Error(parsed.reason);
   config = parsed.value;
-  real = kubeStore(kubeApis(kc), config.namespace, DEFAULT_RETRY);
+  real = connectStore(config.namespace, DEFAULT_RETRY, h.env.KUBECONFIG);
 });
 afterAll(async () => { await h?.stop(); });
 

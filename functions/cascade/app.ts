@@ -11,9 +11,9 @@ import { sinkNotifier } from '../../shared/engine/sink.ts';
 import { counterBatcher } from '../../shared/engine/counter-batcher.ts';
 import { writeCounters, type OperatorCache } from '../../shared/engine/finish-run.ts';
 import { runQueue } from '../../shared/engine/run-queue.ts';
-import { kubeApis } from '../../shared/kube/apis.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
-import { kubeStore, type EventNote, type Store } from '../../shared/kube/store.ts';
+import { connectStore } from '../../shared/kube/connect.ts';
+import type { EventNote, Store } from '../../shared/kube/store.ts';
 import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
 import { gate, type Gate } from './gate.ts';
 import { handleRequest } from './handle.ts';
@@ -78,7 +78,7 @@ const json = (o: Outcome, headers: Record<string, string> = {}): Reply => ({
 
 export function createApp(config: Config, log: Logger): App {
   const metrics = cascadeMetrics(config.scenarioName);
-  const store = kubeStore(kubeApis(), config.namespace, { ...DEFAULT_RETRY, onRetry: () => metrics.apiRetries.inc() });
+  const store = connectStore(config.namespace, { ...DEFAULT_RETRY, onRetry: () => metrics.apiRetries.inc() });
   const g: Gate = gate({ ratePerSecond: config.rateLimitPerSecond, burst: config.rateBurst }, Date.now());
   const deps = engine({ config, log, store, metrics, gate: g });
   const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;

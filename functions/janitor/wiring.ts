@@ -5,15 +5,14 @@ import pino, { type Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { sinkNotifier } from '../../shared/engine/sink.ts';
-import { kubeApis } from '../../shared/kube/apis.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
-import { kubeStore } from '../../shared/kube/store.ts';
+import { connectStore } from '../../shared/kube/connect.ts';
 
 export function janitorLogger(config: Pick<Config, 'logLevel' | 'scenarioName'>): Logger {
   return pino({ level: config.logLevel, base: { app: 'cascade-janitor', scenario: config.scenarioName } }, pino.destination(2));
 }
 
 export function janitorDeps(config: Config, log: Logger): EngineDeps {
-  const store = kubeStore(kubeApis(), config.namespace, DEFAULT_RETRY);
+  const store = connectStore(config.namespace, DEFAULT_RETRY);
   return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log) };
 }

@@ -6,14 +6,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig, KubernetesObjectApi, type CustomObjectsApi } from '@kubernetes/client-node';
+import { KubernetesObjectApi, type CustomObjectsApi } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { CascadeRun, CascadeRunStatus } from '../../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../../shared/api/scenario.ts';
 import { parseConfig } from '../../shared/config.ts';
 import type { EngineDeps, RunEndEvent } from '../../shared/engine/deps.ts';
-import { kubeApis } from '../../shared/kube/apis.ts';
-import { kubeStore } from '../../shared/kube/store.ts';
+import { connectStore } from '../../shared/kube/connect.ts';
 import { LABEL_APP, LABEL_APP_VALUE, runName } from '../../shared/names.ts';
 import { repoRoot } from '../cluster/paths.ts';
 import { manifests } from './function-rbac.ts';
@@ -46,12 +45,10 @@ export interface TestDeps extends EngineDeps {
 export function janitorDeps(kubeconfig: string, env: Record<string, string>): TestDeps {
   const parsed = parseConfig(env);
   if (!parsed.ok) throw new Error(parsed.reason);
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
   const events: RunEndEvent[] = [];
   return {
     config: parsed.value,
-    store: kubeStore(kubeApis(kc), parsed.value.namespace, { retries: 2, minTimeoutMs: 20, maxTimeoutMs: 200 }),
+    store: connectStore(parsed.value.namespace, { retries: 2, minTimeoutMs: 20, maxTimeoutMs: 200 }, kubeconfig),
     log: pino({ level: process.env.JANITOR_TEST_LOG ?? 'silent' }),
     now: () => new Date(),
     notify: async (event) => { events.push(event); },

@@ -1,0 +1,14 @@
+// A Store for a namespace, from the default connection (KUBECONFIG,
+// ~/.kube/config or in-cluster) or from a given kubeconfig file.
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { defaultConnection, fromKubeconfig, type Connection } from './connection.ts';
+import { restClient } from './rest.ts';
+import { restStore } from './rest-store.ts';
+import type { RetryPolicy } from './retry.ts';
+import type { Store } from './store.ts';
+
+export function connectStore(namespace: string, policy: RetryPolicy, kubeconfigFile?: string): Store {
+  const conn: Connection = kubeconfigFile ? fromKubeconfig(readFileSync(kubeconfigFile, 'utf8'), dirname(kubeconfigFile)) : defaultConnection();
+  return restStore(restClient(conn), namespace, policy);
+}

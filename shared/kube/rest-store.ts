@@ -1,0 +1,72 @@
+// The Store over the Kubernetes REST API (rest.ts): every call the engine
+// makes, each retried on short blips. Nothing here decides anything.
+import type { V1Job } from '@kubernetes/client-node';
+import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
+import type { CascadeRun } from '../api/cascade-run.ts';
+import { API_VERSION, CASCADE_AUTO_OPERATOR_PLURAL, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../api/group.ts';
+import { LABEL_RUN } from '../names.ts';
+import { apiErrorKind } from './errors.ts';
+import type { Rest } from './rest.ts';
+import { withRetry, type RetryPolicy } from './retry.ts';
+import type { Store } from './store.ts';
+
+async function orMissing<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (apiErrorKind(error) === 'not-found') return undefined;
+    throw error;
+  }
+}
+
+async function orExists<T>(call: Promise<T>): Promise<T | 'exists'> {
+  try {
+    return await call;
+  } catch (error) {
+    if (apiErrorKind(error) === 'conflict') return 'exists';
+    throw error;
+  }
+}
+
+const BACKGROUND = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };
+
+export function restStore(rest: Rest, namespace: string, policy: RetryPolicy): Store {
+  const r = <T>(call: () => Promise<T>) => withRetry(policy, call);
+  const runs = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`;
+  const ops = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_AUTO_OPERATOR_PLURAL}`;
+  const jobs = `/apis/batch/v1/namespaces/${namespace}/jobs`;
+  return {
+    getRun: (name) => r(() => orMissing(rest<CascadeRun>('GET', `${runs}/${name}`))),
+    listRuns: async (labelSelector) => (await r(() => rest<{ items: CascadeRun[] }>('GET', runs, { query: { labelSelector } }))).items,
+    createRun: (run) => r(() => orExists(rest<CascadeRun>('POST', runs, { body: run }))),
+    writeRunStatus: (run, status) => r(() => rest<CascadeRun>('PUT', `${runs}/${run.metadata.name}/status`, {
+      body: { ...run, apiVersion: API_VERSION, kind: 'CascadeRun', status },
+    })),
+    deleteRun: async (name) => {
+      await r(() => orMissing(rest('DELETE', `${runs}/${name}`, { body: BACKGROUND })));
+    },
+    listJobs: async (runName) => {
+      const labelSelector = runName ? `${LABEL_RUN}=${runName}` : LABEL_RUN;
+      return (await r(() => rest<{ items: V1Job[] }>('GET', jobs, { query: { labelSelector } }))).items;
+    },
+    createJob: (job) => r(async () => ((await orExists(rest('POST', jobs, { body: job }))) === 'exists' ? 'exists' : 'created')),
+    deleteJob: async (name) => {
+      await r(() => orMissing(rest('DELETE', `${jobs}/${name}`, { body: BACKGROUND })));
+    },
+    getOperator: (name) => r(() => orMissing(rest<CascadeAutoOperator>('GET', `${ops}/${name}`))),
+    writeOperatorStatus: (op, status) => r(() => rest<CascadeAutoOperator>('PUT', `${ops}/${op.metadata.name}/status`, { body: { ...op, status } })),
+    writeOperatorFinalizers: async (op, finalizers) => {
+      await r(() => rest('PUT', `${ops}/${op.metadata.name}`, { body: { ...op, metadata: { ...op.metadata, finalizers } } }));
+    },
+    recordEvent: async (run, note, now) => {
+      const at = now.toISOString();
+      await r(() => rest('POST', `/api/v1/namespaces/${namespace}/events`, { body: {
+        metadata: { generateName: `${run.metadata.name}.`, namespace },
+        involvedObject: { apiVersion: API_VERSION, kind: 'CascadeRun', name: run.metadata.name, namespace, uid: run.metadata.uid },
+        type: note.type, reason: note.reason, message: note.message,
+        firstTimestamp: at, lastTimestamp: at, count: 1,
+        source: { component: 'cascade' }, reportingComponent: 'cascade', reportingInstance: 'cascade',
+      } }));
+    },
+  };
+}

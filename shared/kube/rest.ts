@@ -1,0 +1,67 @@
+// A small JSON client for the Kubernetes REST API over node:https, with
+// keep-alive. Cascade's function makes a dozen kinds of calls; this answers
+// them without @kubernetes/client-node, whose import alone costs 0.6-1.2 s of
+// a cold start (docs/adr/0002-light-kubernetes-client.md). A refused call
+// throws an ApiError whose `code` is the HTTP status, as client-node's does,
+// so errors.ts classifies both alike.
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Connection } from './connection.ts';
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly code: number;
+  readonly body: string;
+  constructor(code: number, method: string, path: string, body: string) {
+    super(`${method} ${path}: HTTP ${code}`);
+    this.code = code;
+    this.body = body;
+  }
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  timeoutMs?: number;
+}
+
+export type Rest = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, opts?: RequestOptions) => Promise<T>;
+
+function url(conn: Connection, path: string, query: RequestOptions['query']): URL {
+  const u = new URL(conn.server + path);
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, v);
+  return u;
+}
+
+export function restClient(conn: Connection): Rest {
+  const tls = conn.server.startsWith('https:');
+  const agent = tls
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 64, ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecure })
+    : new HttpAgent({ keepAlive: true, maxSockets: 64 });
+  const send = tls ? httpsRequest : httpRequest;
+  return <T>(method: string, path: string, opts: RequestOptions = {}) => new Promise<T>((resolve, reject) => {
+    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const token = conn.token();
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
+    if (token) headers.authorization = `Bearer ${token}`;
+    const req = send(url(conn, path, opts.query), { method, agent, headers, timeout: opts.timeoutMs ?? 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const status = res.statusCode ?? 0;
+        if (status >= 400) return reject(new ApiError(status, method, path, text));
+        try {
+          resolve((text ? JSON.parse(text) : undefined) as T);
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
