@@ -36,7 +36,9 @@ describe('duplicates and concurrency', () => {
     }, { timeoutMs: 180_000, intervalMs: 1000, message: `${RUNS} runs ended` });
 
     for (const run of ended) {
-      expect(run.status?.phase, run.metadata.name).toBe('Succeeded');
+      const succeeded = run.status?.conditions?.find((c) => c.type === 'Succeeded');
+      expect({ run: run.metadata.name, phase: run.status?.phase, why: succeeded?.message })
+        .toEqual({ run: run.metadata.name, phase: 'Succeeded', why: 'all 3 modules succeeded' });
       expect(run.status?.result).toEqual(['grayscale: success\n']);
       expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
     }

@@ -17,8 +17,17 @@ export type ReconcileResult =
   | { kind: 'rejected'; decision: Decision }
   | { kind: 'done'; run: CascadeRun; decision: Decision };
 
+/**
+ * The run first, its Jobs after, never at once: Jobs are created before the
+ * status that records them is written, so a list made after reading the run
+ * shows every Job that status names. Listed first (or concurrently), a Job
+ * created and recorded in between would look gone, failing the run with
+ * JobMissing.
+ */
 async function load(deps: EngineDeps, name: string, known?: CascadeRun): Promise<[CascadeRun | undefined, ObservedJob[]]> {
-  const [run, jobs] = await Promise.all([known ?? deps.store.getRun(name), deps.store.listJobs(name)]);
+  const run = known ?? await deps.store.getRun(name);
+  if (!run) return [undefined, []];
+  const jobs = await deps.store.listJobs(name);
   return [run, jobs.map(observeJob).filter((j): j is ObservedJob => j !== undefined)];
 }
 
