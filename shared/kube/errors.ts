@@ -32,8 +32,3 @@ export function apiMessage(error: unknown): string {
   const message = (body as { message?: string } | undefined)?.message;
   return message ?? (error instanceof Error ? error.message : String(error));
 }
-
-/** Thrown by the engine when the Kubernetes API stays unavailable: replied 503. */
-export class TransientError extends Error {
-  override name = 'TransientError';
-}
