@@ -22,13 +22,19 @@ export interface ColdStart {
   rssAfterStartMiB: number;
 }
 
+/**
+ * The function's entry: the TypeScript source as `npm start` and the tests run
+ * it, or BENCH_ENTRY=build/functions/cascade/index.js, compiled by `npm run build`.
+ */
+const ENTRY = process.env.BENCH_ENTRY ?? 'functions/cascade/index.ts';
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function spawnFunction(env: Record<string, string>) {
   const port = await freePort();
   const cli = join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js');
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, join(repoRoot, 'functions/cascade/index.ts'), '--port', String(port)], {
+  const child = spawn(process.execPath, [cli, join(repoRoot, ENTRY), '--port', String(port)], {
     cwd: repoRoot, env: { ...process.env, CASCADE_METRICS_PORT: '0', ...env }, stdio: 'ignore',
   });
   const stop = () => new Promise<void>((resolve) => {

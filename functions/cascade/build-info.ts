@@ -1,6 +1,7 @@
 // The build's identity for /healthz (the Go controller's tag, hash and date):
 // from BUILD_TAG / BUILD_HASH / BUILD_DATE set by the image build, else from
-// build-info.json that `npm run build` writes, else "dev".
+// build/build-info.json that `npm run build` writes (read by the compiled
+// function in build/), else "dev".
 import { readFileSync } from 'node:fs';
 
 export interface BuildInfo {

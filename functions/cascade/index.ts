@@ -1,8 +1,9 @@
 // The Cascade function as faas-js-runtime (and `func`) loads it: `handle` for
 // every request on `/`, the Go controller's /healthz and /ready as the
 // runtime's liveness and readiness probes, and graceful shutdown. Start-up only
-// reads the configuration; the engine and the Kubernetes client load in the
-// background (see app.ts), so probes answer at once after a cold start.
+// reads the configuration; the engine (app.ts) loads on the first request or
+// readiness probe, once the runtime listens, so that its loading does not hold
+// up the runtime's start and /healthz answers as soon as it listens.
 import type { App, Incoming } from './app.ts';
 import { buildInfo } from './build-info.ts';
 import { answerInvalidCloudEventsWith400 } from './runtime-patch.ts';
@@ -15,6 +16,7 @@ interface ProbeReply {
 }
 
 let app: Promise<App> | undefined;
+let load: (() => Promise<App>) | undefined;
 let crashed = false;
 
 export function init(): void {
@@ -28,13 +30,16 @@ export function init(): void {
     crashed = true;
     log.fatal({ err: error }, 'uncaught exception: draining, then exiting 1');
   });
-  app = import('./app.ts').then((m) => m.createApp(config, log));
-  app.catch((error: unknown) => log.fatal({ err: error }, 'the function could not start'));
+  load = () => {
+    app ??= import('./app.ts').then((m) => m.createApp(config, log));
+    app.catch((error: unknown) => log.fatal({ err: error }, 'the function could not start'));
+    return app;
+  };
 }
 
 function loaded(): Promise<App> {
-  if (!app) init();
-  return app!;
+  if (!load) init();
+  return load!();
 }
 
 export async function handle(context: Incoming, body?: unknown) {
