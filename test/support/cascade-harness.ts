@@ -33,16 +33,18 @@ export interface HarnessOptions {
 
 export type Harness = Awaited<ReturnType<typeof cascadeHarness>>;
 
+/** A reply body as JSON, or `{ text }` when it is not JSON. */
+export function replyBody(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return { text };
+  }
+}
+
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  const text = await res.text();
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    parsed = { text };
-  }
-  return { status: res.status, body: parsed };
+  return { status: res.status, body: replyBody(await res.text()) };
 }
 
 /**

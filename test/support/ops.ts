@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { kubectlPath } from '../cluster/crds.ts';
 import { adminKubeconfigPath } from './kube.ts';
+import { replyBody } from './cascade-harness.ts';
 
 export interface Sample {
   name: string;
@@ -142,14 +143,7 @@ export interface Answer {
 export async function send(url: string, body: unknown): Promise<Answer> {
   try {
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const text = await res.text();
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      parsed = { text };
-    }
-    return { status: res.status, body: parsed, headers: res.headers, at: Date.now() };
+    return { status: res.status, body: replyBody(await res.text()), headers: res.headers, at: Date.now() };
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     return { status: 0, body: {}, headers: undefined, error: cause?.code ?? cause?.message ?? String(error), at: Date.now() };
