@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { repoRoot } from '../cluster/paths.ts';
-import { adminKubeConfig, serviceAccountKubeConfig } from './kube.ts';
+import { adminKubeConfig, apiStatus, serviceAccountKubeConfig } from './kube.ts';
 
 export function manifests(file: string, namespace: string, kinds?: string[]): KubernetesObject[] {
   const docs = parseAllDocuments(readFileSync(join(repoRoot, file), 'utf8')).map((d) => d.toJSON() as KubernetesObject);
@@ -22,16 +22,32 @@ export function manifests(file: string, namespace: string, kinds?: string[]): Ku
     });
 }
 
-export async function applyManifests(objects: KubernetesObject[]): Promise<void> {
+/** Creates the objects; with `existingOk`, one that is already there counts as created. */
+export async function applyManifests(objects: KubernetesObject[], existingOk = false): Promise<void> {
   const api = KubernetesObjectApi.makeApiClient(adminKubeConfig());
-  for (const obj of objects) await api.create(obj);
+  for (const obj of objects) {
+    try {
+      await api.create(obj);
+    } catch (error) {
+      if (!existingOk || apiStatus(error) !== 409) throw error;
+    }
+  }
 }
 
-/** Applies the function's RBAC to `namespace`; returns the path of a kubeconfig acting as its ServiceAccount. */
-export async function functionKubeconfig(namespace: string, sa = 'cascade-function'): Promise<string> {
-  await applyManifests(manifests('knative/rbac.yaml', namespace));
+/**
+ * Applies the documents of knative/rbac.yaml named `sa` (its ServiceAccount,
+ * Role and RoleBinding) to `namespace`; returns the path of a kubeconfig
+ * acting as that ServiceAccount.
+ */
+export async function serviceAccountKubeconfigFile(namespace: string, sa: string): Promise<string> {
+  await applyManifests(manifests('knative/rbac.yaml', namespace).filter((d) => d.metadata?.name === sa), true);
   const kc = await serviceAccountKubeConfig(namespace, sa);
   const file = join(mkdtempSync(join(tmpdir(), 'cascade-kc-')), 'kubeconfig');
   writeFileSync(file, kc.exportConfig(), { mode: 0o600 });
   return file;
+}
+
+/** The function's identity: see serviceAccountKubeconfigFile. */
+export function functionKubeconfig(namespace: string): Promise<string> {
+  return serviceAccountKubeconfigFile(namespace, 'cascade-function');
 }

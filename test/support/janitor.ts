@@ -3,10 +3,8 @@
 // over a real Store acting as that ServiceAccount, the janitor as a real
 // process, and runs created directly through the API as the function would.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubernetesObjectApi, type CustomObjectsApi } from '@kubernetes/client-node';
+import type { CustomObjectsApi } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { CascadeRun, CascadeRunStatus } from '../../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../../shared/api/scenario.ts';
@@ -15,26 +13,14 @@ import type { EngineDeps, RunEndEvent } from '../../shared/engine/deps.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
 import { LABEL_APP, LABEL_APP_VALUE, runName } from '../../shared/names.ts';
 import { repoRoot } from '../cluster/paths.ts';
-import { manifests } from './function-rbac.ts';
-import { adminKubeConfig, apiStatus, serviceAccountKubeConfig } from './kube.ts';
+import { serviceAccountKubeconfigFile } from './function-rbac.ts';
 
 export const JANITOR_SA = 'cascade-janitor';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 
 /** Applies the janitor's documents of knative/rbac.yaml (unless there already); returns a kubeconfig file acting as its ServiceAccount. */
-export async function janitorKubeconfig(namespace: string): Promise<string> {
-  const api = KubernetesObjectApi.makeApiClient(adminKubeConfig());
-  for (const obj of manifests('knative/rbac.yaml', namespace).filter((d) => d.metadata?.name === JANITOR_SA)) {
-    try {
-      await api.create(obj);
-    } catch (error) {
-      if (apiStatus(error) !== 409) throw error;
-    }
-  }
-  const kc = await serviceAccountKubeConfig(namespace, JANITOR_SA);
-  const file = join(mkdtempSync(join(tmpdir(), 'cascade-janitor-kc-')), 'kubeconfig');
-  writeFileSync(file, kc.exportConfig(), { mode: 0o600 });
-  return file;
+export function janitorKubeconfig(namespace: string): Promise<string> {
+  return serviceAccountKubeconfigFile(namespace, JANITOR_SA);
 }
 
 export interface TestDeps extends EngineDeps {
