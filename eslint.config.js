@@ -16,6 +16,17 @@ export default tseslint.config(
     },
   },
   {
+    // test/ holds tests and their helpers only: the product, the local tooling
+    // (local/), the scripts and the benchmarks never depend on it.
+    files: ['**/*.ts'],
+    ignores: ['test/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '(^|/)test/', message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/' }],
+      }],
+    },
+  },
+  {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     // it.each rows are spread into parameters
     rules: { 'max-lines-per-function': 'off', 'max-statements': 'off', 'max-params': 'off', 'max-lines': ['error', 500] },

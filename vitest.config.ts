@@ -16,7 +16,7 @@ export default defineConfig({
         test: {
           name: 'cluster',
           include: ['test/**/*.test.ts'],
-          globalSetup: ['test/cluster/global-setup.ts'],
+          globalSetup: ['test/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 600_000,
           fileParallelism: false,

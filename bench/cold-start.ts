@@ -3,8 +3,8 @@
 // the first answered run request and the first Job it created.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '../test/cluster/paths.ts';
-import { freePort } from '../test/support/function-process.ts';
+import { repoRoot } from '../local/cluster/paths.ts';
+import { freePort } from '../local/function-process.ts';
 import { postJson, runRequest, scenario, type Install } from './install.ts';
 import { rssMiB } from './procfs.ts';
 import { spread } from './stats.ts';

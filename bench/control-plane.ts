@@ -7,11 +7,11 @@ import { existsSync } from 'node:fs';
 import { request } from 'node:https';
 import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { apiserverReady } from '../test/cluster/cluster-state.ts';
-import { startCluster } from '../test/cluster/cluster.ts';
-import { applyCrds } from '../test/cluster/crds.ts';
-import { repoRoot } from '../test/cluster/paths.ts';
-import { readPids } from '../test/cluster/processes.ts';
+import { apiserverReady } from '../local/cluster/cluster-state.ts';
+import { startCluster } from '../local/cluster/cluster.ts';
+import { applyCrds } from '../local/cluster/crds.ts';
+import { repoRoot } from '../local/cluster/paths.ts';
+import { readPids } from '../local/cluster/processes.ts';
 import { parseMetrics, type Sample } from './prom.ts';
 
 export interface ControlPlane {

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { repoRoot } from '../test/cluster/paths.ts';
+import { repoRoot } from '../local/cluster/paths.ts';
 import { spread } from './stats.ts';
 
 export const IMPORTED = [

@@ -5,11 +5,11 @@
 // and the recorder watching Jobs and runs.
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { CascadeModule } from '../shared/api/scenario.ts';
-import { imageModule } from '../test/fixtures/scenarios.ts';
-import { startApiServerSource, type RunningSource } from '../test/support/apiserver-source.ts';
-import { startFunction, type FunctionProcess } from '../test/support/function-process.ts';
-import { functionKubeconfig } from '../test/support/function-rbac.ts';
-import { createTestNamespace, waitFor } from '../test/support/kube.ts';
+import { imageModule } from '../local/kwok-modules.ts';
+import { startApiServerSource, type RunningSource } from '../local/apiserver-source.ts';
+import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { functionKubeconfig } from '../local/function-rbac.ts';
+import { createNamespace, deleteNamespace, waitFor } from '../local/kube.ts';
 import { startRecorder, type Recorder } from './recorder.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
@@ -51,15 +51,24 @@ export async function postJson(url: string, body: unknown): Promise<{ status: nu
 /** Extra environment of the function: the token bucket opened wide (the benchmarks measure the engine, not the limiter). */
 export const BENCH_FUNCTION_ENV = { CASCADE_RATE_LIMIT: '1000000', CASCADE_RATE_BURST: '1000000', LOG_LEVEL: 'error' };
 
+const benchNamespaces = new Set<string>();
+
+/** Deletes every namespace `install` made. */
+export async function deleteBenchNamespaces(kc: KubeConfig): Promise<void> {
+  await Promise.all([...benchNamespaces].map((ns) => deleteNamespace(kc, ns)));
+  benchNamespaces.clear();
+}
+
 export async function install(kc: KubeConfig, modules: CascadeModule[], prefix = 'cascade-bench'): Promise<Install> {
-  const ns = await createTestNamespace(prefix);
+  const ns = await createNamespace(kc, prefix);
+  benchNamespaces.add(ns);
   const custom = kc.makeApiClient(CustomObjectsApi);
   await custom.createNamespacedCustomObject({ ...G, namespace: ns, body: {
     apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator',
     metadata: { name: SCENARIO }, spec: { scenarioconfig: { cascademodules: modules } },
   } });
   const env = {
-    KUBECONFIG: await functionKubeconfig(ns), POD_NAMESPACE: ns, SCENARIO_NAME: SCENARIO,
+    KUBECONFIG: await functionKubeconfig(kc, ns), POD_NAMESPACE: ns, SCENARIO_NAME: SCENARIO,
     OUT_MINIO_ADDRESS: 'http://minio.bench:9000/output/', CONFIG_PATH: '/nonexistent/configuration', ...BENCH_FUNCTION_ENV,
   };
   const recorder = await startRecorder(kc, ns);

@@ -10,13 +10,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { repoRoot } from '../test/cluster/paths.ts';
+import { repoRoot } from '../local/cluster/paths.ts';
 import { apiCost, marginalPerStep, type ApiCost } from './api-cost.ts';
 import { coldStart } from './cold-start.ts';
 import { controlPlane, type ControlPlane } from './control-plane.ts';
 import { endToEnd } from './end-to-end.ts';
 import { importTimes } from './imports.ts';
-import { install, scenario, type Install } from './install.ts';
+import { deleteBenchNamespaces, install, scenario, type Install } from './install.ts';
 import { janitorSweeps } from './janitor.ts';
 import { rssMiB } from './procfs.ts';
 import { combineRepeats, distribution } from './stats.ts';
@@ -114,8 +114,7 @@ async function main(): Promise<void> {
   try {
     for (let i = 1; i <= repeat; i++) rounds.push(await once(cp, kc, i));
   } finally {
-    const { deleteTestNamespaces } = await import('../test/support/kube.ts');
-    await deleteTestNamespaces().catch(() => {});
+    await deleteBenchNamespaces(kc).catch(() => {});
     await cp.stop();
   }
   const figures = repeat === 1 ? rounds[0]! : (combineRepeats(rounds) as Record<string, unknown>);

@@ -6,14 +6,14 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { repoRoot } from '../test/cluster/paths.ts';
-import { startApiServerSource } from '../test/support/apiserver-source.ts';
-import { bundledCluster, prepareNamespace } from './local/bundled-cluster.ts';
+import { repoRoot } from '../local/cluster/paths.ts';
+import { startApiServerSource } from '../local/apiserver-source.ts';
+import { bundledCluster, prepareNamespace } from '../local/bundled-cluster.ts';
 
 const port = process.env.PORT ?? '8080';
 const namespace = process.env.POD_NAMESPACE ?? 'cascade-operator';
 const scenarioName = process.env.SCENARIO_NAME ?? 'cascadeautooperator-ip';
-const demoScenario = join(repoRoot, 'scripts/local/demo-scenario.json');
+const demoScenario = join(repoRoot, 'local/demo-scenario.json');
 
 async function main(): Promise<void> {
   const own = process.env.KUBECONFIG ? undefined : await bundledCluster();

@@ -9,7 +9,7 @@ import { parseCascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts
 import { parseCascadeRun } from '../shared/api/cascade-run.ts';
 import * as g from '../shared/api/group.ts';
 import { cascadeRun, goCascadeAutoOperator, goCascadeRun, without } from '../shared/api/testing/fixtures.ts';
-import { kubectlPath } from './cluster/crds.ts';
+import { kubectlPath } from '../local/cluster/crds.ts';
 import { adminKubeConfig, adminKubeconfigPath, apiStatus, createTestNamespace } from './support/kube.ts';
 
 type Obj = Record<string, Record<string, unknown>>;

@@ -12,9 +12,9 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { APISERVER_EVENTS, MODULE_FINISHED, RUN_REQUESTED } from '../functions/cascade/inputs.ts';
 import { LABEL_APP, LABEL_APP_VALUE, LABEL_RUN } from '../shared/names.ts';
-import { kubectlPath } from './cluster/crds.ts';
-import { repoRoot } from './cluster/paths.ts';
-import { runCommand } from './cluster/run-command.ts';
+import { kubectlPath } from '../local/cluster/crds.ts';
+import { repoRoot } from '../local/cluster/paths.ts';
+import { runCommand } from '../local/cluster/run-command.ts';
 import { installKnativeCrds, type CrdSet } from './support/knative-crds.ts';
 import { adminKubeConfig, adminKubeconfigPath, apiStatus } from './support/kube.ts';
 

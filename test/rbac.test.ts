@@ -6,8 +6,8 @@
 // A real call at the end checks that the reviews and the calls agree.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AuthorizationV1Api, BatchV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { applyManifests, manifests } from './support/function-rbac.ts';
-import { apiStatus, createTestNamespace, serviceAccountKubeConfig } from './support/kube.ts';
+import { applyManifests, manifests } from '../local/function-rbac.ts';
+import { adminKubeConfig, apiStatus, createTestNamespace, serviceAccountKubeConfig } from './support/kube.ts';
 
 type Sa = 'cascade-function' | 'cascade-janitor' | 'cascade-apiserversource';
 /** own: the deployment's namespace; other: another one; cluster: cluster-scoped. */
@@ -124,7 +124,7 @@ async function allowed(sa: Sa, verb: string, resource: string, where: Where): Pr
 beforeAll(async () => {
   namespace = await createTestNamespace('cascade-rbac');
   otherNamespace = await createTestNamespace('cascade-rbac-other');
-  await applyManifests([
+  await applyManifests(adminKubeConfig(), [
     ...manifests('knative/rbac.yaml', namespace),
     ...manifests('knative/apiserversource-rbac.yaml', namespace),
   ]);

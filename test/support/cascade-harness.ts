@@ -12,9 +12,9 @@ import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator
 import type { CascadeRun } from '../../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../../shared/api/scenario.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
-import { startApiServerSource, type RunningSource } from './apiserver-source.ts';
-import { functionKubeconfig } from './function-rbac.ts';
-import { startFunction, type FunctionProcess } from './function-process.ts';
+import { startApiServerSource, type RunningSource } from '../../local/apiserver-source.ts';
+import { functionKubeconfig } from '../../local/function-rbac.ts';
+import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
 import { adminKubeConfig, createTestNamespace, waitFor } from './kube.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
@@ -108,7 +108,7 @@ export async function cascadeHarness(opts: HarnessOptions) {
   const custom = adminKubeConfig().makeApiClient(CustomObjectsApi);
   const env = {
     ...(await scenarioSource(ns, opts, custom)),
-    KUBECONFIG: await functionKubeconfig(ns), POD_NAMESPACE: ns, SCENARIO_NAME: SCENARIO, OUT_MINIO_ADDRESS: OUT, ...opts.env,
+    KUBECONFIG: await functionKubeconfig(adminKubeConfig(), ns), POD_NAMESPACE: ns, SCENARIO_NAME: SCENARIO, OUT_MINIO_ADDRESS: OUT, ...opts.env,
   };
   const jobs = recordJobs(ns);
   await jobs.ready;

@@ -12,15 +12,16 @@ import { parseConfig } from '../../shared/config.ts';
 import type { EngineDeps, RunEndEvent } from '../../shared/engine/deps.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
 import { LABEL_APP, LABEL_APP_VALUE, runName } from '../../shared/names.ts';
-import { repoRoot } from '../cluster/paths.ts';
-import { serviceAccountKubeconfigFile } from './function-rbac.ts';
+import { repoRoot } from '../../local/cluster/paths.ts';
+import { serviceAccountKubeconfigFile } from '../../local/function-rbac.ts';
+import { adminKubeConfig } from './kube.ts';
 
 export const JANITOR_SA = 'cascade-janitor';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 
 /** Applies the janitor's documents of knative/rbac.yaml (unless there already); returns a kubeconfig file acting as its ServiceAccount. */
 export function janitorKubeconfig(namespace: string): Promise<string> {
-  return serviceAccountKubeconfigFile(namespace, JANITOR_SA);
+  return serviceAccountKubeconfigFile(adminKubeConfig(), namespace, JANITOR_SA);
 }
 
 export interface TestDeps extends EngineDeps {

@@ -14,8 +14,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { kubectlPath } from '../cluster/crds.ts';
-import { runCommand } from '../cluster/run-command.ts';
+import { kubectlPath } from '../../local/cluster/crds.ts';
+import { runCommand } from '../../local/cluster/run-command.ts';
 
 export const SERVING_MODULE = 'knative.dev/serving@v0.51.0';
 export const EVENTING_MODULE = 'knative.dev/eventing@v0.51.0';

@@ -4,7 +4,7 @@
 // they were answered (a connection error is an answer too).
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { kubectlPath } from '../cluster/crds.ts';
+import { kubectlPath } from '../../local/cluster/crds.ts';
 import { adminKubeconfigPath } from './kube.ts';
 import { replyBody } from './cascade-harness.ts';
 

@@ -1,14 +1,14 @@
-// The function's own identity for tests: the ServiceAccount, Role and
+// The function's own identity for the tests and the benchmarks: the ServiceAccount, Role and
 // RoleBinding of knative/rbac.yaml applied to a test namespace, and a
 // kubeconfig file holding a token of that ServiceAccount, so that tests run
 // the function with exactly the permissions it is deployed with.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { repoRoot } from '../cluster/paths.ts';
-import { adminKubeConfig, apiStatus, serviceAccountKubeConfig } from './kube.ts';
+import { repoRoot } from './cluster/paths.ts';
+import { apiStatus, serviceAccountKubeConfig } from './kube.ts';
 
 export function manifests(file: string, namespace: string, kinds?: string[]): KubernetesObject[] {
   const docs = parseAllDocuments(readFileSync(join(repoRoot, file), 'utf8')).map((d) => d.toJSON() as KubernetesObject);
@@ -23,8 +23,8 @@ export function manifests(file: string, namespace: string, kinds?: string[]): Ku
 }
 
 /** Creates the objects; with `existingOk`, one that is already there counts as created. */
-export async function applyManifests(objects: KubernetesObject[], existingOk = false): Promise<void> {
-  const api = KubernetesObjectApi.makeApiClient(adminKubeConfig());
+export async function applyManifests(admin: KubeConfig, objects: KubernetesObject[], existingOk = false): Promise<void> {
+  const api = KubernetesObjectApi.makeApiClient(admin);
   for (const obj of objects) {
     try {
       await api.create(obj);
@@ -39,15 +39,15 @@ export async function applyManifests(objects: KubernetesObject[], existingOk = f
  * Role and RoleBinding) to `namespace`; returns the path of a kubeconfig
  * acting as that ServiceAccount.
  */
-export async function serviceAccountKubeconfigFile(namespace: string, sa: string): Promise<string> {
-  await applyManifests(manifests('knative/rbac.yaml', namespace).filter((d) => d.metadata?.name === sa), true);
-  const kc = await serviceAccountKubeConfig(namespace, sa);
+export async function serviceAccountKubeconfigFile(admin: KubeConfig, namespace: string, sa: string): Promise<string> {
+  await applyManifests(admin, manifests('knative/rbac.yaml', namespace).filter((d) => d.metadata?.name === sa), true);
+  const kc = await serviceAccountKubeConfig(admin, namespace, sa);
   const file = join(mkdtempSync(join(tmpdir(), 'cascade-kc-')), 'kubeconfig');
   writeFileSync(file, kc.exportConfig(), { mode: 0o600 });
   return file;
 }
 
 /** The function's identity: see serviceAccountKubeconfigFile. */
-export function functionKubeconfig(namespace: string): Promise<string> {
-  return serviceAccountKubeconfigFile(namespace, 'cascade-function');
+export function functionKubeconfig(admin: KubeConfig, namespace: string): Promise<string> {
+  return serviceAccountKubeconfigFile(admin, namespace, 'cascade-function');
 }

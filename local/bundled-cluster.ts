@@ -3,10 +3,10 @@
 // namespace and the demo CascadeAutoOperator created when missing.
 import { readFileSync } from 'node:fs';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { apiserverReady, readClusterInfo } from '../../test/cluster/cluster-state.ts';
-import { startCluster } from '../../test/cluster/cluster.ts';
-import { applyCrds } from '../../test/cluster/crds.ts';
-import { defaultStateDir } from '../../test/cluster/paths.ts';
+import { apiserverReady, readClusterInfo } from './cluster/cluster-state.ts';
+import { startCluster } from './cluster/cluster.ts';
+import { applyCrds } from './cluster/crds.ts';
+import { defaultStateDir } from './cluster/paths.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 

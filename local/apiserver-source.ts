@@ -5,7 +5,7 @@
 // tests, the benchmarks and `npm start`; on Knative the real source is used.
 import { randomUUID } from 'node:crypto';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
-import { LABEL_RUN } from '../../shared/names.ts';
+import { LABEL_RUN } from '../shared/names.ts';
 
 const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };
 

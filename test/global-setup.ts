@@ -5,10 +5,10 @@
 // (inject('kubeconfig') and $KUBECONFIG).
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { apiserverReady } from './cluster-state.ts';
-import { startCluster } from './cluster.ts';
-import { applyCrds } from './crds.ts';
-import { repoRoot } from './paths.ts';
+import { apiserverReady } from '../local/cluster/cluster-state.ts';
+import { startCluster } from '../local/cluster/cluster.ts';
+import { applyCrds } from '../local/cluster/crds.ts';
+import { repoRoot } from '../local/cluster/paths.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,0 +1,98 @@
+// @kubernetes/client-node helpers for the local tooling (the bundled control
+// plane, the benchmarks) and the tests: a kubeconfig from a file, the status of
+// a failed call, polling for a state, namespaces, ServiceAccount identities.
+// Nothing here knows about vitest: test/support/kube.ts binds these to the
+// test cluster and to the test's lifetime.
+import { randomBytes } from 'node:crypto';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { pollUntil } from './cluster/poll.ts';
+
+export { sleep } from './cluster/poll.ts';
+
+export function kubeConfigFromFile(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  return kc;
+}
+
+/** HTTP status of a failed client-node call (ApiException.code), if any. */
+export function apiStatus(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+export interface WaitForOptions {
+  timeoutMs?: number;
+  intervalMs?: number;
+  /** Named in the timeout error. */
+  message?: string;
+}
+
+/**
+ * Polls `predicate` until it returns a value other than undefined/false and
+ * returns it; errors it throws count as "not yet".
+ */
+export function waitFor<T>(
+  predicate: () => Promise<T | undefined | false> | T | undefined | false,
+  options: WaitForOptions = {},
+): Promise<T> {
+  return pollUntil(predicate, {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    intervalMs: options.intervalMs ?? 200,
+    what: options.message ?? 'condition',
+  });
+}
+
+/**
+ * Creates a namespace with a unique name and waits until its `default`
+ * ServiceAccount exists (pods need it).
+ */
+export async function createNamespace(admin: KubeConfig, prefix: string): Promise<string> {
+  const name = `${prefix}-${randomBytes(4).toString('hex')}`;
+  const core = admin.makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name, labels: { 'cascade.cascade.net/test': 'true' } } } });
+  await waitFor(() => core.readNamespacedServiceAccount({ name: 'default', namespace: name }), {
+    timeoutMs: 30_000,
+    message: `ServiceAccount default in ${name}`,
+  });
+  return name;
+}
+
+/** Deletes a namespace (in the background); one already gone is fine. */
+export async function deleteNamespace(admin: KubeConfig, name: string): Promise<void> {
+  try {
+    await admin.makeApiClient(CoreV1Api).deleteNamespace({ name, propagationPolicy: 'Background' });
+  } catch (error) {
+    if (apiStatus(error) !== 404) throw error;
+  }
+}
+
+/**
+ * A KubeConfig that authenticates as ServiceAccount `saName` in `namespace`
+ * with a token from the TokenRequest API (same server and CA as the admin).
+ */
+export async function serviceAccountKubeConfig(
+  admin: KubeConfig,
+  namespace: string,
+  saName: string,
+  options: { expirationSeconds?: number } = {},
+): Promise<KubeConfig> {
+  const response = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+    name: saName,
+    namespace,
+    body: { spec: { audiences: [], expirationSeconds: options.expirationSeconds ?? 3600 } },
+  });
+  const token = response.status?.token;
+  if (!token) throw new Error(`TokenRequest for ${namespace}/${saName} returned no token`);
+  const cluster = admin.getCurrentCluster();
+  if (!cluster) throw new Error('admin kubeconfig has no current cluster');
+  const user = `system:serviceaccount:${namespace}:${saName}`;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: cluster.name, server: cluster.server, caData: cluster.caData, caFile: cluster.caFile, skipTLSVerify: false }],
+    users: [{ name: user, token }],
+    contexts: [{ name: user, cluster: cluster.name, user, namespace }],
+    currentContext: user,
+  });
+  return kc;
+}
