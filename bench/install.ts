@@ -11,6 +11,7 @@ import { startFunction, type FunctionProcess } from '../local/function-process.t
 import { functionKubeconfig } from '../local/function-rbac.ts';
 import { createNamespace, deleteNamespace, waitFor } from '../local/kube.ts';
 import { startRecorder, type Recorder } from './recorder.ts';
+import { API_VERSION, CASCADE_AUTO_OPERATOR_KIND } from '../shared/api/group.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1', plural: 'cascadeautooperators' };
@@ -64,7 +65,7 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
   benchNamespaces.add(ns);
   const custom = kc.makeApiClient(CustomObjectsApi);
   await custom.createNamespacedCustomObject({ ...G, namespace: ns, body: {
-    apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator',
+    apiVersion: API_VERSION, kind: CASCADE_AUTO_OPERATOR_KIND,
     metadata: { name: SCENARIO }, spec: { scenarioconfig: { cascademodules: modules } },
   } });
   const env = {

@@ -5,6 +5,7 @@
 import { Watch, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
+import { API_VERSION, CASCADE_RUN_PLURAL } from '../shared/api/group.ts';
 
 export interface JobTimes {
   run: string;
@@ -83,7 +84,7 @@ export async function startRecorder(kc: KubeConfig, namespace: string): Promise<
     wake();
   };
   const w1 = keepWatching(kc, `/apis/batch/v1/namespaces/${namespace}/jobs`, { labelSelector: LABEL_RUN }, onJob);
-  const w2 = keepWatching(kc, `/apis/cascade.cascade.net/v1alpha1/namespaces/${namespace}/cascaderuns`, {}, onRun);
+  const w2 = keepWatching(kc, `/apis/${API_VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`, {}, onRun);
   await Promise.all([w1.ready, w2.ready]);
   const wait = <T>(test: () => T | undefined, what: string, timeoutMs: number) => new Promise<T>((resolve, reject) => {
     const now = test();

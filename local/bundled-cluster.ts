@@ -7,6 +7,7 @@ import { apiserverReady, readClusterInfo } from './cluster/cluster-state.ts';
 import { startCluster } from './cluster/cluster.ts';
 import { applyCrds } from './cluster/crds.ts';
 import { defaultStateDir } from './cluster/paths.ts';
+import { API_VERSION, CASCADE_AUTO_OPERATOR_KIND } from '../shared/api/group.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -38,6 +39,6 @@ export async function prepareNamespace(kubeconfig: string, namespace: string, sc
   const scenario = JSON.parse(readFileSync(scenarioFile, 'utf8')) as { cascademodules: unknown[] };
   await ignoreExisting(kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
     group: 'cascade.cascade.net', version: 'v1alpha1', namespace, plural: 'cascadeautooperators',
-    body: { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator', metadata: { name: scenarioName }, spec: { scenarioconfig: scenario } },
+    body: { apiVersion: API_VERSION, kind: CASCADE_AUTO_OPERATOR_KIND, metadata: { name: scenarioName }, spec: { scenarioconfig: scenario } },
   }));
 }

@@ -6,12 +6,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
+import { loadAll } from 'js-yaml';
 import { repoRoot } from './cluster/paths.ts';
 import { apiStatus, serviceAccountKubeConfig } from './kube.ts';
 
 export function manifests(file: string, namespace: string, kinds?: string[]): KubernetesObject[] {
-  const docs = parseAllDocuments(readFileSync(join(repoRoot, file), 'utf8')).map((d) => d.toJSON() as KubernetesObject);
+  const docs = loadAll(readFileSync(join(repoRoot, file), 'utf8')) as KubernetesObject[];
   return docs
     .filter((d) => d && (!kinds || kinds.includes(d.kind ?? '')))
     .map((d) => {

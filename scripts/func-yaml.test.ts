@@ -4,14 +4,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 interface Env { name: string; value?: string; valueFrom?: unknown }
-const func = parse(read('func.yaml'));
-const service = parse(read('knative/service.yaml'));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a YAML document read as it is
+const func = parse(read('func.yaml')) as any;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a YAML document read as it is
+const service = parse(read('knative/service.yaml')) as any;
 const revision = service.spec.template;
 const container = revision.spec.containers[0];
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { load as parse, loadAll } from 'js-yaml';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -98,8 +98,8 @@ describe('knative/monitoring/grafana-dashboard.json', () => {
 type Schema = { properties?: Record<string, Schema>; type?: string; enum?: unknown[] };
 const crdSchemas = new Map<string, Schema>(
   ['cascaderuns', 'cascadeautooperators'].flatMap((plural) =>
-    parseAllDocuments(read(`crds/${plural}.cascade.cascade.net.yaml`)).map((doc) => {
-      const crd = doc.toJSON() as { spec: { names: { kind: string }; versions: { name: string; schema: { openAPIV3Schema: Schema } }[] } };
+    loadAll(read(`crds/${plural}.cascade.cascade.net.yaml`)).map((doc) => {
+      const crd = doc as { spec: { names: { kind: string }; versions: { name: string; schema: { openAPIV3Schema: Schema } }[] } };
       const version = crd.spec.versions[0]!;
       return [`${crd.spec.names.kind}/${version.name}`, version.schema.openAPIV3Schema] as const;
     }),

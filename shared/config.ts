@@ -5,7 +5,6 @@ export interface Config {
   configPath: string;
   namespace: string;
   scenarioName: string;
-  sid: string;
   outMinioAddress: string;
   sink: string | undefined;
   /** Fail a run whose current step made no progress for this long (janitor). 0 = never. */
@@ -58,7 +57,6 @@ export function parseConfig(env: NodeJS.ProcessEnv): ConfigResult {
       configPath: env.CONFIG_PATH || '/tmp/configuration',
       namespace: env.POD_NAMESPACE || 'cascade-operator',
       scenarioName: env.SCENARIO_NAME || 'cascadeautooperator-ip',
-      sid: env.SID || 'UnderTest',
       outMinioAddress: env.OUT_MINIO_ADDRESS || 'http://example.com/test-out/',
       sink: env.K_SINK || undefined,
       logLevel: env.LOG_LEVEL || 'info',

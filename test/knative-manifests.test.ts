@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { parseAllDocuments, stringify } from 'yaml';
-import { APISERVER_EVENTS, MODULE_FINISHED, RUN_REQUESTED } from '../functions/cascade/inputs.ts';
+import { dump, loadAll } from 'js-yaml';
+import { APISERVER_EVENTS, MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { LABEL_APP, LABEL_APP_VALUE, LABEL_RUN } from '../shared/names.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
@@ -31,7 +31,7 @@ let createdNamespace = false;
 async function dryRun(docs: Manifest[]): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'cascade-dry-run-'));
   const file = join(dir, 'manifests.yaml');
-  writeFileSync(file, docs.map((d) => stringify(d)).join('---\n'));
+  writeFileSync(file, docs.map((d) => dump(d, { noRefs: true })).join('---\n'));
   try {
     return await runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, 'apply', '--dry-run=server', '-o', 'name', '-f', file]);
   } finally {
@@ -50,7 +50,7 @@ const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
 beforeAll(async () => {
   installed = await installKnativeCrds(adminKubeconfigPath());
   const out = await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'knative')]);
-  objects = parseAllDocuments(out).map((d) => d.toJSON() as Manifest);
+  objects = loadAll(out) as Manifest[];
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
   try {
     await core.createNamespace({ body: { metadata: { name: NAMESPACE, labels: { 'cascade.cascade.net/test': 'true' } } } });
@@ -111,7 +111,7 @@ describe('kubectl kustomize knative/', () => {
 describe('kubectl kustomize deploy/func (the platform around a `func deploy`ed function)', () => {
   it('is knative/ without the Knative Service, with the janitor on the buildpack launcher, and passes a dry run', async () => {
     const out = await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'deploy', 'func')]);
-    const docs = parseAllDocuments(out).map((d) => d.toJSON() as Manifest);
+    const docs = loadAll(out) as Manifest[];
     expect(docs.map((d) => `${d.kind}/${d.metadata.name}`).sort())
       .toEqual(objects.filter((o) => o.kind !== 'Service').map((o) => `${o.kind}/${o.metadata.name}`).sort());
     const cronJob = docs.find((d) => d.kind === 'CronJob')!;
@@ -210,7 +210,7 @@ describe('the wiring, checked on the manifests', () => {
     const service = find('Service', 'cascade').spec.template;
     const janitor = find('CronJob').spec.jobTemplate.spec.template.spec;
     const envNames = (c: { env: { name: string }[] }) => c.env.map((e) => e.name);
-    const goEnv = ['CONFIG_PATH', 'POD_NAMESPACE', 'SCENARIO_NAME', 'SID', 'OUT_MINIO_ADDRESS'];
+    const goEnv = ['CONFIG_PATH', 'POD_NAMESPACE', 'SCENARIO_NAME', 'OUT_MINIO_ADDRESS'];
     expect(envNames(service.spec.containers[0])).toEqual(expect.arrayContaining(goEnv));
     expect(envNames(janitor.containers[0])).toEqual(expect.arrayContaining(goEnv));
     expect(service.metadata.annotations['autoscaling.knative.dev/min-scale']).toBe('0');

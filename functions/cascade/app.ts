@@ -6,10 +6,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
 import type { Transition } from '../../shared/core/types.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
-import { unavailable, type Outcome } from '../../shared/engine/outcome.ts';
+import { unavailable } from '../../shared/engine/outcome.ts';
 import { sinkNotifier } from '../../shared/engine/sink.ts';
 import { counterBatcher } from '../../shared/engine/counter-batcher.ts';
-import { writeCounters, type OperatorCache } from '../../shared/engine/finish-run.ts';
+import { writeCounters, type OperatorCache } from '../../shared/engine/operator-counters.ts';
 import { runQueue } from '../../shared/engine/run-queue.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
@@ -19,16 +19,11 @@ import { gate, type Gate } from './gate.ts';
 import { handleRequest } from './handle.ts';
 import { fromCloudEvent, fromHttpBody, type Request } from './inputs.ts';
 import { startMetricsServer } from './metrics-server.ts';
+import { rateLimited, reply as replyTo, type Reply } from './reply.ts';
 
 export interface Incoming {
   cloudevent?: { id: string; type: string; data?: unknown } | undefined;
   body?: unknown;
-}
-
-export interface Reply {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
 }
 
 export interface App {
@@ -72,10 +67,6 @@ function engine({ config, log, store, metrics, gate: g }: Parts): EngineDeps {
   return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log), hooks, counter, queue: runQueue() };
 }
 
-const json = (o: Outcome, headers: Record<string, string> = {}): Reply => ({
-  statusCode: o.statusCode, headers: { 'content-type': 'application/json', ...headers }, body: o.body,
-});
-
 export function createApp(config: Config, log: Logger): App {
   const metrics = cascadeMetrics(config.scenarioName);
   const store = connectStore(config.namespace, { ...DEFAULT_RETRY, onRetry: () => metrics.apiRetries.inc() });
@@ -92,11 +83,11 @@ export function createApp(config: Config, log: Logger): App {
     let reply: Reply;
     if (!admitted.ok) {
       metrics.rateLimited.inc();
-      reply = json({ statusCode: 429, body: { error: 'rate limit exceeded, retry later' } }, { 'retry-after': String(admitted.retryAfterSeconds) });
+      reply = rateLimited(admitted.retryAfterSeconds);
     } else if (g.draining() && req.kind === 'run') {
-      reply = json(unavailable('shutting down: send the run request again'));
+      reply = replyTo(unavailable('shutting down: send the run request again'));
     } else {
-      reply = json(await g.track(() => handleRequest(deps, req, ce?.id)));
+      reply = replyTo(await g.track(() => handleRequest(deps, req, ce?.id)));
     }
     metrics.request(path, reply.statusCode, (performance.now() - started) / 1000);
     return reply;

@@ -3,7 +3,8 @@
 // turn an error's `code` (a Kubernetes status) into the reply.
 import type { Logger } from 'pino';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
-import { acceptModuleResult, observeRun } from '../../shared/engine/module-result.ts';
+import { acceptModuleResult } from '../../shared/engine/accept-result.ts';
+import { observeRun } from '../../shared/engine/observe-run.ts';
 import { accepted, failed, invalid, unavailable, type Outcome } from '../../shared/engine/outcome.ts';
 import { startRun } from '../../shared/engine/start-run.ts';
 import { apiErrorKind, apiMessage } from '../../shared/kube/errors.ts';
@@ -31,7 +32,7 @@ export async function handleRequest(deps: EngineDeps, req: Request, eventId: str
   const scoped = { ...deps, log };
   try {
     const outcome = await route(scoped, req);
-    log[outcome.statusCode >= 400 ? 'warn' : 'info']({ status: outcome.statusCode, reply: outcome.body }, 'handled');
+    log[outcome.kind === 'accepted' ? 'info' : 'warn']({ outcome }, 'handled');
     return outcome;
   } catch (error) {
     const kind = apiErrorKind(error);

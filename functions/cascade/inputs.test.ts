@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fromCloudEvent, fromHttpBody, MODULE_FINISHED, RUN_REQUESTED } from './inputs.ts';
+import { MODULE_FINISHED, RUN_REQUESTED } from '../../shared/api/events.ts';
+import { fromCloudEvent, fromHttpBody } from './inputs.ts';
 
 const run = { turlinfo: 's3://in/x.tgz', iuid: '33e65374-ee8e', oname: 'o', sname: 's' };
 const result = { runname: 'cao-33e65', modulename: 'grayscale', moduleresult: 'success' };

@@ -1,25 +1,14 @@
-// The public contract of the function, checked at the edge (design note 4):
-// CloudEvents (binary or structured) of three kinds, and the Go controller's
-// plain JSON bodies. Pure: from what arrived to a typed request or a reason.
+// What arrived, classified at the edge (design note 4): CloudEvents (binary
+// or structured) of three kinds, and the Go controller's plain JSON bodies,
+// checked against the event contract (shared/api/events.ts). Pure: from what
+// arrived to a typed request or a reason.
 import * as v from 'valibot';
 import { parseWith } from '../../shared/api/parse.ts';
-import type { ModuleResult } from '../../shared/engine/module-result.ts';
-import type { RunRequest } from '../../shared/engine/start-run.ts';
+import {
+  APISERVER_EVENTS, JobEventSchema, MODULE_FINISHED, ModuleResultSchema, RUN_REQUESTED, RunRequestSchema,
+  type ModuleResult, type RunRequest,
+} from '../../shared/api/events.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
-
-export const RUN_REQUESTED = 'net.cascade.run.requested.v1';
-export const MODULE_FINISHED = 'net.cascade.module.finished.v1';
-export const APISERVER_EVENTS = ['add', 'update', 'delete'].map((verb) => `dev.knative.apiserver.resource.${verb}`);
-
-const Text = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
-const OptionalText = v.optional(v.string('must be a string'));
-
-export const RunRequestSchema = v.object({ turlinfo: Text, iuid: Text, oname: OptionalText, sname: OptionalText });
-export const ModuleResultSchema = v.object({ runname: Text, modulename: Text, moduleresult: Text });
-const JobEventSchema = v.object({
-  kind: v.literal('Job', 'must be a Job'),
-  metadata: v.object({ name: v.string(), labels: v.optional(v.record(v.string(), v.string())) }),
-});
 
 export interface IncomingEvent {
   id: string;

@@ -1,6 +1,6 @@
 // Kubeconfig files with the certificates embedded.
 import { readFile, writeFile } from 'node:fs/promises';
-import { stringify } from 'yaml';
+import { dump } from 'js-yaml';
 
 export interface KubeconfigSpec {
   server: string;
@@ -33,5 +33,5 @@ export async function writeKubeconfig(file: string, spec: KubeconfigSpec): Promi
     'current-context': name,
     preferences: {},
   };
-  await writeFile(file, stringify(doc), { mode: 0o600 });
+  await writeFile(file, dump(doc), { mode: 0o600 });
 }

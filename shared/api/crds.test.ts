@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { generateCrds, renderCrd } from './crds.ts';
 import type { OpenApiSchema } from './openapi.ts';
 

@@ -9,6 +9,14 @@ export type RunPhase = (typeof RUN_PHASES)[number];
 export const MODULE_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed'] as const;
 export type ModulePhase = (typeof MODULE_PHASES)[number];
 
+/** The phases a run or a module never leaves. */
+export const TERMINAL_PHASES = ['Succeeded', 'Failed'] as const;
+export type TerminalPhase = (typeof TERMINAL_PHASES)[number];
+
+export function isTerminalPhase(phase: RunPhase | ModulePhase | undefined): phase is TerminalPhase {
+  return (TERMINAL_PHASES as readonly string[]).includes(phase ?? '');
+}
+
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
 export type ConditionStatus = (typeof CONDITION_STATUSES)[number];
 

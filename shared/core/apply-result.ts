@@ -1,7 +1,7 @@
 // A module's reported result: which step it belongs to, and what it changes. Pure.
-import type { ModuleRecord } from '../api/cascade-run.ts';
+import { isTerminalPhase, type ModuleRecord } from '../api/cascade-run.ts';
 import { completeStep, failStep, isTerminal, jobOf, type Draft } from './draft.ts';
-import { resultMeaning } from './module-result.ts';
+import { resultMeaning } from './result-meaning.ts';
 import type { Fact } from './types.ts';
 
 type Result = Extract<Fact, { kind: 'ModuleResult' }>;
@@ -12,7 +12,7 @@ function isActive(d: Draft, rec: ModuleRecord): boolean {
 }
 
 function isFinished(rec: ModuleRecord): boolean {
-  return rec.phase === 'Succeeded' || rec.phase === 'Failed';
+  return isTerminalPhase(rec.phase);
 }
 
 function note(d: Draft, rec: ModuleRecord, fact: Result): void {

@@ -1,8 +1,6 @@
 // The `Succeeded` condition of a CascadeRun (Kubernetes API conventions), so
 // `kubectl wait --for=condition=Succeeded` works. Pure.
-import type { CascadeRunStatus, Condition, ConditionReason } from '../api/cascade-run.ts';
-
-export const SUCCEEDED = 'Succeeded';
+import { CONDITION_SUCCEEDED, type CascadeRunStatus, type Condition, type ConditionReason } from '../api/cascade-run.ts';
 
 export interface SucceededCondition {
   status: Condition['status'];
@@ -12,14 +10,14 @@ export interface SucceededCondition {
 
 export function setSucceeded(status: CascadeRunStatus, c: SucceededCondition, now: string): void {
   const conditions = status.conditions ?? [];
-  const old = conditions.find((x) => x.type === SUCCEEDED);
+  const old = conditions.find((x) => x.type === CONDITION_SUCCEEDED);
   const next: Condition = {
-    type: SUCCEEDED,
+    type: CONDITION_SUCCEEDED,
     status: c.status,
     reason: c.reason,
     message: c.message,
     lastTransitionTime: old && old.status === c.status ? old.lastTransitionTime : now,
     ...(status.observedGeneration === undefined ? {} : { observedGeneration: status.observedGeneration }),
   };
-  status.conditions = [...conditions.filter((c) => c.type !== SUCCEEDED), next];
+  status.conditions = [...conditions.filter((c) => c.type !== CONDITION_SUCCEEDED), next];
 }

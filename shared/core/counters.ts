@@ -3,10 +3,11 @@
 // key, the keys applied are kept (bounded) in the same status write, and a key
 // seen before changes nothing. Pure.
 import { COUNTED_RUNS_MAX, type CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
+import type { TerminalPhase } from '../api/cascade-run.ts';
 
 export type CounterChange =
   | { kind: 'started'; run: string }
-  | { kind: 'ended'; run: string; phase: 'Succeeded' | 'Failed' };
+  | { kind: 'ended'; run: string; phase: TerminalPhase };
 
 export function counterKey(change: CounterChange): string {
   return `${change.kind === 'started' ? 'start' : 'end'}:${change.run}`;
@@ -18,7 +19,7 @@ function counts(status: CascadeAutoOperatorStatus | undefined): Counts {
   return { active: status?.active ?? 0, succeeded: status?.succeeded ?? 0, failed: status?.failed ?? 0 };
 }
 
-function ended(c: Counts, started: boolean, phase: 'Succeeded' | 'Failed'): Counts {
+function ended(c: Counts, started: boolean, phase: TerminalPhase): Counts {
   // A run that ends before its start was counted (the start write was lost)
   // must not drive `active` below zero.
   const active = started || c.active > 0 ? Math.max(0, c.active - 1) : c.active;

@@ -1,7 +1,7 @@
 // A decision in the making: a private copy of the run's status that the core's
 // steps change, and the actions and transitions they add. Only decide() makes
 // one, so the core stays pure from the outside.
-import type { CascadeRunStatus, ConditionReason, ModuleRecord } from '../api/cascade-run.ts';
+import { isTerminalPhase, type CascadeRunStatus, type ConditionReason, type ModuleRecord } from '../api/cascade-run.ts';
 import { jobName } from '../names.ts';
 import { setSucceeded } from './conditions.ts';
 import type { RunRef } from './job-manifest.ts';
@@ -55,7 +55,7 @@ export function newDraft(input: DecideInput): Draft {
 }
 
 export function isTerminal(d: Draft): boolean {
-  return d.status.phase === 'Succeeded' || d.status.phase === 'Failed';
+  return isTerminalPhase(d.status.phase);
 }
 
 export function jobOf(d: Draft, step: number): ObservedJob | undefined {

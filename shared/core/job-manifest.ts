@@ -3,7 +3,7 @@
 // the Job to its run and step. Pure: no I/O.
 import type { V1EnvVar, V1Job, V1PodTemplateSpec } from '@kubernetes/client-node';
 import type { CascadeModule } from '../api/scenario.ts';
-import { GROUP, VERSION } from '../api/group.ts';
+import { API_VERSION, CASCADE_RUN_KIND } from '../api/group.ts';
 import {
   LABEL_APP, LABEL_APP_VALUE, LABEL_GO_MODULE, LABEL_MODULE, LABEL_RUN, LABEL_STEP,
   iuidPrefix, jobName, toLabelValue,
@@ -48,7 +48,7 @@ export function moduleEnv(settings: JobSettings, run: RunRef, step: number): V1E
   return [...config, ...computed];
 }
 
-export function jobLabels(settings: JobSettings, run: RunRef, step: number): Record<string, string> {
+export function jobLabels(run: RunRef, step: number): Record<string, string> {
   const module = run.modules[step]?.modulename ?? '';
   return {
     [LABEL_APP]: LABEL_APP_VALUE,
@@ -74,7 +74,7 @@ function podTemplate(template: unknown, env: V1EnvVar[], labels: Record<string, 
 export function buildJob(settings: JobSettings, run: RunRef, step: number): V1Job {
   const module = run.modules[step];
   if (!module) throw new RangeError(`step ${step} is outside the scenario of ${run.name}`);
-  const labels = jobLabels(settings, run, step);
+  const labels = jobLabels(run, step);
   const name = jobName(settings.scenarioName, run.name, run.modules.map((m) => m.modulename), step);
   return {
     apiVersion: 'batch/v1',
@@ -84,7 +84,7 @@ export function buildJob(settings: JobSettings, run: RunRef, step: number): V1Jo
       namespace: settings.namespace,
       labels,
       ownerReferences: [{
-        apiVersion: `${GROUP}/${VERSION}`, kind: 'CascadeRun', name: run.name, uid: run.uid,
+        apiVersion: API_VERSION, kind: CASCADE_RUN_KIND, name: run.name, uid: run.uid,
         controller: true, blockOwnerDeletion: true,
       }],
     },

@@ -1,6 +1,6 @@
 // The vocabulary of the pure core: what it is told, what it decides.
 import type { V1Job } from '@kubernetes/client-node';
-import type { CascadeRun, CascadeRunStatus } from '../api/cascade-run.ts';
+import type { CascadeRun, CascadeRunStatus, TerminalPhase } from '../api/cascade-run.ts';
 import type { JobSettings } from './job-manifest.ts';
 import type { ObservedJob } from './observed-job.ts';
 
@@ -30,7 +30,7 @@ export interface DecideInput {
 export type Action =
   | { type: 'CreateJob'; step: number; job: V1Job }
   | { type: 'DeleteJob'; name: string; step: number }
-  | { type: 'FinishRun'; phase: 'Succeeded' | 'Failed' };
+  | { type: 'FinishRun'; phase: TerminalPhase };
 
 export type TransitionKind = 'ModuleStarted' | 'ModuleSucceeded' | 'ModuleFailed' | 'RunSucceeded' | 'RunFailed';
 

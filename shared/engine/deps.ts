@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Store } from '../kube/store.ts';
 import type { Transition } from '../core/types.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
+import type { RunEndEvent } from '../api/events.ts';
 import type { CounterChange } from '../core/counters.ts';
 import type { RunQueue } from './run-queue.ts';
 
@@ -26,12 +27,4 @@ export interface EngineDeps {
   counter?: (change: CounterChange) => Promise<void>;
   /** One reconcile at a time per run in this process, looks-again shared (run-queue.ts); unordered without it. */
   queue?: RunQueue;
-}
-
-export interface RunEndEvent {
-  id: string;
-  type: 'net.cascade.run.succeeded.v1' | 'net.cascade.run.failed.v1';
-  source: string;
-  subject: string;
-  data: Record<string, unknown>;
 }

@@ -1,12 +1,16 @@
-// What an entry point replies, decided by the engine in HTTP terms: 2xx when
-// accepted, 400 with a one-line reason for bad input, 503 for trouble a retry
-// can fix. Kubernetes API statuses never appear here.
-export interface Outcome {
-  statusCode: number;
-  body: Record<string, unknown>;
-}
+// What the engine made of a request, in its own terms. How each outcome is
+// answered (HTTP status, body) belongs to the function: functions/cascade/reply.ts.
+export type Outcome =
+  /** Taken: the run exists and moved, or the fact was applied, recorded or a harmless duplicate. */
+  | { kind: 'accepted'; body: Record<string, unknown> }
+  /** Bad input: sending it again cannot help. */
+  | { kind: 'invalid'; reason: string }
+  /** Trouble a retry can fix: the Kubernetes API, a draining process, an operator being deleted. */
+  | { kind: 'unavailable'; reason: string }
+  /** The deployment cannot do it (an unusable scenario, a refusal of the API server): retrying alone will not help. */
+  | { kind: 'failed'; reason: string };
 
-export const accepted = (body: Record<string, unknown>): Outcome => ({ statusCode: 200, body });
-export const invalid = (reason: string): Outcome => ({ statusCode: 400, body: { error: reason } });
-export const unavailable = (reason: string): Outcome => ({ statusCode: 503, body: { error: reason } });
-export const failed = (reason: string): Outcome => ({ statusCode: 500, body: { error: reason } });
+export const accepted = (body: Record<string, unknown>): Outcome => ({ kind: 'accepted', body });
+export const invalid = (reason: string): Outcome => ({ kind: 'invalid', reason });
+export const unavailable = (reason: string): Outcome => ({ kind: 'unavailable', reason });
+export const failed = (reason: string): Outcome => ({ kind: 'failed', reason });

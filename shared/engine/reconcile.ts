@@ -8,7 +8,8 @@ import { observeJob, type ObservedJob } from '../core/observed-job.ts';
 import type { Action, Decision, Fact } from '../core/types.ts';
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
-import { conflictPause, finishRun } from './finish-run.ts';
+import { conflictPause } from './conflict-pause.ts';
+import { finishRun } from './finish-run.ts';
 
 const MAX_ATTEMPTS = 10;
 

@@ -3,7 +3,7 @@
 // it never fails the run.
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
-import type { RunEndEvent } from './deps.ts';
+import type { RunEndEvent } from '../api/events.ts';
 
 export function sinkNotifier(sink: string | undefined, log: Logger, retries = 3): (event: RunEndEvent) => Promise<void> {
   if (!sink) return async () => {};

@@ -1,21 +1,15 @@
 // A run request: one CascadeRun per iuid (delivered twice, it is still one),
 // counted once on the CascadeAutoOperator, then moved like any other run.
 import type { CascadeRun } from '../api/cascade-run.ts';
+import type { RunRequest } from '../api/events.ts';
 import { API_VERSION, CASCADE_RUN_KIND } from '../api/group.ts';
 import type { CascadeModule } from '../api/scenario.ts';
 import { LABEL_APP, LABEL_APP_VALUE, LABEL_IUID_HASH, runName, shortHash } from '../names.ts';
 import type { EngineDeps } from './deps.ts';
-import { count } from './finish-run.ts';
+import { count } from './operator-counters.ts';
 import { accepted, failed, invalid, unavailable, type Outcome } from './outcome.ts';
 import { reconcileRun } from './reconcile.ts';
 import { loadScenario } from './scenario-source.ts';
-
-export interface RunRequest {
-  turlinfo: string;
-  iuid: string;
-  oname?: string | undefined;
-  sname?: string | undefined;
-}
 
 function runObject(deps: EngineDeps, name: string, req: RunRequest, modules: CascadeModule[]): CascadeRun {
   const { namespace, scenarioName } = deps.config;
@@ -56,7 +50,7 @@ export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outco
   const scenario = await loadScenario(op, deps.config.configPath);
   if (!scenario.ok) return failed(`the scenario is not usable: ${scenario.reason}`);
   const made = await createOnce(deps, req, scenario.modules);
-  if ('statusCode' in made) return made;
+  if ('kind' in made) return made;
   const { name, created } = made;
   // Counted and moved at once: both must succeed for the reply to be 200, and a
   // run request sent again counts nothing twice (counters are keyed by run).

@@ -3,13 +3,12 @@
 // acting is in sweep.ts, and every change to a run goes through reconcileRun.
 import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
-import type { CascadeRun } from '../api/cascade-run.ts';
+import { isTerminalPhase, type CascadeRun } from '../api/cascade-run.ts';
 import { FINALIZER } from '../api/group.ts';
 import { LABEL_RUN } from '../names.ts';
 
 export function isTerminalRun(run: CascadeRun): boolean {
-  const phase = run.status?.phase;
-  return phase === 'Succeeded' || phase === 'Failed';
+  return isTerminalPhase(run.status?.phase);
 }
 
 function isDeleting(obj: { metadata?: { deletionTimestamp?: string | Date | undefined } | undefined }): boolean {

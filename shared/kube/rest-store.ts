@@ -3,7 +3,7 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
-import { API_VERSION, CASCADE_AUTO_OPERATOR_PLURAL, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../api/group.ts';
+import { API_VERSION, CASCADE_AUTO_OPERATOR_PLURAL, CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../api/group.ts';
 import { LABEL_RUN } from '../names.ts';
 import { apiErrorKind } from './errors.ts';
 import type { Rest } from './rest.ts';
@@ -40,7 +40,7 @@ export function restStore(rest: Rest, namespace: string, policy: RetryPolicy): S
     listRuns: async (labelSelector) => (await r(() => rest<{ items: CascadeRun[] }>('GET', runs, { query: { labelSelector } }))).items,
     createRun: (run) => r(() => orExists(rest<CascadeRun>('POST', runs, { body: run }))),
     writeRunStatus: (run, status) => r(() => rest<CascadeRun>('PUT', `${runs}/${run.metadata.name}/status`, {
-      body: { ...run, apiVersion: API_VERSION, kind: 'CascadeRun', status },
+      body: { ...run, apiVersion: API_VERSION, kind: CASCADE_RUN_KIND, status },
     })),
     deleteRun: async (name) => {
       await r(() => orMissing(rest('DELETE', `${runs}/${name}`, { body: BACKGROUND })));
@@ -62,7 +62,7 @@ export function restStore(rest: Rest, namespace: string, policy: RetryPolicy): S
       const at = now.toISOString();
       await r(() => rest('POST', `/api/v1/namespaces/${namespace}/events`, { body: {
         metadata: { generateName: `${run.metadata.name}.`, namespace },
-        involvedObject: { apiVersion: API_VERSION, kind: 'CascadeRun', name: run.metadata.name, namespace, uid: run.metadata.uid },
+        involvedObject: { apiVersion: API_VERSION, kind: CASCADE_RUN_KIND, name: run.metadata.name, namespace, uid: run.metadata.uid },
         type: note.type, reason: note.reason, message: note.message,
         firstTimestamp: at, lastTimestamp: at, count: 1,
         source: { component: 'cascade' }, reportingComponent: 'cascade', reportingInstance: 'cascade',

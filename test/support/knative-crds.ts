@@ -13,7 +13,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { dump, loadAll } from 'js-yaml';
 import { kubectlPath } from '../../local/cluster/crds.ts';
 import { runCommand } from '../../local/cluster/run-command.ts';
 
@@ -67,8 +67,7 @@ function yamlFiles(dir: string): string[] {
 /** Every CustomResourceDefinition document in the files. */
 export function crdsIn(files: string[]): Crd[] {
   return files.flatMap((file) =>
-    parseAllDocuments(readFileSync(file, 'utf8'))
-      .map((doc) => doc.toJSON() as Crd | null)
+    (loadAll(readFileSync(file, 'utf8')) as (Crd | null)[])
       .filter((doc): doc is Crd => doc?.kind === 'CustomResourceDefinition'),
   );
 }
@@ -105,7 +104,7 @@ export async function installKnativeCrds(kubeconfig: string): Promise<CrdSet[]> 
   // a file, not stdin: kubectl may exit before reading it, and the write would fail
   const dir = mkdtempSync(join(tmpdir(), 'knative-crds-'));
   const file = join(dir, 'crds.yaml');
-  writeFileSync(file, crds.map((c) => stringify(c)).join('---\n'));
+  writeFileSync(file, crds.map((c) => dump(c, { noRefs: true })).join('---\n'));
   try {
     await runCommand(kubectl, [...base, 'apply', '--server-side', '--force-conflicts', '-o', 'name', '-f', file]);
   } finally {

@@ -1,4 +1,5 @@
 // Objects shaped like the ones the Go controller wrote, for the API tests.
+import { API_VERSION, CASCADE_AUTO_OPERATOR_KIND, CASCADE_RUN_KIND } from '../group.ts';
 
 export function goModule(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -23,8 +24,8 @@ export function goScenario(): { cascademodules: Record<string, unknown>[] } {
 /** A CascadeRun as the Go controller created and updated it. */
 export function goCascadeRun(): Record<string, unknown> {
   return {
-    apiVersion: 'cascade.cascade.net/v1alpha1',
-    kind: 'CascadeRun',
+    apiVersion: API_VERSION,
+    kind: CASCADE_RUN_KIND,
     metadata: {
       name: 'cascadeautooperator-ip-abcde',
       namespace: 'cascade-operator',
@@ -92,8 +93,8 @@ export function cascadeRun(): Record<string, unknown> {
 /** A CascadeAutoOperator as the Go operator's CRD allowed it. */
 export function goCascadeAutoOperator(): Record<string, unknown> {
   return {
-    apiVersion: 'cascade.cascade.net/v1alpha1',
-    kind: 'CascadeAutoOperator',
+    apiVersion: API_VERSION,
+    kind: CASCADE_AUTO_OPERATOR_KIND,
     metadata: {
       name: 'cascadeautooperator-ip',
       namespace: 'cascade-operator',

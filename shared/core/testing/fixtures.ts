@@ -4,6 +4,7 @@ import type { CascadeModule } from '../../api/scenario.ts';
 import type { ObservedJob, JobState } from '../observed-job.ts';
 import type { DecideInput, DecideSettings, Fact } from '../types.ts';
 import { jobName } from '../../names.ts';
+import { API_VERSION, CASCADE_RUN_KIND } from '../../api/group.ts';
 
 export const SETTINGS: DecideSettings = {
   namespace: 'cascade-test',
@@ -28,8 +29,8 @@ export function module(modulename: string, configuration: Record<string, string>
 
 export function run(names: string[], status?: CascadeRunStatus): CascadeRun {
   return {
-    apiVersion: 'cascade.cascade.net/v1alpha1',
-    kind: 'CascadeRun',
+    apiVersion: API_VERSION,
+    kind: CASCADE_RUN_KIND,
     metadata: { name: RUN, namespace: SETTINGS.namespace, uid: 'uid-1', generation: 1, resourceVersion: '7' },
     spec: {
       ob: 'org', src: 'src', pid: IUID, scenarioname: SETTINGS.scenarioName, modules: names,

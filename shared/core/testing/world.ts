@@ -2,7 +2,7 @@
 // it applies a decision's actions to a set of Jobs so that sequences of events
 // can be played, repeated and reordered. (Kubernetes behaviour itself is tested
 // against the real API server under test/.)
-import type { CascadeRun } from '../../api/cascade-run.ts';
+import type { CascadeRun, TerminalPhase } from '../../api/cascade-run.ts';
 import { decide } from '../decide.ts';
 import type { ObservedJob } from '../observed-job.ts';
 import type { Decision, Fact } from '../types.ts';
@@ -40,6 +40,6 @@ export function deliver(w: World, fact: Fact, now: string): Decision {
 }
 
 /** The pod of the current step's Job ends. */
-export function finishJob(w: World, step: number, state: 'Succeeded' | 'Failed', at: string): void {
+export function finishJob(w: World, step: number, state: TerminalPhase, at: string): void {
   w.jobs = w.jobs.map((j) => (j.step === step ? { ...j, state, completionTime: at } : j));
 }

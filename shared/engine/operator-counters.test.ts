@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../kube/store.ts';
-import { writeCounters, type OperatorCache } from './finish-run.ts';
+import { writeCounters, type OperatorCache } from './operator-counters.ts';
 
 const conflict = Object.assign(new Error('conflict'), { code: 409 });
 
