@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, Watch, type V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator.ts';
-import type { CascadeRun } from '../../shared/api/cascade-run.ts';
+import { isTerminalPhase, type CascadeRun } from '../../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../../shared/api/scenario.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
 import { startApiServerSource, type RunningSource } from '../../local/apiserver-source.ts';
@@ -126,7 +126,7 @@ export async function cascadeHarness(opts: HarnessOptions) {
     operator: () => custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascadeautooperators', name: SCENARIO }) as Promise<CascadeAutoOperator>,
     waitEnded: (name: string, timeoutMs = 60_000) => waitFor(async () => {
       const run = await getRun(name);
-      return run.status?.notified && (run.status.phase === 'Succeeded' || run.status.phase === 'Failed') ? run : undefined;
+      return run.status?.notified && isTerminalPhase(run.status.phase) ? run : undefined;
     }, { timeoutMs, message: `run ${name} ended` }),
     stop: async () => {
       source?.stop();
