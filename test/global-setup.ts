@@ -2,18 +2,22 @@
 // the tests. Uses the cluster named by $CASCADE_KUBECONFIG when it answers,
 // otherwise starts a private one (own state dir) and stops it afterwards.
 // Applies <repo>/crds/ and hands the admin kubeconfig path to the tests
-// (inject('kubeconfig') and $KUBECONFIG).
+// (inject('kubeconfig') and $KUBECONFIG). Meanwhile finds or builds promtool
+// (local/promtool/) and hands its path to the tests (inject('promtool')).
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { apiserverReady } from '../local/cluster/cluster-state.ts';
 import { startCluster } from '../local/cluster/cluster.ts';
 import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
+import { ensurePromtool } from '../local/promtool/promtool.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Path of the admin kubeconfig of the test cluster. */
     kubeconfig: string;
+    /** Path of the pinned promtool binary. */
+    promtool: string;
   }
 }
 
@@ -28,6 +32,9 @@ async function existingCluster(): Promise<string | undefined> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // built beside the control plane on a first run; awaited once the cluster is up
+  const promtool = ensurePromtool();
+  promtool.catch(() => {});
   let kubeconfig = await existingCluster();
   let stop = async () => {};
   if (!kubeconfig) {
@@ -41,6 +48,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     const crds = await applyCrds(kubeconfig);
     if (crds.length > 0) log(`cluster: applied ${crds.length} CRDs from crds/`);
+    project.provide('promtool', await promtool);
   } catch (error) {
     await stop();
     throw error;

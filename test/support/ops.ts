@@ -4,6 +4,7 @@
 // they were answered (a connection error is an answer too).
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { inject } from 'vitest';
 import { kubectlPath } from '../../local/cluster/crds.ts';
 import { adminKubeconfigPath } from './kube.ts';
 import { replyBody } from './cascade-harness.ts';
@@ -63,13 +64,17 @@ export interface PromtoolResult {
   problems: string[];
 }
 
-/** `promtool check metrics` on `text` (Debian's `prometheus` package provides /usr/bin/promtool). */
+/**
+ * `promtool check metrics` on `text`, with the pinned promtool that the
+ * cluster project's global set-up found or built (local/promtool/).
+ */
 export function promtoolCheck(text: string): Promise<PromtoolResult> {
+  const promtool = inject('promtool');
   return new Promise((resolve, reject) => {
-    const child = execFile('promtool', ['check', 'metrics'], (error, stdout, stderr) => {
+    const child = execFile(promtool, ['check', 'metrics'], (error, stdout, stderr) => {
       const e = error as (NodeJS.ErrnoException & { code?: number | string }) | null;
-      if (e?.code === 'ENOENT') {
-        reject(new Error('promtool is not installed: install Debian\'s `prometheus` package (apt-get install prometheus), which provides /usr/bin/promtool'));
+      if (typeof e?.code === 'string') {
+        reject(new Error(`${promtool} check metrics: ${e.message}`));
         return;
       }
       const code = typeof e?.code === 'number' ? e.code : 0;

@@ -1,0 +1,29 @@
+// Finds promtool for the tests, building it first when it is missing: the
+// pinned version that build.sh builds from the Go module proxy into the cache
+// beside the local control plane. A promtool on PATH is deliberately not used:
+// `check metrics` findings differ between Prometheus versions, and the tests
+// compare them exactly.
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const promtoolBuildScript = join(dirname(fileURLToPath(import.meta.url)), 'build.sh');
+
+/**
+ * Runs build.sh (it returns at once when the binary is cached; its progress
+ * goes to our stderr) and resolves to the path it prints on its last line.
+ */
+export function ensurePromtool(): Promise<string> {
+  return new Promise((resolvePath, reject) => {
+    const child = spawn('bash', [promtoolBuildScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const path = out.trim().split('\n').pop() ?? '';
+      if (code === 0 && path) resolvePath(path);
+      else reject(new Error(`promtool: ${promtoolBuildScript} exited with ${code} (see the message above)`));
+    });
+  });
+}
