@@ -8,9 +8,13 @@ import { existsSync, statSync } from 'node:fs';
 const marker = 'node_modules/.package-lock.json';
 const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync('package-lock.json').mtimeMs;
 if (stale || !existsSync('node_modules/.bin/node')) {
+  // One line says what happens. The machine's Node.js may be older than the
+  // engines of the dependencies (that is what the `node` package is for), so
+  // npm's EBADENGINE warnings are expected: npm logs errors only.
+  const running = process.versions.node.split('.')[0];
+  console.error(`cascade: installing dependencies with Node.js ${running} (npm install, from package-lock.json); Node.js 24 arrives with them as the npm package node@24`);
   // `npm install` with the committed lock, not `npm ci`: vite names an optional
   // dependency the registry does not serve, which `npm ci` refuses as a lock
   // out of sync while `npm install` skips it, leaving the lock unchanged.
-  console.error('cascade: installing dependencies (npm install, from package-lock.json)');
-  execFileSync('npm', ['install', '--no-fund', '--no-audit'], { stdio: 'inherit' });
+  execFileSync('npm', ['install', '--no-fund', '--no-audit', '--loglevel=error'], { stdio: 'inherit' });
 }
