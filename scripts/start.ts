@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { startApiServerSource } from '../local/apiserver-source.ts';
 import { bundledCluster, prepareNamespace } from '../local/bundled-cluster.ts';
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
   const kubeconfig = process.env.KUBECONFIG ?? own!.kubeconfig;
   if (own) await prepareNamespace(kubeconfig, namespace, scenarioName, demoScenario);
   const env = { ...process.env, KUBECONFIG: kubeconfig, POD_NAMESPACE: namespace, SCENARIO_NAME: scenarioName, CONFIG_PATH: process.env.CONFIG_PATH ?? demoScenario };
+  // the bundled control plane comes with a kubectl of its version
+  const kubectl = own ? kubectlPath() : 'kubectl';
   const fn = spawn(process.execPath, [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), join(repoRoot, 'functions/cascade/index.ts'), '--port', port], { env, stdio: 'inherit' });
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
@@ -29,7 +32,7 @@ async function main(): Promise<void> {
     `cascade: function on http://localhost:${port} (namespace ${namespace}, scenario ${scenarioName}, KUBECONFIG=${kubeconfig})`,
     'cascade: start a run from another terminal:',
     `  curl -s -X POST localhost:${port}/ -H 'content-type: application/json' -d '{"turlinfo":"s3://bucket/in.tgz","iuid":"33e65374-ee8e-4da6-a2e7-71a9cc39d222"}'`,
-    `  KUBECONFIG=${kubeconfig} kubectl -n ${namespace} get cascaderuns -w`,
+    `  KUBECONFIG=${kubeconfig} ${kubectl} -n ${namespace} get cascaderuns -w`,
     '',
   ].join('\n'));
   const stop = async () => {

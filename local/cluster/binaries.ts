@@ -4,7 +4,8 @@ import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { buildScript, defaultBinDir } from './paths.ts';
 
-export const componentBinaries = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
+/** The control plane's components, and kubectl of the same version for the tests and `npm start`. */
+export const componentBinaries = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'kubectl'];
 
 export function missingBinaries(binDir: string): string[] {
   return componentBinaries.filter((name) => {

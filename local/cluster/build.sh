@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the local control plane (etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler, kwok) from the Go module proxy into a cache outside the
-# repository. A second call finds every binary and returns at once.
+# kube-scheduler, kwok) and kubectl of the same Kubernetes version from the Go
+# module proxy into a cache outside the repository. A second call finds every
+# binary and returns at once.
 # Prints the directory holding the binaries on its last line.
 set -euo pipefail
 
@@ -89,7 +90,7 @@ want() { [ -x "$BIN/$1" ] && return 1; echo "cluster build: building $1 (first t
 
 want etcd && build_etcd
 k8s_module
-for c in kube-apiserver kube-controller-manager kube-scheduler; do
+for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
   want "$c" && build_k8s "$c"
 done
 want kwok && build_kwok

@@ -1,22 +1,19 @@
 // Applies the project's CustomResourceDefinitions (<repo>/crds/) with kubectl
 // and waits until they are Established.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from './paths.ts';
+import { ensureBinaries } from './binaries.ts';
+import { defaultBinDir, repoRoot } from './paths.ts';
 import { runCommand } from './run-command.ts';
 
 export const crdsDir = join(repoRoot, 'crds');
 
+/**
+ * The kubectl that build.sh builds beside the control plane (same version),
+ * not the machine's; there once applyCrds or startCluster has run.
+ */
 export function kubectlPath(): string {
-  for (const candidate of ['/usr/local/bin/kubectl', '/usr/bin/kubectl']) {
-    if (existsSync(candidate)) return candidate;
-  }
-  try {
-    return execFileSync('which', ['kubectl'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('cluster: kubectl not found (looked in /usr/local/bin, /usr/bin and PATH)');
-  }
+  return join(process.env.CASCADE_CLUSTER_BIN ?? defaultBinDir(), 'kubectl');
 }
 
 function manifestFiles(dir: string): string[] {
@@ -31,7 +28,7 @@ function manifestFiles(dir: string): string[] {
 export async function applyCrds(kubeconfig: string, dir = crdsDir): Promise<string[]> {
   const files = manifestFiles(dir);
   if (files.length === 0) return [];
-  const kubectl = kubectlPath();
+  const kubectl = join(await ensureBinaries(), 'kubectl');
   const base = [`--kubeconfig=${kubeconfig}`];
   const applied = await runCommand(kubectl, [
     ...base, 'apply', '--server-side', '--force-conflicts', '-o', 'name', ...files.flatMap((f) => ['-f', f]),
