@@ -1,4 +1,4 @@
-// `node test/cluster/cli.ts up|down|status`
+// `node local/cluster/cli.ts up|down|status`
 //   up:     builds the binaries if needed, starts the control plane, waits
 //           until it is usable, prints the admin kubeconfig path and exits;
 //           the components keep running (pids in <state>/pids.json).
@@ -44,7 +44,7 @@ async function status(): Promise<void> {
 const commands: Record<string, () => Promise<void>> = { up, down, status };
 const command = commands[process.argv[2] ?? ''];
 if (!command) {
-  log('usage: node test/cluster/cli.ts up|down|status');
+  log('usage: node local/cluster/cli.ts up|down|status');
   process.exitCode = 2;
 } else {
   try {
