@@ -2,6 +2,7 @@
 // controller's names where they are valid and unique, a hashed suffix where
 // they are not. Pure: no I/O.
 import { createHash } from 'node:crypto';
+import { quote } from './api/reason.ts';
 
 export const LABEL_APP = 'app';
 export const LABEL_APP_VALUE = 'Cascade';
@@ -52,12 +53,12 @@ export type RunNameResult = { ok: true; name: string } | { ok: false; reason: st
 export function runName(scenarioName: string, iuid: string, collided = false): RunNameResult {
   const prefix = iuidPrefix(iuid);
   if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(prefix) || /-$/.test(prefix)) {
-    return { ok: false, reason: `iuid "${iuid}" cannot make a valid Kubernetes name: its first characters "${prefix}" must be letters, digits or inner "-"` };
+    return { ok: false, reason: `iuid ${quote(iuid)} cannot make a valid Kubernetes name: its first characters ${quote(prefix)} must be letters, digits or inner "-"` };
   }
   const base = `${scenarioName}-${prefix.toLowerCase()}`;
   const name = collided ? `${base}-${shortHash(iuid)}` : base;
   if (!isDnsLabel(name)) {
-    return { ok: false, reason: `run name "${name}" (from SCENARIO_NAME and iuid) is not a valid DNS-1123 label of at most 63 characters` };
+    return { ok: false, reason: `run name ${quote(name)} (from SCENARIO_NAME and iuid) is not a valid DNS-1123 label of at most 63 characters` };
   }
   return { ok: true, name };
 }

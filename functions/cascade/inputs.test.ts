@@ -14,13 +14,14 @@ describe('CloudEvents', () => {
     ['module result', MODULE_FINISHED, result, { kind: 'result', body: result }],
     ['ApiServerSource update of a Cascade Job', 'dev.knative.apiserver.resource.update', job, { kind: 'job', runname: 'cao-33e65', job: job.metadata.name }],
     ['ApiServerSource delete of a Cascade Job', 'dev.knative.apiserver.resource.delete', job, { kind: 'job', runname: 'cao-33e65', job: job.metadata.name }],
-    ['ApiServerSource event of another Job', 'dev.knative.apiserver.resource.add', { kind: 'Job', metadata: { name: 'x' } }, { kind: 'ignored', reason: 'Job x is not Cascade\'s' }],
+    ['ApiServerSource event of another Job', 'dev.knative.apiserver.resource.add', { kind: 'Job', metadata: { name: 'x' } }, { kind: 'ignored', reason: 'Job "x" is not Cascade\'s' }],
   ])('%s', (_n, type, data, expected) => {
     expect(fromCloudEvent({ id: '1', type, data })).toEqual(expected);
   });
 
   it.each([
-    ['unknown type', 'com.example.other', run, /unsupported event type "com.example.other"/],
+    ['unknown type', 'com.example.other', run, /^unsupported event type "com.example.other"$/],
+    ['an unknown type with a newline', 'com.example\nother', run, /^unsupported event type "com.example\\nother"$/],
     ['data not JSON', RUN_REQUESTED, '{nope', /run request: the data is not JSON/],
     ['missing iuid', RUN_REQUESTED, { turlinfo: 'x' }, /run request: iuid: required field is missing/],
     ['iuid not a string', RUN_REQUESTED, { turlinfo: 'x', iuid: 5 }, /run request: iuid: must be a string/],

@@ -4,6 +4,7 @@
 // arrived to a typed request or a reason.
 import * as v from 'valibot';
 import { parseWith } from '../../shared/api/parse.ts';
+import { quote } from '../../shared/api/reason.ts';
 import {
   APISERVER_EVENTS, JobEventSchema, MODULE_FINISHED, ModuleResultSchema, RUN_REQUESTED, RunRequestSchema,
   type ModuleResult, type RunRequest,
@@ -52,7 +53,7 @@ function asJob(data: unknown): Request {
   const r = parse(JobEventSchema, 'ApiServerSource event', data);
   if ('invalid' in r) return { kind: 'invalid', reason: r.invalid };
   const runname = r.metadata.labels?.[LABEL_RUN];
-  return runname ? { kind: 'job', runname, job: r.metadata.name } : { kind: 'ignored', reason: `Job ${r.metadata.name} is not Cascade's` };
+  return runname ? { kind: 'job', runname, job: r.metadata.name } : { kind: 'ignored', reason: `Job ${quote(r.metadata.name)} is not Cascade's` };
 }
 
 export function fromCloudEvent(event: IncomingEvent): Request {
@@ -60,7 +61,7 @@ export function fromCloudEvent(event: IncomingEvent): Request {
   if (event.type === RUN_REQUESTED) return asRun(data);
   if (event.type === MODULE_FINISHED) return asResult(data);
   if (APISERVER_EVENTS.includes(event.type)) return asJob(data);
-  return { kind: 'invalid', reason: `unsupported event type "${event.type}"` };
+  return { kind: 'invalid', reason: `unsupported event type ${quote(event.type)}` };
 }
 
 /** A plain POST: the Go controller's run request (`POST /run` before) or module status (`POST /`). */

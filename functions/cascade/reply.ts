@@ -1,5 +1,7 @@
 // How the function answers an outcome of the engine: the status a sender (or
-// Knative delivery) acts on, and a JSON body (`{error}` with the reason).
+// Knative delivery) acts on, and a JSON body (`{error}` with the reason, one
+// line of at most REASON_MAX characters whoever wrote it).
+import { oneLine } from '../../shared/api/reason.ts';
 import type { Outcome } from '../../shared/engine/outcome.ts';
 
 export interface Reply {
@@ -15,7 +17,7 @@ export function statusOf(outcome: Outcome): number {
 }
 
 export function reply(outcome: Outcome, headers: Record<string, string> = {}): Reply {
-  const body = outcome.kind === 'accepted' ? outcome.body : { error: outcome.reason };
+  const body = outcome.kind === 'accepted' ? outcome.body : { error: oneLine(outcome.reason) };
   return { statusCode: statusOf(outcome), headers: { 'content-type': 'application/json', ...headers }, body };
 }
 

@@ -1,5 +1,6 @@
 // A module's result: move its run, and say how the fact was taken.
 import type { ModuleResult } from '../api/events.ts';
+import { quote } from '../api/reason.ts';
 import type { EngineDeps } from './deps.ts';
 import { accepted, invalid, type Outcome } from './outcome.ts';
 import { reconcileRun } from './reconcile.ts';
@@ -7,9 +8,9 @@ import { reconcileRun } from './reconcile.ts';
 export async function acceptModuleResult(deps: EngineDeps, res: ModuleResult): Promise<Outcome> {
   const fact = { kind: 'ModuleResult', modulename: res.modulename, moduleresult: res.moduleresult } as const;
   const result = await reconcileRun(deps, res.runname, fact);
-  if (result.kind === 'missing') return invalid(`unknown run "${res.runname}"`);
+  if (result.kind === 'missing') return invalid(`unknown run ${quote(res.runname)}`);
   const { verdict } = result.decision;
-  if (verdict === 'unknown-module') return invalid(`run "${res.runname}" has no module "${res.modulename}"`);
-  if (verdict === 'not-started') return invalid(`module "${res.modulename}" of run "${res.runname}" has not started`);
+  if (verdict === 'unknown-module') return invalid(`run ${quote(res.runname)} has no module ${quote(res.modulename)}`);
+  if (verdict === 'not-started') return invalid(`module ${quote(res.modulename)} of run ${quote(res.runname)} has not started`);
   return accepted({ run: res.runname, module: res.modulename, verdict, phase: result.decision.status.phase });
 }

@@ -2,6 +2,7 @@
 // counted once on the CascadeAutoOperator, then moved like any other run.
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { RunRequest } from '../api/events.ts';
+import { quote } from '../api/reason.ts';
 import { API_VERSION, CASCADE_RUN_KIND } from '../api/group.ts';
 import type { CascadeModule } from '../api/scenario.ts';
 import { LABEL_APP, LABEL_APP_VALUE, LABEL_IUID_HASH, runName, shortHash } from '../names.ts';
@@ -41,7 +42,7 @@ async function createOnce(deps: EngineDeps, req: RunRequest, modules: CascadeMod
       if (existing) break; // another iuid holds it: try the next name
     }
   }
-  return failed(`iuid ${req.iuid}: both of its run names are held by runs of other iuids`);
+  return failed(`iuid ${quote(req.iuid)}: both of its run names are held by runs of other iuids`);
 }
 
 export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outcome> {

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { REASON_MAX } from '../../shared/api/reason.ts';
+import { accepted, failed, invalid, unavailable } from '../../shared/engine/outcome.ts';
+import { reply } from './reply.ts';
+
+const LINE_BREAKING = /[\p{Cc}\u2028\u2029]/u;
+
+describe('reply', () => {
+  it.each([
+    ['accepted', accepted({ run: 'r' }), 200],
+    ['invalid', invalid('bad'), 400],
+    ['unavailable', unavailable('retry'), 503],
+    ['failed', failed('unusable'), 500],
+  ])('%s is answered %i', (_n, outcome, status) => {
+    expect(reply(outcome).statusCode).toBe(status);
+  });
+
+  it.each([
+    ['an outcome', (reason: string) => reply(invalid(reason))],
+    ['a 500 of the API server\'s words', (reason: string) => reply(failed(reason))],
+  ])('the reason of %s is one line of at most REASON_MAX characters', (_n, make) => {
+    const error = String(make(`iuid "ab\ncd-1"\r\n${'x'.repeat(10_000)}\u2028`).body.error);
+    expect(error).not.toMatch(LINE_BREAKING);
+    expect(error.length).toBeLessThanOrEqual(REASON_MAX);
+    expect(error.startsWith('iuid "ab\\ncd-1"\\r\\n')).toBe(true);
+  });
+});
