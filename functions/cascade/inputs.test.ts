@@ -15,17 +15,22 @@ describe('CloudEvents', () => {
     ['ApiServerSource update of a Cascade Job', 'dev.knative.apiserver.resource.update', job, { kind: 'job', runname: 'cao-33e65', job: job.metadata.name }],
     ['ApiServerSource delete of a Cascade Job', 'dev.knative.apiserver.resource.delete', job, { kind: 'job', runname: 'cao-33e65', job: job.metadata.name }],
     ['ApiServerSource event of another Job', 'dev.knative.apiserver.resource.add', { kind: 'Job', metadata: { name: 'x' } }, { kind: 'ignored', reason: 'Job "x" is not Cascade\'s' }],
+    ['ApiServerSource event of a Job with an empty run label', 'dev.knative.apiserver.resource.add', { kind: 'Job', metadata: { name: 'x', labels: { 'cascade.cascade.net/run': '' } } },
+      { kind: 'ignored', reason: 'Job "x" is not Cascade\'s' }],
   ])('%s', (_n, type, data, expected) => {
     expect(fromCloudEvent({ id: '1', type, data })).toEqual(expected);
   });
 
   it.each([
     ['unknown type', 'com.example.other', run, /^unsupported event type "com.example.other"$/],
-    ['an unknown type with a newline', 'com.example\nother', run, /^unsupported event type "com.example\\nother"$/],
     ['data not JSON', RUN_REQUESTED, '{nope', /run request: the data is not JSON/],
     ['missing iuid', RUN_REQUESTED, { turlinfo: 'x' }, /run request: iuid: required field is missing/],
     ['iuid not a string', RUN_REQUESTED, { turlinfo: 'x', iuid: 5 }, /run request: iuid: must be a string/],
-    ['empty turlinfo', RUN_REQUESTED, { turlinfo: ' ', iuid: 'abcdef' }, /turlinfo: must not be empty/],
+    ['empty turlinfo', RUN_REQUESTED, { turlinfo: '', iuid: 'abcdef' }, /turlinfo: must not be empty/],
+    ['blank turlinfo', RUN_REQUESTED, { turlinfo: ' ', iuid: 'abcdef' }, /turlinfo: must not begin or end with whitespace/],
+    ['an unknown type with a newline', 'com.example\nother', run, /^unsupported event type "com.example\\nother"$/],
+    ['a Job whose run label names no run', 'dev.knative.apiserver.resource.add', { kind: 'Job', metadata: { name: 'x', labels: { 'cascade.cascade.net/run': '../x' } } },
+      /metadata.labels.cascade.cascade.net\/run: must be a run's name/],
     ['result without moduleresult', MODULE_FINISHED, { runname: 'a', modulename: 'b' }, /module result: moduleresult: required field is missing/],
     ['ApiServerSource event of a Pod', 'dev.knative.apiserver.resource.add', { kind: 'Pod', metadata: { name: 'p' } }, /must be a Job/],
   ])('rejects %s with a reason', (_n, type, data, reason) => {
@@ -51,5 +56,30 @@ describe('plain HTTP bodies of the Go controller', () => {
   ])('rejects %s', (_n, body, reason) => {
     const r = fromHttpBody(body);
     expect(r.kind === 'invalid' && r.reason).toMatch(reason);
+  });
+});
+
+describe('what arrives is kept byte for byte or refused, never altered', () => {
+  it.each([
+    ['an iuid with a trailing newline', { turlinfo: 's3://in/x', iuid: 'X\n' }],
+    ['an iuid with a leading space', { turlinfo: 's3://in/x', iuid: ' X' }],
+    ['a turlinfo with a trailing space', { turlinfo: 's3://in/x ', iuid: 'X' }],
+  ])('refuses %s instead of trimming it', (_n, body) => {
+    expect(fromHttpBody(body).kind).toBe('invalid');
+  });
+
+  it('keeps every field of a valid run request as it came', () => {
+    const body = { turlinfo: 's3://in/a b.tgz', iuid: 'AbC9e_x-1', oname: ' org ', sname: '' };
+    expect(fromHttpBody(body)).toEqual({ kind: 'run', body });
+  });
+
+  it('keeps a module result as it came: the meaning of " Success " is read later, the value stays', () => {
+    const body = { runname: 'cao-abc9e', modulename: 'Gray Scale', moduleresult: ' Success ' };
+    expect(fromHttpBody(body)).toEqual({ kind: 'result', body });
+  });
+
+  it('"X\n" and "X" are never one run: the first is refused, the second kept', () => {
+    expect(fromHttpBody({ turlinfo: 's3://x', iuid: 'X\n' }).kind).toBe('invalid');
+    expect(fromHttpBody({ turlinfo: 's3://x', iuid: 'X' })).toEqual({ kind: 'run', body: { turlinfo: 's3://x', iuid: 'X' } });
   });
 });

@@ -2,6 +2,7 @@
 // schemas of their data (also the Go controller's plain HTTP bodies). The
 // types of the inputs are inferred from the schemas, never written twice.
 import * as v from 'valibot';
+import { isDnsLabel, LABEL_RUN } from '../names.ts';
 
 /** A run request (the Go controller's `POST /run` body). */
 export const RUN_REQUESTED = 'net.cascade.run.requested.v1';
@@ -13,20 +14,64 @@ export const APISERVER_EVENTS = ['add', 'update', 'delete'].map((verb) => `dev.k
 export const RUN_SUCCEEDED = 'net.cascade.run.succeeded.v1';
 export const RUN_FAILED = 'net.cascade.run.failed.v1';
 
-const Text = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
-const OptionalText = v.optional(v.string('must be a string'));
+// What arrives is validated, never transformed: a value that breaks a rule is
+// refused with the rule, any other is kept byte for byte (nothing is trimmed,
+// so "X\n" is refused rather than taken for "X").
 
-export const RunRequestSchema = v.object({ turlinfo: Text, iuid: Text, oname: OptionalText, sname: OptionalText });
+/** An iuid names the run, its Jobs and its archive paths: a UUID, or a shorter id. */
+export const IUID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export const IUID_RULE = '1-64 characters of A-Z a-z 0-9 _ -, the first a letter or a digit';
+/** Bounds of the other text fields, in UTF-16 code units. */
+export const TEXT_MAX = { turlinfo: 2048, oname: 253, sname: 253, modulename: 253, moduleresult: 1024 } as const;
+
+// C0 and C1 controls (DEL included) and the Unicode line and paragraph separators.
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
+
+function text(max: number, min = 1) {
+  return v.pipe(
+    v.string('must be a string'),
+    v.minLength(min, 'must not be empty'),
+    v.maxLength(max, `must be at most ${max} characters`),
+    v.check((s) => s.isWellFormed(), 'must be well-formed Unicode (a lone surrogate is not)'),
+    v.check((s) => !CONTROL.test(s), 'must not contain control characters or line breaks'),
+  );
+}
+
+const Iuid = v.pipe(v.string('must be a string'), v.regex(IUID_PATTERN, `must be ${IUID_RULE}`));
+/** An address handed to the first module as `s3path`: surrounding whitespace is a mistake, refused rather than trimmed. */
+const Turlinfo = v.pipe(text(TEXT_MAX.turlinfo), v.check((s) => s.trim() === s, 'must not begin or end with whitespace'));
+/** Every run's name is a DNS-1123 label; anything else names no run (and never reaches an API path). */
+const RUN_NAME_RULE = 'must be a run\'s name: a DNS-1123 label (a-z, 0-9, inner "-") of at most 63 characters';
+const RunName = v.pipe(v.string('must be a string'), v.check(isDnsLabel, RUN_NAME_RULE));
+
+export const RunRequestSchema = v.object({
+  turlinfo: Turlinfo,
+  iuid: Iuid,
+  oname: v.optional(text(TEXT_MAX.oname, 0)),
+  sname: v.optional(text(TEXT_MAX.sname, 0)),
+}, 'must be a JSON object');
 export type RunRequest = v.InferOutput<typeof RunRequestSchema>;
 
-export const ModuleResultSchema = v.object({ runname: Text, modulename: Text, moduleresult: Text });
+export const ModuleResultSchema = v.object({
+  runname: RunName,
+  modulename: text(TEXT_MAX.modulename),
+  moduleresult: text(TEXT_MAX.moduleresult),
+}, 'must be a JSON object');
 export type ModuleResult = v.InferOutput<typeof ModuleResultSchema>;
 
 /** What Cascade reads of an ApiServerSource event's data: the Job's kind, name and labels. */
 export const JobEventSchema = v.object({
   kind: v.literal('Job', 'must be a Job'),
-  metadata: v.object({ name: v.string(), labels: v.optional(v.record(v.string(), v.string())) }),
-});
+  metadata: v.object({
+    name: text(253),
+    labels: v.optional(v.objectWithRest(
+      // An empty value names no run: such a Job is not Cascade's.
+      { [LABEL_RUN]: v.optional(v.pipe(v.string('must be a string'), v.check((s) => s === '' || isDnsLabel(s), RUN_NAME_RULE))) },
+      v.string('must be a string'),
+      'must be an object',
+    )),
+  }, 'must be an object'),
+}, 'must be a JSON object');
 
 /** A run-end CloudEvent as the engine hands it to the K_SINK notifier. */
 export interface RunEndEvent {
