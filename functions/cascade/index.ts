@@ -6,7 +6,7 @@
 // up the runtime's start and /healthz answers as soon as it listens.
 import type { App, Incoming } from './app.ts';
 import { buildInfo } from './build-info.ts';
-import { answerInvalidCloudEventsWith400 } from './runtime-patch.ts';
+import { patchRuntime } from './runtime-patch.ts';
 import { loadConfig, rootLogger } from './wiring.ts';
 
 interface ProbeReply {
@@ -20,9 +20,9 @@ let load: (() => Promise<App>) | undefined;
 let crashed = false;
 
 export function init(): void {
-  answerInvalidCloudEventsWith400();
   const config = loadConfig(process.env);
   const log = rootLogger(config);
+  patchRuntime(log);
   // faas-js-runtime traps uncaught exceptions with `death` as it traps
   // SIGTERM: shutdown() drains, then the runtime exits 0 and nothing prints
   // the error. Log it, and exit 1 once drained (see shutdown).

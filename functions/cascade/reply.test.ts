@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REASON_MAX } from '../../shared/api/reason.ts';
 import { accepted, failed, invalid, unavailable } from '../../shared/engine/outcome.ts';
-import { reply } from './reply.ts';
+import { refused, reply } from './reply.ts';
 
 const LINE_BREAKING = /[\p{Cc}\u2028\u2029]/u;
 
@@ -18,6 +18,7 @@ describe('reply', () => {
   it.each([
     ['an outcome', (reason: string) => reply(invalid(reason))],
     ['a 500 of the API server\'s words', (reason: string) => reply(failed(reason))],
+    ['a refusal before the function', (reason: string) => refused(400, reason)],
   ])('the reason of %s is one line of at most REASON_MAX characters', (_n, make) => {
     const error = String(make(`iuid "ab\ncd-1"\r\n${'x'.repeat(10_000)}\u2028`).body.error);
     expect(error).not.toMatch(LINE_BREAKING);

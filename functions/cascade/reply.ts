@@ -21,6 +21,11 @@ export function reply(outcome: Outcome, headers: Record<string, string> = {}): R
   return { statusCode: statusOf(outcome), headers: { 'content-type': 'application/json', ...headers }, body };
 }
 
+/** A request refused before it reached the function (by the runtime or the CloudEvent check): `{error}`, as any other. */
+export function refused(statusCode: number, reason: string): Reply {
+  return { statusCode, headers: { 'content-type': 'application/json' }, body: { error: oneLine(reason) } };
+}
+
 /** The token bucket is empty: 429, retry after the given seconds. */
 export function rateLimited(retryAfterSeconds: number): Reply {
   return { statusCode: 429, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) }, body: { error: 'rate limit exceeded, retry later' } };

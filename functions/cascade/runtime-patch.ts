@@ -1,12 +1,101 @@
-// faas-js-runtime validates CloudEvents before calling the function and lets
-// the cloudevents SDK's ValidationError through to fastify, which answers 500
-// for it: an event missing `source` or `type` would be retried forever by the
-// broker. Bad input is a 400 (design note 3), so the error class of the SDK
-// copy that the runtime loads is given that status. Nothing else changes.
+// What Cascade adds to faas-js-runtime 4.0.1's HTTP server (fastify 4), set up
+// when the runtime creates it: fastify publishes every new instance on the
+// documented diagnostics channel `fastify.initialization`, and the runtime
+// calls init() before it creates the server. Each addition is for a defect of
+// the runtime as it is:
+//
+// 1. Requests the runtime refuses before the function (invalid JSON, an empty
+//    JSON body, a `__proto__` key, a body over the limit, a CloudEvent the SDK
+//    refuses) logged `TypeError: req.execTimer is not a function` at error
+//    level. The runtime's metrics plugin (lib/metrics.js) starts
+//    `req.execTimer` in a preHandler hook and calls it in an onResponse hook;
+//    a request refused while its body is parsed, or by an earlier preHandler
+//    (the runtime's own CloudEvent check), never runs that preHandler, so
+//    onResponse calls undefined. Every request now starts with a no-op
+//    `execTimer`, which the preHandler replaces when it runs: nothing ran, so
+//    nothing is timed.
+// 2. fastify answered those refusals in its own shape
+//    (`{statusCode, error: "Bad Request", message}`, the SDK's
+//    ValidationError as a 500 with a multi-line message): every refusal is
+//    now `{error}` with a one-line reason, as every reply of the function.
+//    The error handler replies synchronously: the runtime's CloudEvent
+//    preHandler calls `done(err)` and then `done()` again, and only a reply
+//    already sent stops that second call from running the function.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
+import type { Logger } from 'pino';
+import { quote } from '../../shared/api/reason.ts';
+import { refusalOf, type RuntimeError } from './refusal.ts';
+import { refused, type Reply } from './reply.ts';
 
-export function answerInvalidCloudEventsWith400(): void {
+const CHANNEL = 'fastify.initialization';
+
+type Done = (error?: Error) => void;
+interface RuntimeRequest {
+  method: string;
+  url: string;
+  execTimer?: () => void;
+}
+interface RuntimeReply {
+  code(status: number): RuntimeReply;
+  headers(values: Record<string, string>): RuntimeReply;
+  send(body: unknown): RuntimeReply;
+}
+type Hook = (request: RuntimeRequest, reply: RuntimeReply, done: Done) => void;
+/** The part of a fastify 4 instance used here. */
+export interface RuntimeServer {
+  initialConfig: { bodyLimit?: number };
+  addHook(name: 'onRequest', hook: Hook): unknown;
+  setErrorHandler(handler: (error: Error, request: RuntimeRequest, reply: RuntimeReply) => void): unknown;
+  setNotFoundHandler(handler: (request: RuntimeRequest, reply: RuntimeReply) => void): unknown;
+}
+
+type SdkError = Error & { errors?: unknown[] };
+type SdkErrorClass = abstract new (...args: never[]) => SdkError;
+
+/** The ValidationError class of the CloudEvents SDK copy that the runtime loads (not ours). */
+function sdkValidationError(): SdkErrorClass {
   const runtime = createRequire(import.meta.url).resolve('faas-js-runtime');
-  const sdk = createRequire(runtime)('cloudevents') as { ValidationError?: { prototype: { statusCode?: number } } };
-  if (sdk.ValidationError) sdk.ValidationError.prototype.statusCode = 400;
+  return (createRequire(runtime)('cloudevents') as { ValidationError: SdkErrorClass }).ValidationError;
+}
+
+function send(reply: RuntimeReply, r: Reply): void {
+  reply.code(r.statusCode).headers(r.headers).send(r.body);
+}
+
+function described(error: Error & Partial<RuntimeError>, validationError: SdkErrorClass): RuntimeError {
+  const { name, message, code, statusCode } = error;
+  return { name, message, code, statusCode, ...(error instanceof validationError ? { cloudEventErrors: (error as SdkError).errors ?? [] } : {}) };
+}
+
+/** Adds the patches above to the runtime's server. */
+export function patchServer(server: RuntimeServer, log: Logger): void {
+  const bodyLimit = server.initialConfig.bodyLimit ?? 1_048_576;
+  const validationError = sdkValidationError();
+  const refuse = (request: RuntimeRequest, reply: RuntimeReply, statusCode: number, reason: string) => {
+    log.warn({ method: request.method, url: request.url, status: statusCode, reason }, 'refused before the function');
+    send(reply, refused(statusCode, reason));
+  };
+  server.addHook('onRequest', (request, _reply, done) => {
+    request.execTimer = () => {};
+    done();
+  });
+  server.setErrorHandler((error, request, reply) => {
+    const refusal = refusalOf(described(error, validationError), bodyLimit);
+    if (refusal) return refuse(request, reply, refusal.statusCode, refusal.reason);
+    log.error({ err: error, method: request.method, url: request.url }, 'request failed in the runtime');
+    send(reply, refused(500, `internal error: ${error.message}`));
+  });
+  server.setNotFoundHandler((request, reply) => {
+    refuse(request, reply, 404, `no such path ${quote(request.url.split('?')[0])}: the function serves POST / (the Go controller's POST /run is now POST /)`);
+  });
+}
+
+/** Patches the runtime's server when it is created: call before the runtime creates it (the function's init()). */
+export function patchRuntime(log: Logger): void {
+  const onInit = (message: unknown) => {
+    unsubscribe(CHANNEL, onInit);
+    patchServer((message as { fastify: RuntimeServer }).fastify, log);
+  };
+  subscribe(CHANNEL, onInit);
 }
