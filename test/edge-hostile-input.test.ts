@@ -7,7 +7,7 @@ import { BatchV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REASON_MAX } from '../shared/api/reason.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { binaryEvent, cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { binaryEvent, cascadeHarness, post, SCENARIO, structuredEvent, type Harness } from './support/cascade-harness.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 
 let h: Harness;
@@ -23,8 +23,15 @@ afterAll(async () => { await h?.stop(); });
 const RUN = 'net.cascade.run.requested.v1';
 const RESULT = 'net.cascade.module.finished.v1';
 const JSON_TYPE = { 'content-type': 'application/json' };
+const STRUCTURED = { 'content-type': 'application/cloudevents+json' };
 const request = { turlinfo: 's3://in/x.tgz', iuid: 'edge0001' };
 const ce = (type: string, data: unknown) => binaryEvent(type, data).headers;
+const ceWithout = (name: string) => Object.fromEntries(Object.entries(ce(RUN, request)).filter(([k]) => k !== name));
+const structuredWithout = (name: string) => {
+  const event = JSON.parse(structuredEvent(RUN, request).body) as Record<string, unknown>;
+  delete event[name];
+  return JSON.stringify(event);
+};
 const LIMIT = 1_048_576; // faas-js-runtime's default body limit
 
 /** The names of every run and Job in the namespace. */
@@ -73,6 +80,27 @@ async function refused([, body, headers, status, reason, path = '']: Row): Promi
   expect(await everything()).toEqual(before);
   return error;
 }
+
+describe('a CloudEvent that is not whole is refused with the missing attribute', () => {
+  it.each<Row>([
+    ['binary without ce-id', request, { ...JSON_TYPE, ...ceWithout('ce-id') }, 400, /^binary CloudEvent: missing required attribute id \(header ce-id\)$/],
+    ['binary with ce-specversion 9.9', request, { ...JSON_TYPE, ...ce(RUN, request), 'ce-specversion': '9.9' }, 400,
+      /^binary CloudEvent: specversion "9.9" is not supported, only "1.0"$/],
+    ['binary with ce-specversion 0.3 (the SDK validates nothing but 1.0)', request, { ...JSON_TYPE, ...ce(RUN, request), 'ce-specversion': '0.3' }, 400,
+      /specversion "0.3" is not supported/],
+    ['some ce-* headers but no ce-specversion', request, { ...JSON_TYPE, ...ceWithout('ce-specversion') }, 400,
+      /^binary CloudEvent: missing required attribute specversion \(header ce-specversion\)$/],
+    ['binary without ce-source', request, { ...JSON_TYPE, ...ceWithout('ce-source') }, 400, /missing required attribute source \(header ce-source\)$/],
+    ['binary with a source that is no URI reference', request, { ...JSON_TYPE, ...ce(RUN, request), 'ce-source': 'a b' }, 400,
+      /^not a valid CloudEvent: source: must match format "uri-reference"$/],
+    ['structured without specversion', structuredWithout('specversion'), STRUCTURED, 400, /^structured CloudEvent: missing required attribute specversion$/],
+    ['structured without id', structuredWithout('id'), STRUCTURED, 400, /^structured CloudEvent: missing required attribute id$/],
+    ['structured with a body that is not JSON', '{"specversion":', STRUCTURED, 400, /^structured CloudEvent: the body is not JSON$/],
+    ['a batch', `[${structuredEvent(RUN, request).body}]`, { 'content-type': 'application/cloudevents-batch+json' }, 400, /^batched CloudEvents are not supported/],
+  ])('%s', async (...row) => {
+    await refused(row);
+  });
+});
 
 describe('a request refused before the function gets its 400 or 413 as {error}, and no error-level line', () => {
   it.each<Row>([

@@ -1,8 +1,8 @@
 // What Cascade adds to faas-js-runtime 4.0.1's HTTP server (fastify 4), set up
 // when the runtime creates it: fastify publishes every new instance on the
 // documented diagnostics channel `fastify.initialization`, and the runtime
-// calls init() before it creates the server. Each addition is for a defect of
-// the runtime as it is:
+// calls init() before it creates the server. Three additions, each for a
+// defect of the runtime as it is:
 //
 // 1. Requests the runtime refuses before the function (invalid JSON, an empty
 //    JSON body, a `__proto__` key, a body over the limit, a CloudEvent the SDK
@@ -14,7 +14,10 @@
 //    onResponse calls undefined. Every request now starts with a no-op
 //    `execTimer`, which the preHandler replaces when it runs: nothing ran, so
 //    nothing is timed.
-// 2. fastify answered those refusals in its own shape
+// 2. The CloudEvents SDK lets malformed events through (see
+//    cloudevent-envelope.ts); a request that is not a whole CloudEvent 1.0 is
+//    answered 400 before the SDK sees it.
+// 3. fastify answered those refusals in its own shape
 //    (`{statusCode, error: "Bad Request", message}`, the SDK's
 //    ValidationError as a 500 with a multi-line message): every refusal is
 //    now `{error}` with a one-line reason, as every reply of the function.
@@ -25,6 +28,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { quote } from '../../shared/api/reason.ts';
+import { envelopeOf, type Headers } from './cloudevent-envelope.ts';
 import { refusalOf, type RuntimeError } from './refusal.ts';
 import { refused, type Reply } from './reply.ts';
 
@@ -34,6 +38,9 @@ type Done = (error?: Error) => void;
 interface RuntimeRequest {
   method: string;
   url: string;
+  headers: Headers;
+  body?: unknown;
+  routeOptions: { url?: string };
   execTimer?: () => void;
 }
 interface RuntimeReply {
@@ -45,7 +52,7 @@ type Hook = (request: RuntimeRequest, reply: RuntimeReply, done: Done) => void;
 /** The part of a fastify 4 instance used here. */
 export interface RuntimeServer {
   initialConfig: { bodyLimit?: number };
-  addHook(name: 'onRequest', hook: Hook): unknown;
+  addHook(name: 'onRequest' | 'preValidation', hook: Hook): unknown;
   setErrorHandler(handler: (error: Error, request: RuntimeRequest, reply: RuntimeReply) => void): unknown;
   setNotFoundHandler(handler: (request: RuntimeRequest, reply: RuntimeReply) => void): unknown;
 }
@@ -68,7 +75,7 @@ function described(error: Error & Partial<RuntimeError>, validationError: SdkErr
   return { name, message, code, statusCode, ...(error instanceof validationError ? { cloudEventErrors: (error as SdkError).errors ?? [] } : {}) };
 }
 
-/** Adds the patches above to the runtime's server. */
+/** Adds the three patches above to the runtime's server. */
 export function patchServer(server: RuntimeServer, log: Logger): void {
   const bodyLimit = server.initialConfig.bodyLimit ?? 1_048_576;
   const validationError = sdkValidationError();
@@ -79,6 +86,11 @@ export function patchServer(server: RuntimeServer, log: Logger): void {
   server.addHook('onRequest', (request, _reply, done) => {
     request.execTimer = () => {};
     done();
+  });
+  server.addHook('preValidation', (request, reply, done) => {
+    const envelope = request.routeOptions.url === '/' ? envelopeOf(request.headers, request.body) : { kind: 'plain' as const };
+    if (envelope.kind === 'malformed') refuse(request, reply, 400, envelope.reason); // replied: the request ends here
+    else done();
   });
   server.setErrorHandler((error, request, reply) => {
     const refusal = refusalOf(described(error, validationError), bodyLimit);
