@@ -108,7 +108,8 @@ describe('a request refused before the function gets its 400 or 413 as {error}, 
     ['an empty JSON body', '', JSON_TYPE, 400, /^the body is empty: a JSON object was expected$/],
     ['a __proto__ key', '{"__proto__":{"polluted":1},"turlinfo":"s3://x","iuid":"proto001"}', JSON_TYPE, 400, /^the body is refused: a JSON key "__proto__"/],
     ['a body over the limit', JSON.stringify({ ...request, pad: 'x'.repeat(LIMIT) }), JSON_TYPE, 413, new RegExp(`^the body is larger than the limit of ${LIMIT} bytes$`)],
-    ['the Go controller\'s POST /run', request, JSON_TYPE, 404, /^no such path "\/run": the function serves POST \//, '/run'],
+    ['a JSON string (the runtime would parse it again and console.error the failure)', '"hello"', JSON_TYPE, 400, /^the body must be a JSON object: /],
+    ['the Go controller\'s POST /run', request, JSON_TYPE, 404, /^no route POST "\/run": the function serves POST \//, '/run'],
   ])('%s', async (...row) => {
     await refused(row);
   });

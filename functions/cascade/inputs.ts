@@ -10,6 +10,7 @@ import {
   type ModuleResult, type RunRequest,
 } from '../../shared/api/events.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
+import { NOT_AN_OBJECT } from './plain-body.ts';
 
 export interface IncomingEvent {
   id: string;
@@ -68,7 +69,7 @@ export function fromCloudEvent(event: IncomingEvent): Request {
 export function fromHttpBody(body: unknown): Request {
   const data = dataOf(body);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return { kind: 'invalid', reason: 'the body must be a JSON object: a run request {turlinfo, iuid, oname?, sname?} or a module result {runname, modulename, moduleresult}' };
+    return { kind: 'invalid', reason: NOT_AN_OBJECT };
   }
   if ('runname' in data || 'modulename' in data || 'moduleresult' in data) return asResult(data);
   return asRun(data);

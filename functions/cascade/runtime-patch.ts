@@ -16,7 +16,9 @@
 //    nothing is timed.
 // 2. The CloudEvents SDK lets malformed events through (see
 //    cloudevent-envelope.ts); a request that is not a whole CloudEvent 1.0 is
-//    answered 400 before the SDK sees it.
+//    answered 400 before the SDK sees it. So is a JSON string sent as
+//    `application/json`, which the runtime's invoker parses again and, when
+//    that fails, prints with console.error (see plain-body.ts).
 // 3. fastify answered those refusals in its own shape
 //    (`{statusCode, error: "Bad Request", message}`, the SDK's
 //    ValidationError as a 500 with a multi-line message): every refusal is
@@ -29,6 +31,7 @@ import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { quote } from '../../shared/api/reason.ts';
 import { envelopeOf, type Headers } from './cloudevent-envelope.ts';
+import { isJsonString, NOT_AN_OBJECT } from './plain-body.ts';
 import { refusalOf, type RuntimeError } from './refusal.ts';
 import { refused, type Reply } from './reply.ts';
 
@@ -75,6 +78,14 @@ function described(error: Error & Partial<RuntimeError>, validationError: SdkErr
   return { name, message, code, statusCode, ...(error instanceof validationError ? { cloudEventErrors: (error as SdkError).errors ?? [] } : {}) };
 }
 
+/** Why a request to the function is refused before the runtime reads it, if it is. */
+function problemOf(request: RuntimeRequest): string | undefined {
+  const envelope = envelopeOf(request.headers, request.body);
+  if (envelope.kind === 'malformed') return envelope.reason;
+  if (envelope.kind === 'plain' && isJsonString(request.headers, request.body)) return NOT_AN_OBJECT;
+  return undefined;
+}
+
 /** Adds the three patches above to the runtime's server. */
 export function patchServer(server: RuntimeServer, log: Logger): void {
   const bodyLimit = server.initialConfig.bodyLimit ?? 1_048_576;
@@ -88,8 +99,8 @@ export function patchServer(server: RuntimeServer, log: Logger): void {
     done();
   });
   server.addHook('preValidation', (request, reply, done) => {
-    const envelope = request.routeOptions.url === '/' ? envelopeOf(request.headers, request.body) : { kind: 'plain' as const };
-    if (envelope.kind === 'malformed') refuse(request, reply, 400, envelope.reason); // replied: the request ends here
+    const reason = request.routeOptions.url === '/' ? problemOf(request) : undefined;
+    if (reason) refuse(request, reply, 400, reason); // replied: the request ends here
     else done();
   });
   server.setErrorHandler((error, request, reply) => {
@@ -99,7 +110,7 @@ export function patchServer(server: RuntimeServer, log: Logger): void {
     send(reply, refused(500, `internal error: ${error.message}`));
   });
   server.setNotFoundHandler((request, reply) => {
-    refuse(request, reply, 404, `no such path ${quote(request.url.split('?')[0])}: the function serves POST / (the Go controller's POST /run is now POST /)`);
+    refuse(request, reply, 404, `no route ${request.method} ${quote(request.url.split('?')[0])}: the function serves POST / (the Go controller's POST /run is now POST /)`);
   });
 }
 
