@@ -50,3 +50,28 @@ describe('buildJob', () => {
     expect(buildJob(settings, twice, 0).metadata?.name).not.toBe(buildJob(settings, twice, 1).metadata?.name);
   });
 });
+
+describe('the computed names are reserved on every step', () => {
+  const claims = { keep: 'me', s3path: 'mine', finalstage: 'true', NAMESPACE: 'elsewhere', SCENARIONAME: 'other' };
+  const withTemplateEnv = (m: ReturnType<typeof module>) => {
+    m.template = { spec: { containers: [{ name: m.modulename, image: 'i', env: [{ name: 'finalstage', value: 'true' }, { name: 'TPL', value: '1' }] }] } };
+    return m;
+  };
+  const run: RunRef = { ...ref, modules: [withTemplateEnv(module('first', claims)), withTemplateEnv(module('last', claims))] };
+  const env = (step: number) => buildJob(settings, run, step).spec?.template.spec?.containers[0]?.env ?? [];
+
+  it('a module before the last cannot claim to be final: its configuration and template lose finalstage', () => {
+    expect(env(0)).toEqual([
+      { name: 'TPL', value: '1' },
+      { name: 'keep', value: 'me' },
+      { name: 's3path', value: 's3://bucket/in.tgz' },
+      { name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      { name: 'SCENARIONAME', value: 'cascadeautooperator-ip' },
+    ]);
+  });
+
+  it('the last step gets finalstage once, computed', () => {
+    expect(env(1).filter((e) => e.name === 'finalstage')).toEqual([{ name: 'finalstage', value: 'true' }]);
+    expect(env(1).map((e) => e.name)).toEqual(['TPL', 'keep', 's3path', 'finalstage', 'NAMESPACE', 'SCENARIONAME']);
+  });
+});

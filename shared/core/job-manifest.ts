@@ -30,10 +30,19 @@ export function s3Path(settings: JobSettings, run: RunRef, step: number): string
 }
 
 /**
+ * Names Cascade computes for every step's first container. They are reserved
+ * on every step: a configuration key (or an env entry of the module's
+ * template) that repeats one is dropped, even where the computed variable is
+ * not set, so `finalstage` reaches only the last step's container, as `true`.
+ * (The Go controller kept a configuration's `finalstage` on the other steps.)
+ */
+export const COMPUTED_ENV = ['s3path', 'finalstage', 'NAMESPACE', 'SCENARIONAME'] as const;
+const RESERVED: ReadonlySet<string> = new Set(COMPUTED_ENV);
+
+/**
  * The container environment the Go controller set: configuration entries, then
- * s3path, finalstage (last step only), NAMESPACE and SCENARIONAME. Where a
- * configuration key repeats a computed name, the computed value wins (as it
- * did in the Go controller, whose later duplicate took effect), without the duplicate.
+ * s3path, finalstage (last step only), NAMESPACE and SCENARIONAME, the
+ * computed names never taken from the configuration.
  */
 export function moduleEnv(settings: JobSettings, run: RunRef, step: number): V1EnvVar[] {
   const module = run.modules[step];
@@ -41,9 +50,8 @@ export function moduleEnv(settings: JobSettings, run: RunRef, step: number): V1E
   if (step === run.modules.length - 1) computed.push({ name: 'finalstage', value: 'true' });
   computed.push({ name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
   computed.push({ name: 'SCENARIONAME', value: settings.scenarioName });
-  const taken = new Set(computed.map((e) => e.name));
   const config = Object.entries(module?.configuration ?? {})
-    .filter(([name]) => !taken.has(name))
+    .filter(([name]) => !RESERVED.has(name))
     .map(([name, value]) => ({ name, value }));
   return [...config, ...computed];
 }
@@ -64,7 +72,7 @@ function podTemplate(template: unknown, env: V1EnvVar[], labels: Record<string, 
   const containers = copy.spec?.containers ?? [];
   const first = containers[0];
   if (first) {
-    const keep = (first.env ?? []).filter((e) => !env.some((n) => n.name === e.name));
+    const keep = (first.env ?? []).filter((e) => !RESERVED.has(e.name) && !env.some((n) => n.name === e.name));
     first.env = [...keep, ...env];
   }
   copy.metadata = { ...copy.metadata, labels: { ...copy.metadata?.labels, [LABEL_RUN]: labels[LABEL_RUN]!, [LABEL_STEP]: labels[LABEL_STEP]! } };
