@@ -28,4 +28,18 @@ describe('counter group commit', () => {
     fail = false;
     await expect(count(start('b'))).resolves.toBeUndefined();
   });
+
+  it('answers every caller of a write with what that write returned', async () => {
+    let writes = 0;
+    let release: () => void = () => {};
+    const count = counterBatcher(async (changes) => {
+      writes++;
+      if (writes === 1) await new Promise<void>((r) => { release = r; });
+      return `write ${writes}: ${changes.map((c) => c.run).join(',')}`;
+    });
+    const first = count(start('a'));
+    const rest = [count(start('b')), count(start('c'))];
+    release();
+    expect(await Promise.all([first, ...rest])).toEqual(['write 1: a', 'write 2: b,c', 'write 2: b,c']);
+  });
 });

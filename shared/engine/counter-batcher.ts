@@ -2,18 +2,19 @@
 // changes that one object; a burst of runs would have every request race for
 // it. Instead each process keeps one write in flight and folds all changes that
 // arrived meanwhile into the next one, so writers are as many as processes.
-// A caller is answered only once its change is written: nothing is counted
-// before it is durable, and applyCounter's keys keep it exactly-once.
+// A caller is answered only once its change is written (with what the write
+// returned): nothing is counted before it is durable, and applyCounter's keys
+// keep it exactly-once.
 import type { CounterChange } from '../core/counters.ts';
 
-interface Waiting {
+interface Waiting<R> {
   change: CounterChange;
-  resolve: () => void;
+  resolve: (written: R) => void;
   reject: (error: unknown) => void;
 }
 
-export function counterBatcher(write: (changes: CounterChange[]) => Promise<void>): (change: CounterChange) => Promise<void> {
-  let queue: Waiting[] = [];
+export function counterBatcher<R>(write: (changes: CounterChange[]) => Promise<R>): (change: CounterChange) => Promise<R> {
+  let queue: Waiting<R>[] = [];
   let writing = false;
   const drain = async () => {
     writing = true;
@@ -21,15 +22,15 @@ export function counterBatcher(write: (changes: CounterChange[]) => Promise<void
       const batch = queue;
       queue = [];
       try {
-        await write(batch.map((w) => w.change));
-        batch.forEach((w) => w.resolve());
+        const written = await write(batch.map((w) => w.change));
+        batch.forEach((w) => w.resolve(written));
       } catch (error) {
         batch.forEach((w) => w.reject(error));
       }
     }
     writing = false;
   };
-  return (change) => new Promise<void>((resolve, reject) => {
+  return (change) => new Promise<R>((resolve, reject) => {
     queue.push({ change, resolve, reject });
     if (!writing) void drain();
   });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Store } from '../kube/store.ts';
 import type { Transition } from '../core/types.ts';
+import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { RunEndEvent } from '../api/events.ts';
 import type { CounterChange } from '../core/counters.ts';
@@ -24,7 +25,9 @@ export interface EngineDeps {
   notify: (event: RunEndEvent) => Promise<void>;
   hooks?: EngineHooks;
   /** Group commit of CascadeAutoOperator counter changes (counter-batcher.ts); written one by one without it. */
-  counter?: (change: CounterChange) => Promise<void>;
+  counter?: (change: CounterChange) => Promise<CascadeAutoOperator | undefined>;
   /** One reconcile at a time per run in this process, looks-again shared (run-queue.ts); unordered without it. */
   queue?: RunQueue;
+  /** The scenario source this process last warned about (start-run.ts): one warning per change, not per run; every run warns without it. */
+  scenarioSource?: { last?: string | undefined };
 }

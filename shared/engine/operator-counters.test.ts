@@ -50,4 +50,14 @@ describe('writeCounters with the operator cache', () => {
     await writeCounters(deps(f.store), [{ kind: 'started', run: 'b' }]);
     expect(f.calls).toEqual(['get', 'put', 'get', 'put']);
   });
+
+  it('answers the operator the change is in: as written, as read when it was in already, none without an operator', async () => {
+    const f = fakeStore();
+    const written = await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }]);
+    expect(written).toEqual(f.now());
+    expect(await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }])).toEqual(f.now());
+    expect(f.calls).toEqual(['get', 'put', 'get']);
+    const none = { getOperator: async () => undefined } as unknown as Store;
+    expect(await writeCounters(deps(none), [{ kind: 'started', run: 'a' }])).toBeUndefined();
+  });
 });

@@ -25,18 +25,24 @@ function staleCache(cached: CascadeAutoOperator | undefined, error: unknown): bo
   return cached !== undefined && (kind === 'conflict' || kind === 'not-found');
 }
 
-/** Applies counter changes to the scenario's CascadeAutoOperator, if it exists, in one write. */
-export async function writeCounters(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>, changes: CounterChange[], cache: OperatorCache = {}): Promise<void> {
+/**
+ * Applies counter changes to the scenario's CascadeAutoOperator, if it exists,
+ * in one write. Returns the operator the changes are in (as written, or as read
+ * when they were in already), or undefined when there is no operator to count on.
+ */
+export async function writeCounters(
+  deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>, changes: CounterChange[], cache: OperatorCache = {},
+): Promise<CascadeAutoOperator | undefined> {
   for (let attempt = 1; attempt <= COUNT_ATTEMPTS; attempt++) {
     const cached = cache.op;
     cache.op = undefined;
     const op = cached ?? await deps.store.getOperator(deps.config.scenarioName);
-    if (!op) return;
+    if (!op) return undefined;
     const next = changes.reduce((status, change) => applyCounter(status, change) ?? status, op.status);
-    if (next === op.status) return;
+    if (next === op.status) return op;
     try {
       cache.op = await deps.store.writeOperatorStatus(op, next!);
-      return;
+      return cache.op;
     } catch (error) {
       if (staleCache(cached, error)) continue;
       if (apiErrorKind(error) !== 'conflict') throw error;
@@ -47,7 +53,7 @@ export async function writeCounters(deps: Pick<EngineDeps, 'store' | 'config' | 
   throw new Error(`CascadeAutoOperator ${deps.config.scenarioName}: still conflicting after ${COUNT_ATTEMPTS} attempts`);
 }
 
-/** One counter change: through the process's group commit when it has one. */
-export function count(deps: EngineDeps, change: CounterChange): Promise<void> {
+/** One counter change: through the process's group commit when it has one. Resolves as writeCounters does. */
+export function count(deps: EngineDeps, change: CounterChange): Promise<CascadeAutoOperator | undefined> {
   return deps.counter ? deps.counter(change) : writeCounters(deps, [change]);
 }
