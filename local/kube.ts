@@ -4,7 +4,7 @@
 // Nothing here knows about vitest: test/support/kube.ts binds these to the
 // test cluster and to the test's lifetime.
 import { randomBytes } from 'node:crypto';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { pollUntil } from './cluster/poll.ts';
 
 export { sleep } from './cluster/poll.ts';
@@ -58,8 +58,35 @@ export async function createNamespace(admin: KubeConfig, prefix: string): Promis
   return name;
 }
 
-/** Deletes a namespace (in the background); one already gone is fine. */
+/**
+ * No janitor runs in a namespace of the local stack to release the
+ * CascadeAutoOperators' finalizer (shutdown.cascade.cascade.net/finalizer),
+ * which would keep the namespace Terminating: drop every finalizer of them.
+ */
+async function releaseOperators(admin: KubeConfig, namespace: string): Promise<void> {
+  const custom = admin.makeApiClient(CustomObjectsApi);
+  const at = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace, plural: 'cascadeautooperators' };
+  type Listed = { metadata?: { name?: string; finalizers?: string[] } }[];
+  // A CRD just established answers 429 "storage is (re)initializing" for a moment: waitFor tries again.
+  const items = await waitFor(() => custom.listNamespacedCustomObject(at).then(
+    (list) => (list as { items: Listed }).items,
+    (error: unknown) => {
+      if (apiStatus(error) === 404) return [] as Listed; // no CRD, or no namespace
+      throw error;
+    },
+  ), { message: `CascadeAutoOperators of ${namespace} listed` });
+  await Promise.all(items.filter((op) => op.metadata?.finalizers?.length).map(async (op) => {
+    try {
+      await custom.patchNamespacedCustomObject({ ...at, name: op.metadata!.name!, body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+    } catch (error) {
+      if (apiStatus(error) !== 404 && apiStatus(error) !== 422) throw error;
+    }
+  }));
+}
+
+/** Deletes a namespace (in the background), its CascadeAutoOperators released first; one already gone is fine. */
 export async function deleteNamespace(admin: KubeConfig, name: string): Promise<void> {
+  await releaseOperators(admin, name);
   try {
     await admin.makeApiClient(CoreV1Api).deleteNamespace({ name, propagationPolicy: 'Background' });
   } catch (error) {

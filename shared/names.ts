@@ -11,6 +11,8 @@ export const LABEL_RUN = 'cascade.cascade.net/run';
 export const LABEL_STEP = 'cascade.cascade.net/step';
 export const LABEL_MODULE = 'cascade.cascade.net/module';
 export const LABEL_IUID_HASH = 'cascade.cascade.net/iuid-hash';
+/** Annotation of a CascadeRun: where its scenario came from (`CascadeAutoOperator/<name>` or `file:<path>`). */
+export const ANNOTATION_SCENARIO_SOURCE = 'cascade.cascade.net/scenario-source';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;

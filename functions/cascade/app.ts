@@ -64,7 +64,7 @@ function engine({ config, log, store, metrics, gate: g }: Parts): EngineDeps {
   };
   const operator: OperatorCache = {};
   const counter = counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator));
-  return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log), hooks, counter, queue: runQueue() };
+  return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log), hooks, counter, queue: runQueue(), scenarioSource: {} };
 }
 
 export function createApp(config: Config, log: Logger): App {

@@ -1,12 +1,16 @@
 // Where a new run's scenario comes from: the CascadeAutoOperator named
 // SCENARIO_NAME when it exists, else the JSON file at CONFIG_PATH (as the Go
-// controller read it).
+// controller read it). The source is named (`CascadeAutoOperator/<name>` or
+// `file:<path>`): the reply and the run say which one a run was started from.
 import { readFile } from 'node:fs/promises';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import { parseScenario } from '../api/scenario.ts';
 import type { CascadeModule } from '../api/scenario.ts';
 
-export type ScenarioResult = { ok: true; modules: CascadeModule[]; from: string } | { ok: false; reason: string };
+export type ScenarioResult = { ok: true; modules: CascadeModule[]; source: string } | { ok: false; reason: string };
+
+export const fileSource = (path: string): string => `file:${path}`;
+export const operatorSource = (name: string): string => `CascadeAutoOperator/${name}`;
 
 export async function scenarioFromFile(path: string): Promise<ScenarioResult> {
   let text: string;
@@ -22,12 +26,12 @@ export async function scenarioFromFile(path: string): Promise<ScenarioResult> {
     return { ok: false, reason: `the scenario file ${path} is not JSON: ${(error as Error).message}` };
   }
   const parsed = parseScenario(json);
-  return parsed.ok ? { ok: true, modules: parsed.value.cascademodules, from: path } : { ok: false, reason: `${path}: ${parsed.reason}` };
+  return parsed.ok ? { ok: true, modules: parsed.value.cascademodules, source: fileSource(path) } : { ok: false, reason: `${path}: ${parsed.reason}` };
 }
 
 export async function loadScenario(op: CascadeAutoOperator | undefined, configPath: string): Promise<ScenarioResult> {
   if (!op) return scenarioFromFile(configPath);
   const parsed = parseScenario(op.spec.scenarioconfig);
-  const from = `CascadeAutoOperator ${op.metadata.name}`;
-  return parsed.ok ? { ok: true, modules: parsed.value.cascademodules, from } : { ok: false, reason: `${from}: ${parsed.reason}` };
+  if (parsed.ok) return { ok: true, modules: parsed.value.cascademodules, source: operatorSource(op.metadata.name) };
+  return { ok: false, reason: `CascadeAutoOperator ${op.metadata.name}: ${parsed.reason}` };
 }

@@ -1,64 +1,110 @@
 // A run request: one CascadeRun per iuid (delivered twice, it is still one),
-// counted once on the CascadeAutoOperator, then moved like any other run.
+// started only under a CascadeAutoOperator that holds Cascade's finalizer (or
+// from the CONFIG_PATH file when there is no operator, said so), counted once
+// on the operator, then moved like any other run.
+import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { RunRequest } from '../api/events.ts';
 import { quote } from '../api/reason.ts';
 import { API_VERSION, CASCADE_RUN_KIND } from '../api/group.ts';
 import type { CascadeModule } from '../api/scenario.ts';
-import { LABEL_APP, LABEL_APP_VALUE, LABEL_IUID_HASH, runName, shortHash } from '../names.ts';
+import { ANNOTATION_SCENARIO_SOURCE, LABEL_APP, LABEL_APP_VALUE, LABEL_IUID_HASH, runName, shortHash } from '../names.ts';
 import type { EngineDeps } from './deps.ts';
+import { holdOperator } from './hold-operator.ts';
 import { count } from './operator-counters.ts';
+import { isHeld } from './operator-finalizer.ts';
 import { accepted, failed, invalid, unavailable, type Outcome } from './outcome.ts';
 import { reconcileRun } from './reconcile.ts';
 import { loadScenario } from './scenario-source.ts';
 
-function runObject(deps: EngineDeps, name: string, req: RunRequest, modules: CascadeModule[]): CascadeRun {
+interface Scenario {
+  modules: CascadeModule[];
+  source: string;
+}
+
+function runObject(deps: EngineDeps, name: string, req: RunRequest, scenario: Scenario): CascadeRun {
   const { namespace, scenarioName } = deps.config;
   return {
     apiVersion: API_VERSION,
     kind: CASCADE_RUN_KIND,
-    metadata: { name, namespace, labels: { [LABEL_APP]: LABEL_APP_VALUE, [LABEL_IUID_HASH]: shortHash(req.iuid, 16) } },
+    metadata: {
+      name, namespace,
+      labels: { [LABEL_APP]: LABEL_APP_VALUE, [LABEL_IUID_HASH]: shortHash(req.iuid, 16) },
+      annotations: { [ANNOTATION_SCENARIO_SOURCE]: scenario.source },
+    },
     spec: {
       ob: req.oname ?? '', src: req.sname ?? '', pid: req.iuid, scenarioname: scenarioName,
-      modules: modules.map((m) => m.modulename), turlinfo: req.turlinfo, cascademodules: modules,
+      modules: scenario.modules.map((m) => m.modulename), turlinfo: req.turlinfo, cascademodules: scenario.modules,
     },
   };
 }
 
+interface Made {
+  name: string;
+  /** The run as created, or as found when this iuid's run existed already. */
+  run: CascadeRun;
+  created: boolean;
+}
+
 /**
  * Creates the run under the Go controller's name; when a run of another iuid
- * holds that name, under the name with the iuid's hash appended. Returns the
- * name of this iuid's run, new or existing.
+ * holds that name, under the name with the iuid's hash appended. Returns this
+ * iuid's run, new or existing.
  */
-async function createOnce(deps: EngineDeps, req: RunRequest, modules: CascadeModule[]): Promise<{ name: string; created?: CascadeRun } | Outcome> {
+async function createOnce(deps: EngineDeps, req: RunRequest, scenario: Scenario): Promise<Made | Outcome> {
   for (const collided of [false, true]) {
     const name = runName(deps.config.scenarioName, req.iuid, collided);
     if (!name.ok) return invalid(name.reason);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const created = await deps.store.createRun(runObject(deps, name.name, req, modules));
-      if (created !== 'exists') return { name: name.name, created };
+      const created = await deps.store.createRun(runObject(deps, name.name, req, scenario));
+      if (created !== 'exists') return { name: name.name, run: created, created: true };
       const existing = await deps.store.getRun(name.name);
-      if (existing?.spec.pid === req.iuid) return { name: name.name };
+      if (existing?.spec.pid === req.iuid) return { name: name.name, run: existing, created: false };
       if (existing) break; // another iuid holds it: try the next name
     }
   }
   return failed(`iuid ${quote(req.iuid)}: both of its run names are held by runs of other iuids`);
 }
 
-export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outcome> {
-  const op = await deps.store.getOperator(deps.config.scenarioName);
-  if (op?.metadata.deletionTimestamp) return unavailable(`CascadeAutoOperator ${op.metadata.name} is being deleted: no new runs`);
+/** Not silent: the first run from the file in this process (or after the operator was used) is a warning. */
+function noteFileSource(deps: EngineDeps, source: string): void {
+  const memo = deps.scenarioSource;
+  if (memo?.last === source) return;
+  if (memo) memo.last = source;
+  deps.log.warn({ scenario: source }, `CascadeAutoOperator ${deps.config.scenarioName} not found: new runs take their scenario from the file at CONFIG_PATH`);
+}
+
+/** The start was counted on an operator that no longer holds the finalizer (deleted while the run started): say so. */
+function checkHeld(deps: EngineDeps, name: string, counted: CascadeAutoOperator | undefined): void {
+  if (isHeld(counted)) return;
+  deps.log.warn({ run: name }, `CascadeAutoOperator ${deps.config.scenarioName} was deleted while run ${name} started: the run goes on, its counters may not be kept`);
+}
+
+/** The scenario of a new run: from the held operator, else from the file (with a warning). */
+async function scenarioFor(deps: EngineDeps, op: CascadeAutoOperator | undefined): Promise<Scenario | Outcome> {
+  if (deps.scenarioSource && op) deps.scenarioSource.last = undefined;
   const scenario = await loadScenario(op, deps.config.configPath);
   if (!scenario.ok) return failed(`the scenario is not usable: ${scenario.reason}`);
-  const made = await createOnce(deps, req, scenario.modules);
+  if (!op) noteFileSource(deps, scenario.source);
+  return scenario;
+}
+
+export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outcome> {
+  const held = await holdOperator(deps);
+  if ('kind' in held) return held;
+  const scenario = await scenarioFor(deps, held.op);
+  if ('kind' in scenario) return scenario;
+  const made = await createOnce(deps, req, scenario);
   if ('kind' in made) return made;
-  const { name, created } = made;
+  const { name, run, created } = made;
   // Counted and moved at once: both must succeed for the reply to be 200, and a
   // run request sent again counts nothing twice (counters are keyed by run).
-  const [, result] = await Promise.all([
+  const [counted, result] = await Promise.all([
     count(deps, { kind: 'started', run: name }),
-    reconcileRun(deps, name, { kind: 'Observe' }, created),
+    reconcileRun(deps, name, { kind: 'Observe' }, created ? run : undefined),
   ]);
+  if (held.op) checkHeld(deps, name, counted);
   if (result.kind !== 'done') return unavailable(`run ${name} vanished while it was being started`);
-  return accepted({ run: name, phase: result.run.status?.phase, iuid: req.iuid });
+  const source = run.metadata.annotations?.[ANNOTATION_SCENARIO_SOURCE];
+  return accepted({ run: name, phase: result.run.status?.phase, iuid: req.iuid, ...(source ? { scenario: source } : {}) });
 }

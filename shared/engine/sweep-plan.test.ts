@@ -101,9 +101,13 @@ describe('the CascadeAutoOperator finalizer', () => {
 
   it.each([
     ['no operator', undefined, [running], { kind: 'none' }],
-    ['operator not being deleted', operator([FINALIZER], false), [], { kind: 'none' }],
+    ['operator held, not being deleted', operator([FINALIZER], false), [running], { kind: 'none' }],
+    ['operator without the finalizer (created while no run started)', operator([], false), [], { kind: 'add', finalizers: [FINALIZER] }],
+    ['operator with another finalizer only', operator(['other/finalizer'], false), [], { kind: 'add', finalizers: ['other/finalizer', FINALIZER] }],
     ['being deleted without our finalizer', operator(['other/finalizer'], true), [], { kind: 'none' }],
     ['being deleted, a run active', operator([FINALIZER], true), [running, done], { kind: 'wait', active: 1 }],
+    ['being deleted, a run ended but its end not yet counted', operator([FINALIZER], true), [run('r3', ended('Failed', DELETED, false)), done], { kind: 'wait', active: 1 }],
+    ['being deleted, the only active run being deleted itself', operator([FINALIZER], true), [run('r4', { phase: 'Running' }, true)], { kind: 'remove', finalizers: [] }],
     ['being deleted, nothing active', operator(['other/finalizer', FINALIZER], true), [done], { kind: 'remove', finalizers: ['other/finalizer'] }],
     ['being deleted, no run at all', operator([FINALIZER], true), [], { kind: 'remove', finalizers: [] }],
   ])('%s', (_n, op, runs, expected) => {

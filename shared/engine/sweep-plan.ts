@@ -4,15 +4,11 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import { isTerminalPhase, type CascadeRun } from '../api/cascade-run.ts';
-import { FINALIZER } from '../api/group.ts';
 import { LABEL_RUN } from '../names.ts';
+import { isDeleting, isHeld, needsOperator, withFinalizer, withoutFinalizer } from './operator-finalizer.ts';
 
 export function isTerminalRun(run: CascadeRun): boolean {
   return isTerminalPhase(run.status?.phase);
-}
-
-function isDeleting(obj: { metadata?: { deletionTimestamp?: string | Date | undefined } | undefined }): boolean {
-  return Boolean(obj.metadata?.deletionTimestamp);
 }
 
 /** Still to move: not ended, or ended but its end not yet counted and notified. A run being deleted is left alone. */
@@ -21,7 +17,7 @@ export function needsReconcile(run: CascadeRun): boolean {
   return !isTerminalRun(run) || !run.status?.notified;
 }
 
-/** A run in progress: what holds back the CascadeAutoOperator's finalizer. */
+/** A run in progress. */
 export function isActiveRun(run: CascadeRun): boolean {
   return !isDeleting(run) && !isTerminalRun(run);
 }
@@ -64,17 +60,21 @@ export function jobsOfRun(jobs: readonly V1Job[], run: string): string[] {
 
 export type FinalizerPlan =
   | { kind: 'none' }
+  | { kind: 'add'; finalizers: string[] }
   | { kind: 'wait'; active: number }
   | { kind: 'remove'; finalizers: string[] };
 
 /**
- * As the Go controller did on shutdown: once its CascadeAutoOperator is being
- * deleted and no run is in progress, its finalizer goes.
+ * An operator that lacks the finalizer gets it (one created while no run
+ * started); once it is being deleted and no run needs it any more (every run
+ * ended and counted), the finalizer goes, as the Go controller did on shutdown.
+ * `runs` is read only for an operator being deleted.
  */
 export function finalizerPlan(op: CascadeAutoOperator | undefined, runs: readonly CascadeRun[]): FinalizerPlan {
-  const finalizers = op?.metadata.finalizers ?? [];
-  if (!op || !isDeleting(op) || !finalizers.includes(FINALIZER)) return { kind: 'none' };
-  const active = runs.filter(isActiveRun).length;
+  if (!op) return { kind: 'none' };
+  if (!isDeleting(op)) return isHeld(op) ? { kind: 'none' } : { kind: 'add', finalizers: withFinalizer(op) };
+  if (!isHeld(op)) return { kind: 'none' };
+  const active = runs.filter(needsOperator).length;
   if (active > 0) return { kind: 'wait', active };
-  return { kind: 'remove', finalizers: finalizers.filter((f) => f !== FINALIZER) };
+  return { kind: 'remove', finalizers: withoutFinalizer(op) };
 }

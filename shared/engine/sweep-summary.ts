@@ -19,6 +19,9 @@ export interface SweepSummary {
   runsRemoved: number;
   /** Jobs that remained of those runs, deleted with them. */
   jobsRemovedWithRuns: number;
+  /** The CascadeAutoOperator lacked its finalizer: added. */
+  finalizerAdded: boolean;
+  /** The CascadeAutoOperator is being deleted and no run needs it: finalizer removed. */
   finalizerRemoved: boolean;
   /** Every error (runs, orphans, finalizer); each is logged. */
   errors: number;
@@ -32,7 +35,7 @@ export interface SweepSummary {
 export function emptySummary(): SweepSummary {
   return {
     runsSeen: 0, runsHandled: 0, advanced: 0, failed: {}, finished: 0, active: 0,
-    orphanJobsDeleted: 0, runsRemoved: 0, jobsRemovedWithRuns: 0, finalizerRemoved: false,
+    orphanJobsDeleted: 0, runsRemoved: 0, jobsRemovedWithRuns: 0, finalizerAdded: false, finalizerRemoved: false,
     errors: 0, runErrors: 0, durationMs: 0,
   };
 }

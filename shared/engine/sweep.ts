@@ -1,15 +1,17 @@
 // One janitor sweep over the namespace: move every run that events left
 // behind (through reconcileRun, the same load/decide/act/write loop as the
 // function, so the same decisions), delete orphaned Jobs and expired runs,
-// and release the CascadeAutoOperator's finalizer once nothing runs. Every
+// add the CascadeAutoOperator's finalizer where it lacks it and release it
+// once the operator is being deleted and no run needs it. Every
 // action is idempotent or guarded by resourceVersion, so two sweeps at once,
 // or a sweep killed half-way, leave a state the next one decides from.
 import type { V1Job } from '@kubernetes/client-node';
+import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
 import { reconcileRun } from './reconcile.ts';
-import { finalizerPlan, isActiveRun, isExpired, jobsOfRun, needsReconcile, orphanJobs } from './sweep-plan.ts';
+import { finalizerPlan, type FinalizerPlan, isActiveRun, isExpired, jobsOfRun, needsReconcile, orphanJobs } from './sweep-plan.ts';
 import { emptySummary, tally, type SweepSummary } from './sweep-summary.ts';
 
 export interface SweepOptions {
@@ -89,23 +91,38 @@ async function deleteOrphans(deps: EngineDeps, s: SweepSummary, jobs: readonly V
   }));
 }
 
-/** Looks at the operator and the runs afresh, so that a run started during the sweep holds the finalizer. */
-async function releaseFinalizer(deps: EngineDeps, s: SweepSummary): Promise<void> {
+/** Writes the planned finalizers; false when someone changed the operator meanwhile (look again). */
+async function writeFinalizers(deps: EngineDeps, s: SweepSummary, op: CascadeAutoOperator, plan: FinalizerPlan & { finalizers: string[] }): Promise<boolean> {
+  try {
+    await deps.store.writeOperatorFinalizers(op, plan.finalizers);
+  } catch (error) {
+    const kind = apiErrorKind(error);
+    if (kind === 'not-found') return true;
+    if (kind === 'conflict') return false;
+    throw error;
+  }
+  if (plan.kind === 'add') s.finalizerAdded = true;
+  else s.finalizerRemoved = true;
+  deps.log.info({ operator: op.metadata.name }, plan.kind === 'add'
+    ? 'finalizer added to the CascadeAutoOperator'
+    : 'no run active: finalizer removed from the CascadeAutoOperator');
+  return true;
+}
+
+/**
+ * Adds the finalizer to an operator that lacks it; removes it from one being
+ * deleted once no run needs it. Looks at the operator and the runs afresh, so
+ * that a run started during the sweep holds the finalizer; every write is
+ * guarded by the operator's resourceVersion (a counter written meanwhile is a
+ * conflict: look again).
+ */
+async function tendFinalizer(deps: EngineDeps, s: SweepSummary): Promise<void> {
   for (let attempt = 1; attempt <= FINALIZER_ATTEMPTS; attempt++) {
     const op = await deps.store.getOperator(deps.config.scenarioName);
     const plan = finalizerPlan(op, op?.metadata.deletionTimestamp ? await deps.store.listRuns() : []);
     if (plan.kind === 'wait') deps.log.info({ active: plan.active }, 'CascadeAutoOperator is being deleted: finalizer kept while runs are active');
-    if (plan.kind !== 'remove' || !op) return;
-    try {
-      await deps.store.writeOperatorFinalizers(op, plan.finalizers);
-      s.finalizerRemoved = true;
-      deps.log.info({ operator: op.metadata.name }, 'no run active: finalizer removed from the CascadeAutoOperator');
-      return;
-    } catch (error) {
-      const kind = apiErrorKind(error);
-      if (kind === 'not-found') return;
-      if (kind !== 'conflict') throw error;
-    }
+    if (plan.kind === 'none' || plan.kind === 'wait' || !op) return;
+    if (await writeFinalizers(deps, s, op, plan)) return;
   }
   throw new Error(`CascadeAutoOperator ${deps.config.scenarioName}: finalizer still conflicting after ${FINALIZER_ATTEMPTS} attempts`);
 }
@@ -137,7 +154,7 @@ export async function sweep(deps: EngineDeps, now: Date, options: SweepOptions =
     s.runsSeen = listed.runs.length;
     await handleRuns(at, s, listed, options.concurrency ?? 8);
     await deleteOrphans(at, s, listed.jobs, listed.runs);
-    await releaseFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, { msg: 'finalizer not released' }));
+    await tendFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, { msg: 'finalizer not tended' }));
   }
   s.durationMs = Math.round(performance.now() - started);
   return s;

@@ -55,9 +55,9 @@ export function restStore(rest: Rest, namespace: string, policy: RetryPolicy): S
     },
     getOperator: (name) => r(() => orMissing(rest<CascadeAutoOperator>('GET', `${ops}/${name}`))),
     writeOperatorStatus: (op, status) => r(() => rest<CascadeAutoOperator>('PUT', `${ops}/${op.metadata.name}/status`, { body: { ...op, status } })),
-    writeOperatorFinalizers: async (op, finalizers) => {
-      await r(() => rest('PUT', `${ops}/${op.metadata.name}`, { body: { ...op, metadata: { ...op.metadata, finalizers } } }));
-    },
+    writeOperatorFinalizers: (op, finalizers) => r(() => rest<CascadeAutoOperator>('PUT', `${ops}/${op.metadata.name}`, {
+      body: { ...op, metadata: { ...op.metadata, finalizers } },
+    })),
     recordEvent: async (run, note, now) => {
       const at = now.toISOString();
       await r(() => rest('POST', `/api/v1/namespaces/${namespace}/events`, { body: {

@@ -21,6 +21,7 @@ export interface Store {
   deleteJob(name: string): Promise<void>;
   getOperator(name: string): Promise<CascadeAutoOperator | undefined>;
   writeOperatorStatus(op: CascadeAutoOperator, status: CascadeAutoOperatorStatus): Promise<CascadeAutoOperator>;
-  writeOperatorFinalizers(op: CascadeAutoOperator, finalizers: string[]): Promise<void>;
+  /** Replaces the operator's finalizers, guarded by its resourceVersion; returns it as written. */
+  writeOperatorFinalizers(op: CascadeAutoOperator, finalizers: string[]): Promise<CascadeAutoOperator>;
   recordEvent(run: CascadeRun, note: EventNote, now: Date): Promise<void>;
 }
