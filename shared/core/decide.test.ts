@@ -58,8 +58,6 @@ describe('decide: one transition each', () => {
       { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: '', verdict: 'not-started', changed: false }],
     ['a Job of a later step proves the earlier ones done', run(ABC, running(0)), [job(ABC, 0, 'Active'), job(ABC, 2, 'Active')], undefined,
       { phase: 'Running', modules: 'Succeeded,Succeeded,Running', reason: 'Running', actions: 'DeleteJob:0', verdict: 'observed', changed: true }],
-    ['a Job refused by the API server fails the run', run(ABC, running(1)), [], { kind: 'JobRejected', step: 1, message: 'bad' },
-      { phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'JobCreationFailed', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
     ['a run with no scenario snapshot fails as invalid', { ...run([]), spec: { ...run([]).spec, cascademodules: [] } }, [], undefined,
       { phase: 'Failed', modules: '', reason: 'InvalidSpec', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
   ] as Array<[string, CascadeRun, ObservedJob[], Fact | undefined, ReturnType<typeof summary>]>)('%s', (_name, r, jobs, fact, expected) => {
@@ -107,6 +105,24 @@ describe('decide: results and status text', () => {
     const d = decide(input(run(names, started), [job(names, 2, 'Active')], result('x', 'success')));
     expect(d.verdict).toBe('applied');
     expect(d.status.phase).toBe('Succeeded');
+  });
+});
+
+describe('decide: a Job the API server refused', () => {
+  it('fails its step, and the result that moved the run on stays recorded with the step it ended', () => {
+    const first = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'success')));
+    expect(summary(first)).toMatchObject({ actions: 'CreateJob:1 DeleteJob:0' });
+    const again = decide({ ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'success')), refused: { step: 1, message: 'bad template' } });
+    expect(summary(again)).toEqual({
+      phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'JobCreationFailed', actions: 'DeleteJob:0 Finish:Failed', verdict: 'applied', changed: true,
+    });
+    expect(again.status.result).toEqual(['a: success\n']);
+    expect(again.status.modules?.[1]?.message).toBe('the API server refused the Job: bad template');
+  });
+
+  it('fails the step whose Job a completed predecessor made due', () => {
+    const d = decide({ ...input(run(ABC, running(0)), [job(ABC, 0, 'Succeeded')]), refused: { step: 1, message: 'bad' } });
+    expect(summary(d)).toMatchObject({ phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'JobCreationFailed', actions: 'DeleteJob:0 Finish:Failed' });
   });
 });
 

@@ -5,7 +5,7 @@
 import { applyResult } from './apply-result.ts';
 import { cleanup } from './cleanup.ts';
 import { enforceRunTimeout, enforceStall } from './deadlines.ts';
-import { failRun, failStep, isTerminal, newDraft } from './draft.ts';
+import { failRun, isTerminal, newDraft } from './draft.ts';
 import { adoptLaterJobs, advance } from './progress.ts';
 import type { DecideInput, Decision } from './types.ts';
 
@@ -15,9 +15,6 @@ export function decide(input: DecideInput): Decision {
   if (d.records.length === 0 && !isTerminal(d)) failRun(d, 'InvalidSpec', 'spec.cascademodules is empty: the run has no scenario snapshot');
   adoptLaterJobs(d);
   if (input.fact.kind === 'ModuleResult') applyResult(d, input.fact);
-  if (input.fact.kind === 'JobRejected' && !isTerminal(d)) {
-    failStep(d, input.fact.step, 'JobCreationFailed', `the API server refused the Job: ${input.fact.message}`);
-  }
   enforceRunTimeout(d);
   advance(d);
   enforceStall(d);

@@ -1,7 +1,8 @@
 // Moving a run forward from what is observed: adopt Jobs that prove earlier
 // steps done, finish steps whose Jobs finished, start the next step's Job. Pure.
-import type { ConditionReason } from '../api/cascade-run.ts';
+import type { ConditionReason, ModuleRecord } from '../api/cascade-run.ts';
 import { buildJob } from './job-manifest.ts';
+import type { ObservedJob } from './observed-job.ts';
 import { completeStep, failStep, isTerminal, jobOf, markRunning, succeedRun, type Draft } from './draft.ts';
 
 /**
@@ -22,6 +23,18 @@ function jobFailureReason(reason: string | undefined): ConditionReason {
   return reason === 'DeadlineExceeded' ? 'DeadlineExceeded' : 'ModuleFailed';
 }
 
+/** A pending step starts: its Job is created (or found), unless the API server refused that Job; false when the step failed. */
+function start(d: Draft, rec: ModuleRecord, job: ObservedJob | undefined): boolean {
+  const { refused } = d.input;
+  if (!job && refused?.step === rec.step) {
+    failStep(d, rec.step, 'JobCreationFailed', `the API server refused the Job: ${refused.message}`);
+    return false;
+  }
+  if (!job) d.actions.push({ type: 'CreateJob', step: rec.step, job: buildJob(d.input.settings, d.run, rec.step) });
+  markRunning(d, rec.step, job?.startTime ?? d.input.now);
+  return true;
+}
+
 /** One look at the first unfinished step; true when the run moved on to another step. */
 function advanceOnce(d: Draft): boolean {
   const rec = d.records.find((r) => r.phase !== 'Succeeded');
@@ -30,10 +43,7 @@ function advanceOnce(d: Draft): boolean {
     return false;
   }
   const job = jobOf(d, rec.step);
-  if (rec.phase === 'Pending') {
-    if (!job) d.actions.push({ type: 'CreateJob', step: rec.step, job: buildJob(d.input.settings, d.run, rec.step) });
-    markRunning(d, rec.step, job?.startTime ?? d.input.now);
-  }
+  if (rec.phase === 'Pending' && !start(d, rec, job)) return false;
   if (!job) {
     if (!d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) {
       failStep(d, rec.step, 'JobMissing', `Job ${rec.jobName} is gone before it finished`);

@@ -7,9 +7,13 @@ import type { ObservedJob } from './observed-job.ts';
 /** The new fact an event brings; `Observe` when it only asks to look again (a Job changed, a sweep). */
 export type Fact =
   | { kind: 'ModuleResult'; modulename: string; moduleresult: string }
-  | { kind: 'Observe' }
-  /** The API server refused a step's Job as invalid (a bad template in the scenario). */
-  | { kind: 'JobRejected'; step: number; message: string };
+  | { kind: 'Observe' };
+
+/** The API server refused a step's Job as invalid (a bad template in the scenario). */
+export interface Refusal {
+  step: number;
+  message: string;
+}
 
 export interface DecideSettings extends JobSettings {
   /** 0 = never. */
@@ -25,6 +29,12 @@ export interface DecideInput {
   /** RFC 3339 time of the decision. */
   now: string;
   settings: DecideSettings;
+  /**
+   * Deciding this fact again after the API server refused the Job it decided
+   * to create: that step fails instead, and the rest of the decision (the
+   * result recorded, the steps before it completed) stands.
+   */
+  refused?: Refusal | undefined;
 }
 
 export type Action =

@@ -5,7 +5,7 @@
 import type { CascadeRun } from '../api/cascade-run.ts';
 import { decide } from '../core/decide.ts';
 import { observeJob, type ObservedJob } from '../core/observed-job.ts';
-import type { Action, Decision, Fact } from '../core/types.ts';
+import type { Action, Decision, Fact, Refusal } from '../core/types.ts';
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
 import { conflictPause } from './conflict-pause.ts';
@@ -40,13 +40,13 @@ function settings(deps: EngineDeps) {
   };
 }
 
-/** Creates the decided Jobs; a Job the API server refuses as invalid becomes a fact to decide on. */
-async function createJobs(deps: EngineDeps, actions: Action[]): Promise<Fact | undefined> {
+/** Creates the decided Jobs; a Job the API server refuses as invalid is told to the next decision. */
+async function createJobs(deps: EngineDeps, actions: Action[]): Promise<Refusal | undefined> {
   const creates = actions.filter((a) => a.type === 'CreateJob');
   const results = await Promise.allSettled(creates.map((a) => deps.store.createJob(a.job)));
   for (const [i, r] of results.entries()) {
     if (r.status === 'fulfilled') continue;
-    if (apiErrorKind(r.reason) === 'invalid') return { kind: 'JobRejected', step: creates[i]!.step, message: apiMessage(r.reason) };
+    if (apiErrorKind(r.reason) === 'invalid') return { step: creates[i]!.step, message: apiMessage(r.reason) };
     throw r.reason;
   }
   return undefined;
@@ -80,18 +80,18 @@ export function reconcileRun(deps: EngineDeps, name: string, first: Fact, known?
   return deps.queue ? deps.queue(name, first.kind === 'Observe' && !known, work) : work();
 }
 
-async function reconcile(deps: EngineDeps, name: string, first: Fact, known: CascadeRun | undefined): Promise<ReconcileResult> {
-  let fact = first;
+async function reconcile(deps: EngineDeps, name: string, fact: Fact, known: CascadeRun | undefined): Promise<ReconcileResult> {
+  let refused: Refusal | undefined;
   let hint = known;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const [run, jobs] = await load(deps, name, hint);
     hint = undefined;
     if (!run) return { kind: 'missing' };
-    const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: settings(deps) });
+    const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: settings(deps), refused });
     if (decision.verdict === 'unknown-module' || decision.verdict === 'not-started') return { kind: 'rejected', decision };
-    const rejected = await createJobs(deps, decision.actions);
-    if (rejected) {
-      fact = rejected;
+    const refusal = await createJobs(deps, decision.actions);
+    if (refusal) {
+      refused = refusal;
       continue;
     }
     const written = await writeStatus(deps, run, decision);
