@@ -1,0 +1,256 @@
+// Random sequences of facts for one run, played on a pure model of the API
+// server and of the engine's order of acting (testing/model.ts): module
+// results (success, failure, information; for the current, a past, a future
+// or an unknown module), Job changes (complete, failed, gone), looks again,
+// run requests sent again, deliveries that stop between two actions, and
+// decisions acted on late by another replica. After every fact the
+// invariants hold; once every fact is delivered, the run has ended, counted
+// once, and a run given only its clean facts ends as a clean run does.
+// fast-check prints the seed and path of a failure: replay it with
+// FC_SEED=<seed> FC_PATH=<path> npx vitest run --project unit shared/core/decide.property.test.ts
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CascadeRunStatus } from '../api/cascade-run.ts';
+import { hear, jobChange, load, model, moduleResult, reconcile, runRequest, type Crash, type Model, type Result } from './testing/model.ts';
+import type { Fact } from './types.ts';
+
+type Says = Result['says'];
+type Word = { moduleresult: string; says: Says };
+type Change = 'Succeeded' | 'Failed' | 'gone';
+type Heard = { rel: number; word: Word } | 'observe';
+
+type Cmd =
+  | { t: 'request'; counted: boolean; crash: Crash | 'skip' }
+  | { t: 'observe'; crash: Crash }
+  | { t: 'result'; rel: number; word: Word; crash: Crash }
+  | { t: 'job'; rel: number; change: Change }
+  /** Another replica loads and decides now, and acts later (`resume`). */
+  | { t: 'pause'; heard: Heard }
+  | { t: 'resume'; index: number; crash: Crash };
+
+const SUCCESS: Word = { moduleresult: 'success', says: 'success' };
+const WORDS: Word[] = [
+  SUCCESS, { moduleresult: 'Completed', says: 'success' }, { moduleresult: ' OK ', says: 'success' },
+  { moduleresult: 'fail', says: 'failure' }, { moduleresult: 'Error', says: 'failure' },
+  { moduleresult: '50% done', says: 'info' }, { moduleresult: 'uploading', says: 'info' },
+];
+const CRASHES: Crash[] = ['none', 'none', 'afterCreate', 'afterWrite', 'afterDelete', 'afterCount'];
+
+interface Kinds {
+  words: fc.Arbitrary<Word>;
+  changes: fc.Arbitrary<Change>;
+}
+const CLEAN: Kinds = { words: fc.constant(SUCCESS), changes: fc.constant('Succeeded') };
+// Mostly facts that move the run on, so that sequences reach the later steps and the end.
+const ANY: Kinds = {
+  words: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...WORDS.filter((w) => w.says === 'success')) }, fc.constantFrom(...WORDS)),
+  changes: fc.oneof({ weight: 6, arbitrary: fc.constant('Succeeded' as const) }, fc.constantFrom<Change>('Failed', 'gone')),
+};
+
+/** Mostly the current step; else a past one, a future one, or none of the scenario's. */
+const near = (min: number, max: number) => fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, fc.integer({ min, max }));
+
+function commands(k: Kinds): fc.Arbitrary<Cmd[]> {
+  const crash = fc.constantFrom(...CRASHES);
+  const rel = near(-2, 3);
+  const heard: fc.Arbitrary<Heard> = fc.oneof(fc.constant('observe' as const), fc.record({ rel, word: k.words }));
+  const cmd: fc.Arbitrary<Cmd> = fc.oneof(
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('request' as const), counted: fc.boolean(), crash: fc.oneof(crash, fc.constant('skip' as const)) }) },
+    { weight: 4, arbitrary: fc.record({ t: fc.constant('observe' as const), crash }) },
+    { weight: 3, arbitrary: fc.record({ t: fc.constant('result' as const), rel, word: k.words, crash }) },
+    { weight: 4, arbitrary: fc.record({ t: fc.constant('job' as const), rel: near(-1, 1), change: k.changes }) },
+    { weight: 2, arbitrary: fc.record({ t: fc.constant('pause' as const), heard }) },
+    { weight: 2, arbitrary: fc.record({ t: fc.constant('resume' as const), index: fc.nat(), crash }) },
+  );
+  return fc.array(cmd, { maxLength: 80, size: 'large' });
+}
+
+const currentStep = (m: Model) => m.run?.status?.currentStep ?? 0;
+
+function resultOf(m: Model, rel: number, word: Word): Result {
+  return { modulename: m.names[currentStep(m) + rel] ?? 'not-in-the-scenario', ...word };
+}
+
+function factOf(m: Model, heard: Heard): Fact {
+  if (heard === 'observe') return { kind: 'Observe' };
+  return hear(m, resultOf(m, heard.rel, heard.word));
+}
+
+function play(m: Model, c: Cmd): void {
+  m.clock++;
+  switch (c.t) {
+    case 'request': return runRequest(m, c.counted, c.crash);
+    case 'observe': return reconcile(m, { kind: 'Observe' }, c.crash);
+    case 'result': return moduleResult(m, resultOf(m, c.rel, c.word), c.crash);
+    case 'job': return jobChange(m, currentStep(m) + c.rel, c.change);
+    case 'pause':
+      if (m.run) m.pending.push(load(m, m.run, factOf(m, c.heard)));
+      return;
+    case 'resume': {
+      const [s] = m.pending.splice(c.index % Math.max(1, m.pending.length), 1);
+      if (s) reconcile(m, s.fact, c.crash, s);
+    }
+  }
+}
+
+const isTerminal = (s: CascadeRunStatus | undefined) => s?.phase === 'Succeeded' || s?.phase === 'Failed';
+const ended = (m: Model) => isTerminal(m.run?.status) && Boolean(m.run?.status?.notified);
+
+/** What a terminal run shows, which nothing may change afterwards. */
+function terminalView(s: CascadeRunStatus | undefined) {
+  const c = s?.conditions?.find((x) => x.type === 'Succeeded');
+  return { phase: s?.phase, info: s?.info, completionTime: s?.completionTime, condition: [c?.status, c?.reason, c?.message] };
+}
+
+/** What was there before a fact: the stored status, how many creations and decisions. */
+interface Before {
+  status: CascadeRunStatus | undefined;
+  creations: number;
+  decisions: number;
+}
+const before = (m: Model): Before => ({ status: m.run?.status, creations: m.creations.length, decisions: m.decisions.length });
+
+/** A cheap check for the hot loop (thousands per property): throws with the detail only when it fails. */
+function must(ok: boolean, message: string, detail?: unknown): void {
+  if (!ok) throw new Error(`${message}${detail === undefined ? '' : `: ${JSON.stringify(detail)}`}`);
+}
+
+/** No Job for a step before some fact showed every earlier step succeeded; none decided again once recorded. */
+function checkJobs(m: Model, b: Before): void {
+  for (const c of m.creations.slice(b.creations)) {
+    must(!c.evidence.slice(0, c.step).includes(false), `Job ${c.name} created before its predecessors succeeded`, c.evidence);
+    // a decision acted on late may create a Job that was recorded meanwhile (and removes it when it decides again)
+    must(c.stale || !c.recorded, `Job ${c.name} created again after a status recorded it`);
+  }
+  for (const { from, decision } of m.decisions.slice(b.decisions)) {
+    for (const a of decision.actions) {
+      if (a.type !== 'CreateJob') continue;
+      must((from?.modules?.[a.step]?.phase ?? 'Pending') === 'Pending', `step ${a.step} decided for creation again once recorded`, from?.modules);
+    }
+  }
+}
+
+/** Every invariant, after each fact, over what the fact added. */
+function checkInvariants(m: Model, b: Before): void {
+  checkJobs(m, b);
+  const modules = m.run?.status?.modules ?? [];
+  modules.forEach((rec, k) => {
+    must(k === 0 || rec.phase === 'Pending' || modules[k - 1]?.phase === 'Succeeded', `step ${k} ${rec.phase} before step ${k - 1} succeeded`, modules);
+  });
+  if (isTerminal(b.status)) expect(terminalView(m.run?.status), 'a terminal run moved').toEqual(terminalView(b.status));
+  checkCounters(m);
+  checkTransitions(m);
+}
+
+function checkCounters(m: Model): void {
+  const starts = m.counted.filter((c) => c.kind === 'started').length;
+  const ends = m.counted.flatMap((c) => (c.kind === 'ended' ? [c] : []));
+  must(starts <= 1 && ends.length <= 1, 'a counter change counted twice', m.counted);
+  must(ends.every((e) => e.phase === e.runPhase), 'an end counted with another phase than the run has', m.counted);
+  const end = ends[0]?.phase;
+  const counters = { active: m.operator.active ?? 0, succeeded: m.operator.succeeded ?? 0, failed: m.operator.failed ?? 0 };
+  const expected = { active: starts === 1 && !end ? 1 : 0, succeeded: end === 'Succeeded' ? 1 : 0, failed: end === 'Failed' ? 1 : 0 };
+  must(JSON.stringify(counters) === JSON.stringify(expected), 'counters moved otherwise than once', { counters, expected, counted: m.counted });
+}
+
+function checkTransitions(m: Model): void {
+  const keys = m.transitions.map((t) => (t.kind.startsWith('Run') ? 'Run' : `${t.kind}:${t.step}`));
+  const ends = m.transitions.filter((t) => t.kind === 'ModuleSucceeded' || t.kind === 'ModuleFailed').map((t) => t.step);
+  must(keys.length === new Set(keys).size, 'a transition told twice', keys);
+  must(ends.length === new Set(ends).size, 'a step ended twice', keys);
+}
+
+/** Every fact eventually delivered: decisions left pending acted on, the request sent again, each current Job ends; `clean` also sends each module's success. */
+function deliverEverything(m: Model, clean: boolean): void {
+  const left = m.pending.splice(0);
+  for (const s of left) reconcile(m, s.fact, 'none', s);
+  m.clock++;
+  runRequest(m, true, 'none');
+  for (let i = 0; i < 3 * m.names.length + 3 && !ended(m); i++) {
+    m.clock++;
+    const step = currentStep(m);
+    if (clean) moduleResult(m, { modulename: m.names[step] ?? '', ...SUCCESS }, 'none');
+    jobChange(m, step, 'Succeeded');
+    reconcile(m, { kind: 'Observe' }, 'none');
+  }
+  if (clean) for (const modulename of m.names) moduleResult(m, { modulename, ...SUCCESS }, 'none');
+  reconcile(m, { kind: 'Observe' }, 'none');
+}
+
+function endState(m: Model) {
+  const s = m.run?.status;
+  return {
+    phase: s?.phase, info: s?.info, notified: s?.notified, result: [...(s?.result ?? [])].sort(),
+    condition: s?.conditions?.map((c) => `${c.type}:${c.status}:${c.reason}`),
+    modules: s?.modules?.map((r) => `${r.name}:${r.phase}:${r.result ?? ''}:${r.reason ?? ''}`),
+    jobs: m.jobs.map((j) => j.name).sort(),
+    created: [...new Set(m.creations.map((c) => c.name))].sort(),
+    counters: { active: m.operator.active, succeeded: m.operator.succeeded, failed: m.operator.failed, result: m.operator.result },
+  };
+}
+
+function checkEnd(m: Model): void {
+  expect(ended(m), 'the run ended and was notified').toBe(true);
+  const phase = m.run?.status?.phase;
+  expect(m.counted.map((c) => (c.kind === 'ended' ? `end:${c.phase}` : 'start')).sort()).toEqual(['end:' + phase, 'start']);
+  expect(m.operator.active).toBe(0);
+  const kept = m.jobs.map((j) => m.run?.status?.modules?.[j.step]?.phase);
+  expect(kept, 'Jobs left: only a failed run keeps its failed Job').toEqual(phase === 'Failed' ? kept.map(() => 'Failed') : []);
+  expect(m.jobs.length).toBeLessThanOrEqual(1);
+}
+
+function playAll(m: Model, cmds: Cmd[], first: Cmd): void {
+  for (const c of [first, ...cmds]) {
+    const b = before(m);
+    play(m, c);
+    checkInvariants(m, b);
+  }
+}
+
+const ABC = ['a', 'b', 'c'];
+const replay = process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {};
+const firstRequest = fc.record({ t: fc.constant('request' as const), counted: fc.boolean(), crash: fc.constantFrom(...CRASHES) });
+
+function cleanEnd(names: string[]) {
+  const m = model(names);
+  deliverEverything(m, true);
+  return endState(m);
+}
+
+describe('decide: properties over random sequences of facts', () => {
+  it('a clean run, played once, ends as the Go controller ended it', () => {
+    expect(cleanEnd(ABC)).toMatchObject({
+      phase: 'Succeeded', notified: true, jobs: [],
+      modules: ['a:Succeeded:success:', 'b:Succeeded:success:', 'c:Succeeded:success:'],
+      counters: { active: 0, succeeded: 1, failed: 0, result: 'Success' },
+    });
+    expect(cleanEnd(ABC).created).toHaveLength(3);
+  });
+
+  it('any facts: invariants after each, and the run ends once, counted once, when all are delivered', { timeout: 60_000 }, () => {
+    const scenario = fc.integer({ min: 1, max: 4 }).map((n) => ['a', 'b', 'c', 'd'].slice(0, n));
+    // now and then the API server refuses one step's Job (a bad template)
+    const refused = fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, fc.integer({ min: 0, max: 3 }));
+    fc.assert(fc.property(scenario, refused, firstRequest, commands(ANY), (names, refusedStep, first, cmds) => {
+      const m = model(names, refusedStep);
+      playAll(m, cmds, first);
+      const b = before(m);
+      deliverEverything(m, false);
+      checkInvariants(m, b);
+      checkEnd(m);
+    }), { numRuns: 300, ...replay });
+  });
+
+  it('clean facts, repeated, reordered, interrupted and acted on late: the end state of a clean run', { timeout: 60_000 }, () => {
+    const expected = cleanEnd(ABC);
+    fc.assert(fc.property(firstRequest, commands(CLEAN), (first, cmds) => {
+      const m = model(ABC);
+      playAll(m, cmds, first);
+      const b = before(m);
+      deliverEverything(m, true);
+      checkInvariants(m, b);
+      checkEnd(m);
+      expect(endState(m)).toEqual(expected);
+    }), { numRuns: 300, ...replay });
+  });
+});

@@ -1,0 +1,186 @@
+// A pure model of one run's world for the core's property tests: the stored
+// CascadeRun (with a resourceVersion, so a stale write conflicts), the Jobs
+// (an existing name is refused), the CascadeAutoOperator's counters, and the
+// engine's order of acting (shared/engine/reconcile.ts and finish-run.ts):
+// create Jobs, write status, delete Jobs, transitions, count the end, mark
+// notified. Any delivery may stop ("crash") between two of those steps, and a
+// decision may be made now and acted on later (another replica, paused),
+// against a world that moved on. It also records what a property needs to
+// judge the core independently of it: which steps some fact showed succeeded,
+// every Job creation, every counter change that moved a counter.
+import type { CascadeAutoOperatorStatus } from '../../api/cascade-auto-operator.ts';
+import type { CascadeRun, CascadeRunStatus } from '../../api/cascade-run.ts';
+import { applyCounter, type CounterChange } from '../counters.ts';
+import { decide } from '../decide.ts';
+import type { ObservedJob } from '../observed-job.ts';
+import type { Decision, Fact, Refusal, Transition } from '../types.ts';
+import { RUN, SETTINGS, run as newRun } from './fixtures.ts';
+
+/** Where a delivery stops: after the Jobs are created, after the status write, after the deletes, after the end is counted. */
+export type Crash = 'none' | 'afterCreate' | 'afterWrite' | 'afterDelete' | 'afterCount';
+
+export interface Creation {
+  name: string;
+  step: number;
+  /** Each step's "some fact showed it succeeded" when the creation was decided. */
+  evidence: boolean[];
+  /** Stored status recorded the step as started when the Job was created. */
+  recorded: boolean;
+  /** Decided from a run that was no longer the stored one. */
+  stale: boolean;
+}
+
+/** A decision made (loaded, decided) and not yet acted on. */
+export interface Snapshot {
+  rv: number;
+  fact: Fact;
+  refused: Refusal | undefined;
+  decision: Decision;
+  evidence: boolean[];
+}
+
+export interface Model {
+  names: string[];
+  /** Undefined until a run request created it. */
+  run: CascadeRun | undefined;
+  rv: number;
+  jobs: ObservedJob[];
+  /** Some fact showed this step succeeded: its Job completed, or its module said so after its Job existed. */
+  evidence: boolean[];
+  /** Steps a stored status ever recorded as started. */
+  recorded: Set<number>;
+  creations: Creation[];
+  operator: CascadeAutoOperatorStatus;
+  /** Counter changes that moved a counter, with the stored run's phase then. */
+  counted: Array<CounterChange & { runPhase: string | undefined }>;
+  /** Transitions of decisions whose status was written. */
+  transitions: Transition[];
+  /** Decisions made and not yet acted on. */
+  pending: Snapshot[];
+  /** Every decision with the stored status it was made from. */
+  decisions: Array<{ from: CascadeRunStatus | undefined; decision: Decision }>;
+  /** A step whose Job the API server refuses as invalid. */
+  refusedStep: number | undefined;
+  clock: number;
+}
+
+export function model(names: string[], refusedStep?: number): Model {
+  return {
+    names, run: undefined, rv: 0, jobs: [], evidence: names.map(() => false), recorded: new Set(), creations: [],
+    operator: {}, counted: [], transitions: [], pending: [], decisions: [], refusedStep, clock: 0,
+  };
+}
+
+export const nowOf = (m: Model) => new Date(Date.UTC(2026, 10, 29, 12, 0, m.clock)).toISOString();
+
+function count(m: Model, change: CounterChange): void {
+  const next = applyCounter(m.operator, change);
+  if (!next) return;
+  m.operator = next;
+  m.counted.push({ ...change, runPhase: m.run?.status?.phase });
+}
+
+/** Loads the run and its Jobs and decides, as reconcile.ts does. */
+export function load(m: Model, run: CascadeRun, fact: Fact, refused?: Refusal): Snapshot {
+  const decision = decide({ run, jobs: m.jobs, fact, now: nowOf(m), settings: SETTINGS, refused });
+  m.decisions.push({ from: run.status, decision });
+  return { rv: m.rv, fact, refused, decision, evidence: [...m.evidence] };
+}
+
+/** Creates the decided Jobs; returns the step of a Job the API server refused. */
+function createJobs(m: Model, s: Snapshot): number | undefined {
+  for (const a of s.decision.actions) {
+    if (a.type !== 'CreateJob') continue;
+    if (a.step === m.refusedStep) return a.step;
+    const name = a.job.metadata?.name ?? '';
+    if (m.jobs.some((j) => j.name === name)) continue;
+    m.creations.push({ name, step: a.step, evidence: s.evidence, recorded: m.recorded.has(a.step), stale: s.rv !== m.rv });
+    m.jobs.push({ name, run: RUN, step: a.step, state: 'Active', startTime: nowOf(m), deleting: false });
+  }
+  return undefined;
+}
+
+function writeStatus(m: Model, status: CascadeRunStatus): void {
+  if (m.run) m.run = { ...m.run, status };
+  m.rv++;
+  for (const rec of status.modules ?? []) if (rec.phase !== 'Pending') m.recorded.add(rec.step);
+}
+
+/** After the status write: deletes, transitions, the end counted and marked notified, each unless the crash came first. */
+function afterWrite(m: Model, d: Decision, crash: Crash): void {
+  const deletes = new Set(d.actions.flatMap((a) => (a.type === 'DeleteJob' ? [a.name] : [])));
+  m.jobs = m.jobs.filter((j) => !deletes.has(j.name));
+  if (crash === 'afterDelete') return;
+  m.transitions.push(...d.transitions);
+  const finish = d.actions.find((a) => a.type === 'FinishRun');
+  if (!finish) return;
+  count(m, { kind: 'ended', run: RUN, phase: finish.phase });
+  if (crash === 'afterCount' || m.run?.status?.notified) return;
+  writeStatus(m, { ...m.run?.status, notified: true });
+}
+
+/** Acts on one decision; 'retry' when the fact must be decided again (write conflict), or the Job refused. */
+function act(m: Model, s: Snapshot, crash: Crash): 'done' | 'retry' | Refusal {
+  const { decision: d } = s;
+  if (d.verdict === 'unknown-module' || d.verdict === 'not-started') return 'done';
+  const refused = createJobs(m, s);
+  if (refused !== undefined) return { step: refused, message: 'the API server refused the Job' };
+  if (crash === 'afterCreate') return 'done';
+  if (d.changed) {
+    if (s.rv !== m.rv) return 'retry';
+    writeStatus(m, d.status);
+  }
+  if (crash !== 'afterWrite') afterWrite(m, d, crash);
+  return 'done';
+}
+
+/** One delivery of `fact` through the engine's loop, from `first` (a decision made earlier) when given. */
+export function reconcile(m: Model, fact: Fact, crash: Crash, first?: Snapshot): void {
+  let next: Snapshot | undefined = first;
+  let refused = first?.refused;
+  for (let attempt = 0; attempt < 10 && m.run; attempt++) {
+    const s = next ?? load(m, m.run, fact, refused);
+    next = undefined;
+    const outcome = act(m, s, crash);
+    if (outcome === 'done') return;
+    if (outcome !== 'retry') refused = outcome;
+  }
+}
+
+/** A run request, as start-run.ts: the run created once, its start counted, then moved (either may be lost to a crash). */
+export function runRequest(m: Model, counted: boolean, crash: Crash | 'skip'): void {
+  m.run ??= newRun(m.names);
+  if (counted) count(m, { kind: 'started', run: RUN });
+  if (crash !== 'skip') reconcile(m, { kind: 'Observe' }, crash);
+}
+
+export interface Result {
+  modulename: string;
+  moduleresult: string;
+  /** What the value means, as the test that chose it knows (not as the core reads it). */
+  says: 'success' | 'failure' | 'info';
+}
+
+/** A module's result is heard: it shows its step succeeded only if that step's Job was ever created (its pod ran). */
+export function hear(m: Model, r: Result): Fact {
+  const step = m.names.indexOf(r.modulename);
+  if (r.says === 'success' && m.creations.some((c) => c.step === step)) m.evidence[step] = true;
+  return { kind: 'ModuleResult', modulename: r.modulename, moduleresult: r.moduleresult };
+}
+
+export function moduleResult(m: Model, r: Result, crash: Crash): void {
+  reconcile(m, hear(m, r), crash);
+}
+
+/** The Job of `step` changes: its pod ends, or the Job disappears (TTL, a user); nothing happens when there is no such Job. */
+export function jobChange(m: Model, step: number, change: 'Succeeded' | 'Failed' | 'gone'): void {
+  const job = m.jobs.find((j) => j.step === step);
+  if (!job) return;
+  if (change === 'gone') {
+    m.jobs = m.jobs.filter((j) => j !== job);
+    return;
+  }
+  if (job.state !== 'Active') return;
+  m.jobs = m.jobs.map((j) => (j === job ? { ...j, state: change, completionTime: nowOf(m) } : j));
+  if (change === 'Succeeded') m.evidence[step] = true;
+}
