@@ -99,7 +99,8 @@ const ended = (m: Model) => isTerminal(m.run?.status) && Boolean(m.run?.status?.
 /** What a terminal run shows, which nothing may change afterwards. */
 function terminalView(s: CascadeRunStatus | undefined) {
   const c = s?.conditions?.find((x) => x.type === 'Succeeded');
-  return { phase: s?.phase, info: s?.info, completionTime: s?.completionTime, condition: [c?.status, c?.reason, c?.message] };
+  const steps = s?.modules?.map((r) => `${r.phase}:${r.reason ?? ''}:${r.completionTime ?? ''}`);
+  return { phase: s?.phase, info: s?.info, completionTime: s?.completionTime, condition: [c?.status, c?.reason, c?.message], steps };
 }
 
 /** What was there before a fact: the stored status, how many creations and decisions. */
@@ -124,8 +125,8 @@ function checkJobs(m: Model, b: Before): void {
   }
   for (const { from, decision } of m.decisions.slice(b.decisions)) {
     for (const a of decision.actions) {
-      if (a.type !== 'CreateJob') continue;
-      must((from?.modules?.[a.step]?.phase ?? 'Pending') === 'Pending', `step ${a.step} decided for creation again once recorded`, from?.modules);
+      if (a.type === 'CreateJob') must(!from?.modules || from.modules[a.step]?.phase === 'Pending', `step ${a.step} decided for creation again once recorded`, from?.modules);
+      if (a.type === 'FinishRun') must(!from?.notified, 'a run notified of its end was finished again');
     }
   }
 }
