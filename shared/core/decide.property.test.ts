@@ -8,6 +8,7 @@
 // once, and a run given only its clean facts ends as a clean run does.
 // fast-check prints the seed and path of a failure: replay it with
 // FC_SEED=<seed> FC_PATH=<path> npx vitest run --project unit shared/core/decide.property.test.ts
+// (FC_RUNS=<n> plays more sequences than the 300 of each property.)
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CascadeRunStatus } from '../api/cascade-run.ts';
@@ -239,7 +240,7 @@ describe('decide: properties over random sequences of facts', () => {
       deliverEverything(m, false);
       checkInvariants(m, b);
       checkEnd(m);
-    }), { numRuns: 300, ...replay });
+    }), { numRuns: Number(process.env.FC_RUNS ?? 300), ...replay });
   });
 
   it('clean facts, repeated, reordered, interrupted and acted on late: the end state of a clean run', { timeout: 60_000 }, () => {
@@ -252,6 +253,6 @@ describe('decide: properties over random sequences of facts', () => {
       checkInvariants(m, b);
       checkEnd(m);
       expect(endState(m)).toEqual(expected);
-    }), { numRuns: 300, ...replay });
+    }), { numRuns: Number(process.env.FC_RUNS ?? 300), ...replay });
   });
 });

@@ -150,6 +150,12 @@ describe('decide: finished runs', () => {
     expect(summary(d)).toMatchObject({ phase: 'Failed', actions: 'DeleteJob:1', changed: false });
   });
 
+  it('a result from the Job a lost race created after the run failed moves nothing', () => {
+    const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
+    const d = decide(input(run(ABC, { ...failed, notified: true }), [job(ABC, 0, 'Active'), job(ABC, 1, 'Active')], result('b', 'success')));
+    expect(summary(d)).toMatchObject({ phase: 'Failed', modules: 'Failed,Pending,Pending', actions: 'DeleteJob:1', verdict: 'not-started', changed: false });
+  });
+
   it('asks to finish a terminal run only until it is notified', () => {
     const done = decide(input(run(ABC, running(2)), [job(ABC, 2, 'Succeeded')])).status;
     expect(decide(input(run(ABC, done), [])).actions).toEqual([{ type: 'FinishRun', phase: 'Succeeded' }]);
