@@ -6,10 +6,20 @@ const settings: JobSettings = { namespace: 'ns1', scenarioName: 'cascadeautooper
 const iuid = '33e65374-ee8e-4da6-a2e7-71a9cc39d222';
 const ref: RunRef = {
   name: 'cascadeautooperator-ip-33e65', uid: 'u-1', iuid, turlinfo: 's3://bucket/in.tgz',
-  modules: [module('grayscale', { foo: 'bar', spamm: 'eggs' }), module('binarization', { thresh: '128', s3path: 'ignored' }), module('diff')],
+  modules: [
+    module('grayscale', { foo: 'bar', spamm: 'eggs' }),
+    module('binarization', { thresh: '128', s3path: 'ignored', SCENARIONAME: 'ignored', NAMESPACE: 'ignored' }),
+    module('diff'),
+  ],
 };
 
-const plain = (step: number) => Object.fromEntries(moduleEnv(settings, ref, step).filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
+/** The environment as name → value; a name set twice fails the test instead of hiding behind the last one. */
+function plain(step: number): Record<string, string | undefined> {
+  const env = moduleEnv(settings, ref, step);
+  const names = env.map((e) => e.name);
+  expect(names.filter((n, i) => names.indexOf(n) !== i), `names set twice at step ${step}`).toEqual([]);
+  return Object.fromEntries(env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
+}
 
 describe('the pod environment of each step, as the Go controller set it', () => {
   it.each([
@@ -19,6 +29,15 @@ describe('the pod environment of each step, as the Go controller set it', () => 
   ])('step %i', (step, expected) => {
     expect(plain(step)).toEqual(expected);
     expect(moduleEnv(settings, ref, step)).toContainEqual({ name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
+  });
+
+  it('drops a configuration key that repeats a computed name, keeping the computed value once', () => {
+    expect(moduleEnv(settings, ref, 1)).toEqual([
+      { name: 'thresh', value: '128' },
+      { name: 's3path', value: `http://minio:9000/output/cascadeautooperator-ip/${iuid}/${iuid}-stage-1.zip` },
+      { name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      { name: 'SCENARIONAME', value: 'cascadeautooperator-ip' },
+    ]);
   });
 });
 
