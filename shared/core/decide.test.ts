@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { decide } from './decide.ts';
 import { IUID, NOW, SETTINGS, input, job, result, run } from './testing/fixtures.ts';
 import type { CascadeRunStatus } from '../api/cascade-run.ts';
@@ -162,8 +162,63 @@ describe('decide: finished runs', () => {
     expect(decide(input(run(ABC, { ...done, notified: true }), [])).actions).toEqual([]);
   });
 
-  it('does not decide from the clock alone: the same input gives the same decision', () => {
+  it('decides from the input\'s now, never from the clock: the same input at other times gives the same decision', () => {
     const i = input(run(ABC, running(0)), [job(ABC, 0, 'Succeeded')]);
-    expect(decide(i)).toEqual(decide(structuredClone(i)));
+    vi.useFakeTimers();
+    try {
+      vi.setSystemTime(new Date('2030-01-01T00:00:00.000Z'));
+      const first = decide(i);
+      vi.setSystemTime(new Date('2031-06-15T08:30:00.000Z'));
+      const second = decide(structuredClone(i));
+      expect(second).toEqual(first);
+      expect(first.status.modules?.map((m) => [m.phase, m.completionTime ?? '', m.startTime ?? ''])).toEqual([
+        ['Succeeded', NOW, T0], ['Running', '', NOW], ['Pending', '', ''],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('decide: the Succeeded condition', () => {
+  const condition = (d: Decision) => d.status.conditions?.find((c) => c.type === 'Succeeded');
+  const T1 = '2026-11-29T12:00:00.000Z';
+  const T2 = '2026-11-29T12:05:00.000Z';
+  const T3 = '2026-11-29T12:09:00.000Z';
+
+  it('keeps lastTransitionTime while its status stays the same, and moves it when the status changes', () => {
+    const started = decide(input(run(ABC), [], { kind: 'Observe' }, T1));
+    expect(condition(started)).toMatchObject({ status: 'Unknown', reason: 'Running', lastTransitionTime: T1 });
+
+    const next = decide(input(run(ABC, started.status), [job(ABC, 0, 'Succeeded')], { kind: 'Observe' }, T2));
+    expect(condition(next)).toMatchObject({ status: 'Unknown', message: 'module b (step 2 of 3) is running', lastTransitionTime: T1 });
+
+    const quiet = decide(input(run(ABC, next.status), [job(ABC, 1, 'Active')], { kind: 'Observe' }, T3));
+    expect(quiet.changed).toBe(false);
+    expect(condition(quiet)?.lastTransitionTime).toBe(T1);
+
+    const failed = decide(input(run(ABC, next.status), [job(ABC, 1, 'Failed', { reason: 'BackoffLimitExceeded' })], { kind: 'Observe' }, T3));
+    expect(condition(failed)).toMatchObject({ status: 'False', reason: 'ModuleFailed', lastTransitionTime: T3 });
+  });
+});
+
+describe('decide: informational results', () => {
+  const active = [job(ABC, 0, 'Active')];
+
+  it('records each new informational result, and a terminal result after them still ends the step', () => {
+    const first = decide(input(run(ABC, running(0)), active, result('a', '50% done')));
+    const second = decide(input(run(ABC, first.status), active, result('a', '75% done')));
+    expect(summary(second)).toMatchObject({ modules: 'Running,Pending,Pending', actions: '', verdict: 'applied', changed: true });
+    expect(second.status.result).toEqual(['a: 50% done\n', 'a: 75% done\n']);
+    const done = decide(input(run(ABC, second.status), active, result('a', 'success')));
+    expect(summary(done)).toMatchObject({ modules: 'Succeeded,Running,Pending', actions: 'CreateJob:1 DeleteJob:0', verdict: 'applied' });
+    expect(done.status.result).toEqual(['a: 50% done\n', 'a: 75% done\n', 'a: success\n']);
+  });
+
+  it('takes the same informational result delivered again as a duplicate', () => {
+    const first = decide(input(run(ABC, running(0)), active, result('a', '50% done')));
+    const again = decide(input(run(ABC, first.status), active, result('a', '50% done')));
+    expect(again).toMatchObject({ verdict: 'duplicate', changed: false });
+    expect(again.status.result).toEqual(['a: 50% done\n']);
   });
 });
