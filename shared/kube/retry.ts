@@ -7,7 +7,7 @@ export interface RetryPolicy {
   retries: number;
   minTimeoutMs: number;
   maxTimeoutMs: number;
-  /** Told about each retried failure (metrics, logs). */
+  /** Told about each failure that is retried (metrics, logs); not about a final or non-transient one. */
   onRetry?: (error: unknown) => void;
 }
 
@@ -19,7 +19,12 @@ export function withRetry<T>(policy: RetryPolicy, call: () => Promise<T>): Promi
     minTimeout: policy.minTimeoutMs,
     maxTimeout: policy.maxTimeoutMs,
     randomize: true,
-    shouldRetry: ({ error }) => apiErrorKind(error) === 'transient',
-    onFailedAttempt: ({ error }) => policy.onRetry?.(error),
+    // p-retry asks only while retries are left: counted here, a retry is one
+    // that happens (onFailedAttempt also sees conflicts and the last failure).
+    shouldRetry: ({ error }) => {
+      const retry = apiErrorKind(error) === 'transient';
+      if (retry) policy.onRetry?.(error);
+      return retry;
+    },
   });
 }
