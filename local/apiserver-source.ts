@@ -14,8 +14,18 @@ export interface SourceOptions {
   namespace: string;
   /** Every change goes to each sink (several replicas handling one run at once). */
   sink: string | string[];
-  /** Told of each delivery that failed (the real source retries through the broker). */
+  /** Told of each delivery given up after its retries, and of a watch that could not restart. */
   onError?: (error: unknown) => void;
+  /** Told of each attempt answered 429 or 5xx, or failed to connect, that is retried. */
+  onRetry?: (attempt: RetriedAttempt) => void;
+}
+
+export interface RetriedAttempt {
+  /** HTTP status, or 0 when the connection failed. */
+  status: number;
+  /** The reply body or the connection error. */
+  detail: string;
+  what: string;
 }
 
 export interface RunningSource {
@@ -23,7 +33,9 @@ export interface RunningSource {
   delivered(): number;
 }
 
-async function postOnce(sink: string, type: string, job: { metadata?: { name?: string; namespace?: string } }): Promise<number> {
+type JobData = { metadata?: { name?: string; namespace?: string } };
+
+async function postOnce(sink: string, type: string, job: JobData): Promise<{ status: number; detail: string }> {
   const res = await fetch(sink, {
     method: 'POST',
     headers: {
@@ -36,18 +48,22 @@ async function postOnce(sink: string, type: string, job: { metadata?: { name?: s
     },
     body: JSON.stringify({ apiVersion: 'batch/v1', kind: 'Job', ...job }),
   });
-  await res.arrayBuffer();
-  return res.status;
+  return { status: res.status, detail: await res.text() };
 }
 
-/** As Knative delivery does: 429 and 5xx are retried with backoff, other answers are final. */
-async function post(sink: string, type: string, job: { metadata?: { name?: string; namespace?: string } }): Promise<void> {
+/**
+ * As Knative delivery does: a connection error, 429 or 5xx is retried with
+ * backoff (each retried attempt told to `onRetry`), other answers are final.
+ */
+async function post(sink: string, type: string, job: JobData, onRetry?: (a: RetriedAttempt) => void): Promise<void> {
+  const what = `${type} of Job ${job.metadata?.name} to ${sink}`;
   for (let attempt = 0; attempt < 8; attempt++) {
-    const status = await postOnce(sink, type, job);
-    if (status !== 429 && status < 500) return;
+    const reply = await postOnce(sink, type, job).catch((e: unknown) => ({ status: 0, detail: String((e as { cause?: unknown }).cause ?? e) }));
+    if (reply.status !== 0 && reply.status !== 429 && reply.status < 500) return;
+    if (attempt < 7) onRetry?.({ ...reply, what });
     await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
   }
-  throw new Error(`sink ${sink} kept refusing a ${type} of Job ${job.metadata?.name}`);
+  throw new Error(`sink kept refusing a ${what}`);
 }
 
 export async function startApiServerSource(opts: SourceOptions): Promise<RunningSource> {
@@ -61,7 +77,7 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
       if (!type) return;
       for (const sink of [opts.sink].flat()) {
         count++;
-        post(sink, type, obj).catch((e) => opts.onError?.(e));
+        post(sink, type, obj, opts.onRetry).catch((e) => opts.onError?.(e));
       }
     }, () => {
       if (!stopped) setTimeout(() => void begin().catch((e) => opts.onError?.(e)), 100);

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LABEL_RUN } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { startApiServerSource, type RunningSource } from '../local/apiserver-source.ts';
-import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, newDeliveryLog, post, serverErrors, type Harness } from './support/cascade-harness.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
@@ -105,7 +105,11 @@ describe('SIGTERM during a burst', () => {
 
     // A new process; the sender sends again every run request not answered 200.
     next = await startFunction(h.env);
-    source = await startApiServerSource({ kc: adminKubeConfig(), namespace: h.ns, sink: next.url });
+    const deliveries = newDeliveryLog();
+    source = await startApiServerSource({
+      kc: adminKubeConfig(), namespace: h.ns, sink: next.url,
+      onRetry: (a) => deliveries.retried.push(a), onError: (e) => deliveries.givenUp.push(String(e)),
+    });
     const all = [...answers1, ...wave2];
     const resend = all.flatMap((a, i) => (a.status === 200 ? [] : [request(1 + i)]));
     const again = await Promise.all(resend.map((r) => send(next!.url, r)));
@@ -122,6 +126,8 @@ describe('SIGTERM during a burst', () => {
     expect([...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([name]) => name), 'no Job created twice').toEqual([]);
     expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: total, failed: 0, result: 'Success' });
     expect(new Set(sink.received.map((e) => e.subject))).toEqual(new Set(runs.map((r) => r.metadata.name)));
+    expect(serverErrors(deliveries), 'the new process answered every Job event without a 5xx').toEqual([]);
+    expect(deliveries.givenUp).toEqual([]);
 
     // Every transition of every run has its Event, from whichever process wrote it.
     const core = adminKubeConfig().makeApiClient(CoreV1Api);

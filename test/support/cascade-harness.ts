@@ -2,7 +2,9 @@
 // the CascadeAutoOperator (or a scenario file), the function as real processes
 // running under its own ServiceAccount, the ApiServerSource stand-in, and a
 // watch that records every Job ever created (by uid, so a Job created twice
-// under one name shows).
+// under one name shows). Deliveries retry as a broker does, but every retried
+// attempt is recorded: a 5xx or a failed connection, or a delivery given up,
+// fails the test at stop() unless the test says it injects faults.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,7 @@ import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator
 import { isTerminalPhase, type CascadeRun } from '../../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../../shared/api/scenario.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
-import { startApiServerSource, type RunningSource } from '../../local/apiserver-source.ts';
+import { startApiServerSource, type RetriedAttempt, type RunningSource } from '../../local/apiserver-source.ts';
 import { functionKubeconfig } from '../../local/function-rbac.ts';
 import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
 import { adminKubeConfig, createTestNamespace, waitFor } from './kube.ts';
@@ -29,7 +31,24 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Run the ApiServerSource stand-in (default true). */
   source?: boolean;
+  /**
+   * The test injects faults (stops processes, cuts connections): retried 5xx
+   * and failed connections are expected, and stop() does not fail on them.
+   */
+  faults?: boolean;
 }
+
+/** Every retried attempt of a delivery, and every delivery given up. */
+export interface DeliveryLog {
+  retried: RetriedAttempt[];
+  givenUp: string[];
+}
+
+export const newDeliveryLog = (): DeliveryLog => ({ retried: [], givenUp: [] });
+
+/** What a healthy function never answers: a 5xx, or no answer at all (429 is the rate limit, retried as a broker does). */
+export const serverErrors = (log: DeliveryLog): string[] =>
+  log.retried.filter((a) => a.status === 0 || a.status >= 500).map((a) => `${a.status} ${a.what}: ${a.detail}`);
 
 export type Harness = Awaited<ReturnType<typeof cascadeHarness>>;
 
@@ -49,21 +68,22 @@ export async function post(url: string, body: unknown, headers: Record<string, s
 
 /**
  * As a broker delivers: a connection error, 429 or 5xx is retried with
- * backoff (Knative delivery's policy); any other answer is final.
+ * backoff (Knative delivery's policy); any other answer is final. Each
+ * retried attempt goes to `log`, and a delivery given up too.
  */
-export async function deliver(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  let last: unknown;
+export async function deliver(
+  log: DeliveryLog, url: string, body: unknown, headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const what = `POST ${url} ${(typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 200)}`;
   for (let attempt = 0; attempt < 8; attempt++) {
-    try {
-      const reply = await post(url, body, headers);
-      if (reply.status !== 429 && reply.status < 500) return reply;
-      last = new Error(`${reply.status} ${JSON.stringify(reply.body)}`);
-    } catch (error) {
-      last = error;
-    }
+    const reply = await post(url, body, headers).catch((e: unknown) => ({ status: 0, body: { error: String((e as { cause?: unknown }).cause ?? e) } }));
+    if (reply.status !== 0 && reply.status !== 429 && reply.status < 500) return reply;
+    if (attempt === 7) break;
+    log.retried.push({ status: reply.status, detail: JSON.stringify(reply.body), what });
     await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
   }
-  throw last;
+  log.givenUp.push(what);
+  throw new Error(`gave up delivering ${what}`);
 }
 
 export function binaryEvent(type: string, data: unknown, id = randomUUID()) {
@@ -113,25 +133,44 @@ export async function cascadeHarness(opts: HarnessOptions) {
   const jobs = recordJobs(ns);
   await jobs.ready;
   const fns: FunctionProcess[] = await Promise.all(Array.from({ length: opts.replicas ?? 1 }, () => startFunction(env)));
-  const source: RunningSource | undefined = opts.source === false ? undefined
-    : await startApiServerSource({ kc: adminKubeConfig(), namespace: ns, sink: fns.map((f) => f.url) });
+  const deliveries = newDeliveryLog();
+  let stopping = false;
+  const source: RunningSource | undefined = opts.source === false ? undefined : await startApiServerSource({
+    kc: adminKubeConfig(), namespace: ns, sink: fns.map((f) => f.url),
+    onRetry: (a) => { if (!stopping) deliveries.retried.push(a); },
+    onError: (e) => { if (!stopping) deliveries.givenUp.push(`ApiServerSource: ${String(e)}`); },
+  });
   // A CRD just established answers 429 "storage is (re)initializing" for a moment.
   await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), { message: 'cascaderuns can be listed' });
   const getRun = (name: string) => custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns', name }) as Promise<CascadeRun>;
   return {
-    ns, env, fns, jobs: jobs.created, custom,
+    ns, env, fns, jobs: jobs.created, custom, deliveries,
     url: (i = 0) => fns[i]!.url,
+    /** deliver() to replica i, recorded in `deliveries`. */
+    deliver: (i: number, body: unknown, headers: Record<string, string> = {}) => deliver(deliveries, fns[i]!.url, body, headers),
     getRun,
+    /**
+     * Waits until the watch has recorded a Job under each of `names` (it lags
+     * the API server), then returns every Job it recorded. A Job created in
+     * the same breath as one of them may still be on its way: assert absences
+     * from the API server, not from this record.
+     */
+    recorded: (names: string[]) => waitFor(() => names.every((n) => jobs.created.has(n)) && jobs.created, { message: `Jobs recorded: ${names.join(', ')}` }),
     listRuns: async () => ((await custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' })) as { items: CascadeRun[] }).items,
     operator: () => custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascadeautooperators', name: SCENARIO }) as Promise<CascadeAutoOperator>,
     waitEnded: (name: string, timeoutMs = 60_000) => waitFor(async () => {
       const run = await getRun(name);
       return run.status?.notified && isTerminalPhase(run.status.phase) ? run : undefined;
     }, { timeoutMs, message: `run ${name} ended` }),
+    /** Stops everything; throws (failing the test) on a 5xx, a failed connection or a delivery given up, unless `faults`. */
     stop: async () => {
+      if (stopping) return;
+      stopping = true;
       source?.stop();
       jobs.stop();
       await Promise.all(fns.map((f) => f.stop()));
+      const problems = opts.faults ? [] : [...serverErrors(deliveries), ...deliveries.givenUp.map((g) => `given up: ${g}`)];
+      if (problems.length > 0) throw new Error(`deliveries met trouble the test did not inject:\n${problems.slice(0, 20).join('\n')}`);
     },
   };
 }
