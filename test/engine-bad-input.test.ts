@@ -54,7 +54,8 @@ describe('bad input', () => {
     expect(await post(h.url(), structuredEvent('net.cascade.module.finished.v1', { runname: run, modulename: 'diff', moduleresult: 'success' }).body,
       { 'content-type': 'application/cloudevents+json' })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/has not started/) } });
     expect(JSON.stringify((await h.getRun(run)).status)).toBe(before);
-    expect([...h.jobs.keys()]).toEqual([`${SCENARIO}-grayscale-f00d0`]);
+    const jobs = await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: h.ns });
+    expect(jobs.items.map((j) => j.metadata?.name)).toEqual([`${SCENARIO}-grayscale-f00d0`]);
   });
 
   it('refuses new runs with 503 while the CascadeAutoOperator is being deleted', async () => {

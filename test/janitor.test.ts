@@ -12,7 +12,7 @@ import { jobName, LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
 import { imageModule, KWOK_DELAY, successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { createRun, janitorDeps, janitorKubeconfig, type TestDeps } from './support/janitor.ts';
-import { adminKubeConfig, apiStatus, sleep, waitFor } from './support/kube.ts';
+import { adminKubeConfig, apiStatus, waitFor } from './support/kube.ts';
 
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 const batch = adminKubeConfig().makeApiClient(BatchV1Api);
@@ -86,7 +86,7 @@ describe('janitor sweep', () => {
     expect(reply.status).toBe(200);
     const run = reply.body.run as string;
     await jobComplete(h.ns, job('grayscale', run));
-    await sleep(300);
+    // No ApiServerSource: nothing tells the function, the run stays where it was.
     expect((await h.getRun(run)).status?.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending', 'Pending']);
 
     const first = await sweep(d, new Date());
@@ -102,8 +102,9 @@ describe('janitor sweep', () => {
     expect(ended.status).toMatchObject({ phase: 'Succeeded', notified: true });
     expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0, result: 'Success' });
     expect(d.events.map((e) => e.type)).toEqual(['net.cascade.run.succeeded.v1']);
-    expect([...h.jobs.keys()].sort()).toEqual(NAMES.map((m) => job(m, run)).sort());
-    for (const byUid of h.jobs.values()) expect(byUid.size).toBe(1);
+    const recorded = await h.recorded(NAMES.map((m) => job(m, run)));
+    expect([...recorded.keys()].sort()).toEqual(NAMES.map((m) => job(m, run)).sort());
+    for (const byUid of recorded.values()) expect(byUid.size).toBe(1);
     expect(await sweep(d, new Date())).toMatchObject({ runsSeen: 1, runsHandled: 0, advanced: 0, finished: 0, errors: 0 });
   });
 
@@ -119,7 +120,9 @@ describe('janitor sweep', () => {
     const created = await liveJob(h.ns, job('binarization', run));
     expect(created?.metadata?.labels).toMatchObject({ [LABEL_RUN]: run, [LABEL_STEP]: '1' });
     expect((await h.getRun(run)).status).toMatchObject({ phase: 'Running', currentStep: 1, currentModule: 'binarization' });
-    expect(h.jobs.has(job('grayscale', run))).toBe(false);
+    const jobs = await batch.listNamespacedJob({ namespace: h.ns, labelSelector: `${LABEL_RUN}=${run}` });
+    expect(jobs.items.map((j) => j.metadata?.name)).toEqual([job('binarization', run)]);
+    expect([...(await h.recorded([job('binarization', run)])).keys()]).toEqual([job('binarization', run)]);
   });
 
   it('fails a run whose Job is gone (JobMissing), counts and notifies its end', async () => {
@@ -216,17 +219,18 @@ describe('janitor sweep', () => {
     const [a, b] = [deps(), deps()];
     const iuids = ['conc1-abc', 'conc2-abc', 'conc3-abc'];
     const runs = await Promise.all(iuids.map((iuid) => createRun(h, SCENARIO, { iuid, modules: successScenario(0) })));
-    const ended = async () => (await h.listRuns()).every((r) => r.status?.notified);
-    for (let round = 0; round < 60 && !(await ended()); round++) {
-      const [sa, sb] = await Promise.all([sweep(a, new Date()), sweep(b, new Date())]);
-      expect(sa.errors + sb.errors).toBe(0);
-      expect(sa.failed).toEqual({});
-      await sleep(250);
-    }
-    expect(await ended()).toBe(true);
+    const summaries: Awaited<ReturnType<typeof sweep>>[] = [];
+    // Two janitors sweep side by side, again and again, until every run ended.
+    await waitFor(async () => {
+      summaries.push(...(await Promise.all([sweep(a, new Date()), sweep(b, new Date())])));
+      return (await h.listRuns()).every((r) => r.status?.notified);
+    }, { timeoutMs: 60_000, intervalMs: 250, message: 'every run ended' });
+    expect(summaries.map((s) => [s.errors, s.failed]).filter(([errors, failed]) => errors !== 0 || Object.keys(failed as object).length > 0)).toEqual([]);
     for (const run of await h.listRuns()) expect(run.status?.phase).toBe('Succeeded');
-    expect([...h.jobs.keys()].sort()).toEqual(runs.flatMap((r) => NAMES.map((m) => job(m, r))).sort());
-    for (const [name, byUid] of h.jobs) expect(byUid.size, `Job ${name} created once`).toBe(1);
+    const names = runs.flatMap((r) => NAMES.map((m) => job(m, r))).sort();
+    const recorded = await h.recorded(names);
+    expect([...recorded.keys()].sort()).toEqual(names);
+    for (const [name, byUid] of recorded) expect(byUid.size, `Job ${name} created once`).toBe(1);
     expect((await h.operator()).status).toMatchObject({ succeeded: 3, failed: 0, active: 0 });
     const notified = new Set([...a.events, ...b.events].map((e) => e.id));
     expect(notified.size).toBe(3);
