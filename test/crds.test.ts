@@ -127,7 +127,10 @@ describe('CascadeRun CRD', () => {
     expect(code).toBe(422);
     expect(message).toContain('spec is immutable');
     const labelled = { ...created, metadata: { ...created.metadata, labels: { team: 'a' } } };
-    await api().replaceNamespacedCustomObject({ ...where(g.CASCADE_RUN_PLURAL), name, body: labelled });
+    const relabelled = (await api().replaceNamespacedCustomObject({ ...where(g.CASCADE_RUN_PLURAL), name, body: labelled })) as Obj;
+    expect(relabelled.metadata?.['labels']).toEqual({ team: 'a' });
+    expect(relabelled.metadata?.['generation']).toBe(created.metadata?.['generation']);
+    expect(relabelled.spec).toEqual(created.spec);
   });
 
   it('shows Phase, Module, Step, Succeeded and Age in `kubectl get cascaderuns`', async () => {
