@@ -46,7 +46,7 @@ export function applyResult(d: Draft, fact: Result): void {
   }
   const active = steps.find((r) => isActive(d, r));
   if (active) return applyToActive(d, active, fact);
-  const late = steps.find((r) => isFinished(r) && r.result === undefined);
+  const late = steps.find((r) => isFinished(r) && !isRepeat(r, fact));
   if (late) {
     note(d, late, fact);
     d.verdict = 'recorded';

@@ -215,6 +215,16 @@ describe('decide: informational results', () => {
     expect(done.status.result).toEqual(['a: 50% done\n', 'a: 75% done\n', 'a: success\n']);
   });
 
+  it('records a result that reaches a step its Job finished after an informational one (a race lost by the result)', () => {
+    const info = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', '50% done')));
+    const finished = decide(input(run(ABC, info.status), [job(ABC, 0, 'Succeeded')]));
+    const late = decide(input(run(ABC, finished.status), [job(ABC, 1, 'Active')], result('a', 'success')));
+    expect(late).toMatchObject({ verdict: 'recorded', changed: true, actions: [] });
+    expect(late.status.result).toEqual(['a: 50% done\n', 'a: success\n']);
+    expect(late.status.modules?.[0]).toMatchObject({ phase: 'Succeeded', result: 'success' });
+    expect(decide(input(run(ABC, late.status), [job(ABC, 1, 'Active')], result('a', 'success')))).toMatchObject({ verdict: 'duplicate', changed: false });
+  });
+
   it('takes the same informational result delivered again as a duplicate', () => {
     const first = decide(input(run(ABC, running(0)), active, result('a', '50% done')));
     const again = decide(input(run(ABC, first.status), active, result('a', '50% done')));
