@@ -12,6 +12,8 @@ export interface ClusterInfo {
   kubeconfig: string;
   server: string;
   ports: Ports;
+  /** Where the component binaries are (to start a stopped component again); build.sh's when absent. */
+  binDir?: string;
   startedAt: string;
   /** Pid of the crash watchdog, if one was started. */
   watchdogPid?: number;

@@ -1,15 +1,15 @@
 // startCluster / stopCluster: the local control plane (etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler, kwok with two fake nodes).
-import { mkdir, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
 import { ensureBinaries } from './binaries.ts';
 import { createPki, type Pki } from './certs.ts';
 import { readClusterInfo, livePids, writeClusterInfo, type ClusterInfo } from './cluster-state.ts';
 import { kubernetesServiceIp, type CommandContext, type Ports } from './component-commands.ts';
+import { componentKubeconfigs, stageFiles } from './components.ts';
 import { launchControlPlane } from './launch.ts';
 import { writeKubeconfig } from './kubeconfig-file.ts';
 import { adminCoreApi, createNodes, waitDefaultServiceAccount, waitNodesReady } from './nodes.ts';
-import { defaultStateDir, stagesDir, statePaths, type StatePaths } from './paths.ts';
+import { defaultStateDir, statePaths, type StatePaths } from './paths.ts';
 import { freePorts } from './ports.ts';
 import { killProcessesNow, readPids, stopProcesses } from './processes.ts';
 import { startWatchdog } from './watchdog.ts';
@@ -41,7 +41,6 @@ async function allocatePorts(): Promise<Ports> {
 }
 
 async function writeKubeconfigs(paths: StatePaths, pki: Pki, server: string) {
-  const file = (name: string) => join(paths.kubeconfigs, `${name}.kubeconfig`);
   const write = (target: string, name: Parameters<Pki['client']>[0], user: string) =>
     writeKubeconfig(target, {
       server,
@@ -50,11 +49,7 @@ async function writeKubeconfigs(paths: StatePaths, pki: Pki, server: string) {
       clientKey: pki.client(name).key,
       user,
     });
-  const kubeconfigs = {
-    controllerManager: file('kube-controller-manager'),
-    scheduler: file('kube-scheduler'),
-    kwok: file('kwok'),
-  };
+  const kubeconfigs = componentKubeconfigs(paths);
   await Promise.all([
     write(paths.adminKubeconfig, 'admin', 'cascade-admin'),
     write(kubeconfigs.controllerManager, 'kube-controller-manager', 'system:kube-controller-manager'),
@@ -62,11 +57,6 @@ async function writeKubeconfigs(paths: StatePaths, pki: Pki, server: string) {
     write(kubeconfigs.kwok, 'kwok', 'cascade-kwok'),
   ]);
   return kubeconfigs;
-}
-
-async function stageFiles(): Promise<string[]> {
-  const names = (await readdir(stagesDir)).filter((n) => n.endsWith('.yaml')).sort();
-  return names.map((n) => join(stagesDir, n));
 }
 
 async function prepareStateDir(paths: StatePaths): Promise<void> {
@@ -102,7 +92,7 @@ export async function startCluster(options: StartOptions = {}): Promise<RunningC
   const server = `https://127.0.0.1:${ports.apiserver}`;
   const kubeconfigs = await writeKubeconfigs(paths, pki, server);
   const info: ClusterInfo = {
-    stateDir: paths.root, kubeconfig: paths.adminKubeconfig, server, ports, startedAt: new Date().toISOString(),
+    stateDir: paths.root, kubeconfig: paths.adminKubeconfig, server, ports, binDir, startedAt: new Date().toISOString(),
   };
   if (options.tieToProcess) {
     info.watchdogPid = startWatchdog({ parentPid: process.pid, pidsFile: paths.pids, removeDir: paths.root });

@@ -15,22 +15,26 @@ import type { StatePaths } from './paths.ts';
 import { pollUntil } from './poll.ts';
 import { ComponentError, logTail, startProcess, type Component } from './processes.ts';
 
+/** The components, in start order. */
+export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'] as const;
+export type ComponentName = (typeof COMPONENTS)[number];
+
 interface Launch {
-  name: string;
+  name: ComponentName;
   command: (c: CommandContext) => Command;
   healthUrl: (c: CommandContext) => string;
   tls?: (c: CommandContext) => ProbeTls;
   timeoutMs: number;
 }
 
-const launches = {
+const launches: Record<ComponentName, Launch> = {
   etcd: {
     name: 'etcd',
     command: etcdCommand,
     healthUrl: (c) => `http://127.0.0.1:${c.ports.etcdClient}/health`,
     timeoutMs: 30_000,
   },
-  apiserver: {
+  'kube-apiserver': {
     name: 'kube-apiserver',
     command: apiserverCommand,
     healthUrl: (c) => `https://127.0.0.1:${c.ports.apiserver}/readyz`,
@@ -41,14 +45,14 @@ const launches = {
     }),
     timeoutMs: 90_000,
   },
-  controllerManager: {
+  'kube-controller-manager': {
     name: 'kube-controller-manager',
     command: controllerManagerCommand,
     healthUrl: (c) => `https://127.0.0.1:${c.ports.controllerManager}/healthz`,
     tls: () => ({ insecure: true }),
     timeoutMs: 60_000,
   },
-  scheduler: {
+  'kube-scheduler': {
     name: 'kube-scheduler',
     command: schedulerCommand,
     healthUrl: (c) => `https://127.0.0.1:${c.ports.scheduler}/healthz`,
@@ -61,7 +65,7 @@ const launches = {
     healthUrl: (c) => `http://127.0.0.1:${c.ports.kwok}/healthz`,
     timeoutMs: 60_000,
   },
-} satisfies Record<string, Launch>;
+};
 
 async function assertRunning(component: Component): Promise<void> {
   if (!component.exit) return;
@@ -71,15 +75,26 @@ async function assertRunning(component: Component): Promise<void> {
   throw new ComponentError(component.name, `failed to start: it ${how}`, { file: component.logFile, tail });
 }
 
-async function launchOne(launch: Launch, context: CommandContext, paths: StatePaths): Promise<Component> {
+/** True when the component's health endpoint answers 200. */
+export function componentHealthy(name: ComponentName, context: CommandContext): Promise<boolean> {
+  const launch = launches[name];
+  return probeOk(launch.healthUrl(context), launch.tls?.(context) ?? {});
+}
+
+/**
+ * Starts one component (its log appended to, its pid recorded under its name)
+ * and waits until its health endpoint answers; throws with the tail of its log
+ * if it exits or does not get healthy in time.
+ */
+export async function launchComponent(name: ComponentName, context: CommandContext, paths: StatePaths): Promise<Component> {
+  const launch = launches[name];
   const component = startProcess(launch.name, launch.command(context), {
     logFile: join(paths.logs, `${launch.name}.log`),
     pidsFile: paths.pids,
   });
   const url = launch.healthUrl(context);
-  const tls = launch.tls?.(context) ?? {};
   try {
-    await pollUntil(() => probeOk(url, tls), {
+    await pollUntil(() => componentHealthy(name, context), {
       timeoutMs: launch.timeoutMs,
       intervalMs: 100,
       what: `${launch.name} at ${url}`,
@@ -104,12 +119,12 @@ export async function launchControlPlane(
   log: (message: string) => void,
 ): Promise<{ components: Component[]; assertAlive: () => Promise<void> }> {
   log('cluster: starting etcd');
-  const etcd = await launchOne(launches.etcd, context, paths);
+  const etcd = await launchComponent('etcd', context, paths);
   log('cluster: starting kube-apiserver');
-  const apiserver = await launchOne(launches.apiserver, context, paths);
+  const apiserver = await launchComponent('kube-apiserver', context, paths);
   log('cluster: starting kube-controller-manager, kube-scheduler, kwok');
   const rest = await Promise.all(
-    [launches.controllerManager, launches.scheduler, launches.kwok].map((l) => launchOne(l, context, paths)),
+    (['kube-controller-manager', 'kube-scheduler', 'kwok'] as const).map((name) => launchComponent(name, context, paths)),
   );
   const components = [etcd, apiserver, ...rest];
   const assertAlive = async () => {

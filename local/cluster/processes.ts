@@ -46,8 +46,13 @@ export function readPids(file: string): RecordedProcess[] {
   }
 }
 
+/** Adds the process; one started again under the same name takes the place (and order) of the old one. */
 function recordPid(file: string, entry: RecordedProcess): void {
-  writeFileSync(file, JSON.stringify([...readPids(file), entry], null, 2));
+  const recorded = readPids(file);
+  const at = recorded.findIndex((p) => p.name === entry.name);
+  if (at === -1) recorded.push(entry);
+  else recorded[at] = entry;
+  writeFileSync(file, JSON.stringify(recorded, null, 2));
 }
 
 /** Starts `bin args` detached in a new process group, output appended to `logFile`. */
