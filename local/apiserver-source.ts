@@ -18,6 +18,8 @@ export interface SourceOptions {
   onError?: (error: unknown) => void;
   /** Told of each attempt answered 429 or 5xx, or failed to connect, that is retried. */
   onRetry?: (attempt: RetriedAttempt) => void;
+  /** Told of every answer of the sink, retried ones included (0: the connection failed). */
+  onAnswer?: (status: number) => void;
 }
 
 export interface RetriedAttempt {
@@ -55,12 +57,13 @@ async function postOnce(sink: string, type: string, job: JobData): Promise<{ sta
  * As Knative delivery does: a connection error, 429 or 5xx is retried with
  * backoff (each retried attempt told to `onRetry`), other answers are final.
  */
-async function post(sink: string, type: string, job: JobData, onRetry?: (a: RetriedAttempt) => void): Promise<void> {
+async function post(sink: string, type: string, job: JobData, tell: Pick<SourceOptions, 'onRetry' | 'onAnswer'>): Promise<void> {
   const what = `${type} of Job ${job.metadata?.name} to ${sink}`;
   for (let attempt = 0; attempt < 8; attempt++) {
     const reply = await postOnce(sink, type, job).catch((e: unknown) => ({ status: 0, detail: String((e as { cause?: unknown }).cause ?? e) }));
+    tell.onAnswer?.(reply.status);
     if (reply.status !== 0 && reply.status !== 429 && reply.status < 500) return;
-    if (attempt < 7) onRetry?.({ ...reply, what });
+    if (attempt < 7) tell.onRetry?.({ ...reply, what });
     await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
   }
   throw new Error(`sink kept refusing a ${what}`);
@@ -71,17 +74,22 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
   let count = 0;
   let controller: AbortController | undefined;
   const path = `/apis/batch/v1/namespaces/${opts.namespace}/jobs`;
+  // Watched again whenever the watch ends (the API server went away, or the
+  // client's inactivity timeout): from a fresh list, so every Job that exists
+  // is delivered again as `add`, and whatever was missed meanwhile is seen.
   const begin = async (): Promise<void> => {
+    if (stopped) return;
     controller = await new Watch(opts.kc).watch(path, { labelSelector: LABEL_RUN }, (phase, obj) => {
       const type = TYPES[phase];
       if (!type) return;
       for (const sink of [opts.sink].flat()) {
         count++;
-        post(sink, type, obj, opts.onRetry).catch((e) => opts.onError?.(e));
+        post(sink, type, obj, opts).catch((e) => opts.onError?.(e));
       }
     }, () => {
       if (!stopped) setTimeout(() => void begin().catch((e) => opts.onError?.(e)), 100);
     });
+    if (stopped) controller.abort();
   };
   await begin();
   return { stop: () => { stopped = true; controller?.abort(); }, delivered: () => count };

@@ -97,17 +97,37 @@ export function structuredEvent(type: string, data: unknown, id = randomUUID()) 
   };
 }
 
+/**
+ * Every Job ever created in the namespace, by name and uid, from a watch that
+ * is started again whenever it ends (the API server went away, say), from the
+ * last resourceVersion seen so that nothing in between is missed. When the API
+ * server no longer has that history (410 Gone), it starts over from a list and
+ * counts a gap: creations in between may not show.
+ */
 function recordJobs(namespace: string) {
   const created = new Map<string, Map<string, V1Job>>();
-  let controller: AbortController | undefined;
-  const ready = new Watch(adminKubeConfig()).watch(`/apis/batch/v1/namespaces/${namespace}/jobs`, { labelSelector: LABEL_RUN }, (phase, job: V1Job) => {
-    if (phase !== 'ADDED' && phase !== 'MODIFIED') return;
+  const state = { controller: undefined as AbortController | undefined, stopped: false, resourceVersion: undefined as string | undefined, gaps: 0, expired: false };
+  const path = `/apis/batch/v1/namespaces/${namespace}/jobs`;
+  const record = (job: V1Job) => {
     const name = job.metadata?.name ?? '';
     const byUid = created.get(name) ?? new Map<string, V1Job>();
     if (!byUid.has(job.metadata?.uid ?? '')) byUid.set(job.metadata?.uid ?? '', job);
     created.set(name, byUid);
-  }, () => {}).then((c) => { controller = c; });
-  return { created, ready, stop: () => controller?.abort() };
+  };
+  const begin = async (): Promise<void> => {
+    if (state.stopped) return;
+    const query = { labelSelector: LABEL_RUN, allowWatchBookmarks: true, resourceVersion: state.resourceVersion };
+    state.controller = await new Watch(adminKubeConfig()).watch(path, query, (phase, obj: V1Job & { code?: number }) => {
+      if (phase === 'ERROR') state.expired ||= obj.code === 410;
+      else state.resourceVersion = obj.metadata?.resourceVersion ?? state.resourceVersion;
+      if (phase === 'ADDED' || phase === 'MODIFIED') record(obj);
+    }, () => {
+      if (state.expired) Object.assign(state, { expired: false, resourceVersion: undefined, gaps: state.gaps + 1 });
+      if (!state.stopped) setTimeout(() => void begin().catch(() => {}), 100);
+    });
+    if (state.stopped) state.controller.abort();
+  };
+  return { created, ready: begin(), gaps: () => state.gaps, stop: () => { state.stopped = true; state.controller?.abort(); } };
 }
 
 async function scenarioSource(ns: string, opts: HarnessOptions, custom: CustomObjectsApi): Promise<Record<string, string>> {
@@ -144,7 +164,9 @@ export async function cascadeHarness(opts: HarnessOptions) {
   await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), { message: 'cascaderuns can be listed' });
   const getRun = (name: string) => custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns', name }) as Promise<CascadeRun>;
   return {
-    ns, env, fns, jobs: jobs.created, custom, deliveries,
+    ns, env, fns, jobs: jobs.created, custom, deliveries, source,
+    /** Times the Job record lost the API server's history (see recordJobs). */
+    jobRecordGaps: jobs.gaps,
     url: (i = 0) => fns[i]!.url,
     /** deliver() to replica i, recorded in `deliveries`. */
     deliver: (i: number, body: unknown, headers: Record<string, string> = {}) => deliver(deliveries, fns[i]!.url, body, headers),

@@ -12,6 +12,7 @@ import { parseConfig } from '../../shared/config.ts';
 import type { RunEndEvent } from '../../shared/api/events.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
+import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
 import { LABEL_APP, LABEL_APP_VALUE, runName } from '../../shared/names.ts';
 import { repoRoot } from '../../local/cluster/paths.ts';
 import { serviceAccountKubeconfigFile } from '../../local/function-rbac.ts';
@@ -36,7 +37,7 @@ export function janitorDeps(kubeconfig: string, env: Record<string, string>): Te
   const events: RunEndEvent[] = [];
   return {
     config: parsed.value,
-    store: connectStore(parsed.value.namespace, { retries: 2, minTimeoutMs: 20, maxTimeoutMs: 200 }, kubeconfig),
+    store: connectStore(parsed.value.namespace, { ...DEFAULT_RETRY, retries: 2, minTimeoutMs: 20, maxTimeoutMs: 200 }, kubeconfig),
     log: pino({ level: process.env.JANITOR_TEST_LOG ?? 'silent' }),
     now: () => new Date(),
     notify: async (event) => { events.push(event); },

@@ -6,8 +6,20 @@ import { createNamespace, deleteNamespace, kubeConfigFromFile, serviceAccountKub
 
 export { apiStatus, sleep, waitFor, type WaitForOptions } from '../../local/kube.ts';
 
-/** Path of the admin kubeconfig the global set-up provided. */
+let privateCluster: string | undefined;
+
+/**
+ * Points every helper here (and so the harness) at another control plane than
+ * the global set-up's: a test file's private cluster, for faults that must not
+ * reach the other files. `undefined` points them back.
+ */
+export function useAdminKubeconfig(path: string | undefined): void {
+  privateCluster = path;
+}
+
+/** Path of the admin kubeconfig: the private cluster's (useAdminKubeconfig), else the one the global set-up provided. */
 export function adminKubeconfigPath(): string {
+  if (privateCluster) return privateCluster;
   let provided: string | undefined;
   try {
     provided = inject('kubeconfig');
