@@ -27,6 +27,18 @@ function logFields(req: Request): Record<string, string> {
   return {};
 }
 
+/**
+ * What a request the engine could not finish comes to: unavailable (503, retry)
+ * when a retry can fix it (the Kubernetes API unavailable or overloaded, a
+ * conflict that kept coming back), failed (500) otherwise. An outage is
+ * expected trouble: logged as a warning, not as an error.
+ */
+export function failureOutcome(error: unknown): Outcome {
+  const kind = apiErrorKind(error);
+  const reason = apiMessage(error);
+  return kind === 'transient' || kind === 'conflict' ? unavailable(`Kubernetes API unavailable, retry: ${reason}`) : failed(reason);
+}
+
 export async function handleRequest(deps: EngineDeps, req: Request, eventId: string | undefined): Promise<Outcome> {
   const log: Logger = deps.log.child({ eventId, request: req.kind, ...logFields(req) });
   const scoped = { ...deps, log };
@@ -35,9 +47,8 @@ export async function handleRequest(deps: EngineDeps, req: Request, eventId: str
     log[outcome.kind === 'accepted' ? 'info' : 'warn']({ outcome }, 'handled');
     return outcome;
   } catch (error) {
-    const kind = apiErrorKind(error);
-    const reason = apiMessage(error);
-    log.error({ err: error, kind }, 'request failed');
-    return kind === 'transient' || kind === 'conflict' ? unavailable(`Kubernetes API unavailable, retry: ${reason}`) : failed(reason);
+    const outcome = failureOutcome(error);
+    log[outcome.kind === 'unavailable' ? 'warn' : 'error']({ err: error, kind: apiErrorKind(error), outcome }, 'request failed');
+    return outcome;
   }
 }
