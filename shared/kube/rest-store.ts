@@ -30,8 +30,9 @@ async function orExists<T>(call: Promise<T>): Promise<T | 'exists'> {
 
 const BACKGROUND = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };
 
-export function restStore(rest: Rest, namespace: string, policy: RetryPolicy): Store {
+export function restStore(untimed: Rest, namespace: string, policy: RetryPolicy): Store {
   const r = <T>(call: () => Promise<T>) => withRetry(policy, call);
+  const rest: Rest = (method, path, opts = {}) => untimed(method, path, { timeoutMs: policy.attemptTimeoutMs, ...opts });
   const runs = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`;
   const ops = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_AUTO_OPERATOR_PLURAL}`;
   const jobs = `/apis/batch/v1/namespaces/${namespace}/jobs`;
