@@ -1,11 +1,13 @@
 // The Store over the Kubernetes REST API (rest.ts): every call the engine
-// makes, each retried on short blips. Nothing here decides anything.
+// makes, each retried on short blips (a refusal from an API server still
+// starting is one: not-ready.ts). Nothing here decides anything.
 import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import { API_VERSION, CASCADE_AUTO_OPERATOR_PLURAL, CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../api/group.ts';
 import { LABEL_RUN } from '../names.ts';
 import { apiErrorKind } from './errors.ts';
+import { refusalsWhileStarting } from './not-ready.ts';
 import type { Rest } from './rest.ts';
 import { withRetry, type RetryPolicy } from './retry.ts';
 import type { Store } from './store.ts';
@@ -31,8 +33,9 @@ async function orExists<T>(call: Promise<T>): Promise<T | 'exists'> {
 const BACKGROUND = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };
 
 export function restStore(untimed: Rest, namespace: string, policy: RetryPolicy): Store {
-  const r = <T>(call: () => Promise<T>) => withRetry(policy, call);
   const rest: Rest = (method, path, opts = {}) => untimed(method, path, { timeoutMs: policy.attemptTimeoutMs, ...opts });
+  const unlessStarting = refusalsWhileStarting(rest);
+  const r = <T>(call: () => Promise<T>) => withRetry(policy, () => unlessStarting(call));
   const runs = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`;
   const ops = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_AUTO_OPERATOR_PLURAL}`;
   const jobs = `/apis/batch/v1/namespaces/${namespace}/jobs`;

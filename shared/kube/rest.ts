@@ -23,6 +23,8 @@ export interface RequestOptions {
   query?: Record<string, string | undefined>;
   body?: unknown;
   timeoutMs?: number;
+  /** The body as text (health endpoints), not JSON. */
+  text?: boolean;
 }
 
 export type Rest = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, opts?: RequestOptions) => Promise<T>;
@@ -53,6 +55,7 @@ export function restClient(conn: Connection): Rest {
         const text = Buffer.concat(chunks).toString('utf8');
         const status = res.statusCode ?? 0;
         if (status >= 400) return reject(new ApiError(status, method, path, text));
+        if (opts.text) return resolve(text as T);
         try {
           resolve((text ? JSON.parse(text) : undefined) as T);
         } catch (error) {
