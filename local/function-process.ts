@@ -11,6 +11,8 @@ export interface FunctionProcess {
   metricsUrl: string;
   child: ChildProcess;
   output(): string;
+  /** Every line it logged at error level or above (pino: 50 error, 60 fatal), however long it ran. */
+  errorLines(): string[];
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -46,9 +48,18 @@ export async function startFunction(env: Record<string, string>): Promise<Functi
     cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', CASCADE_METRICS_PORT: String(metricsPort), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
-  const keep = (chunk: Buffer) => { log = (log + chunk.toString()).slice(-20_000); };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const errors: string[] = [];
+  const keep = () => {
+    let partial = '';
+    return (chunk: Buffer) => {
+      log = (log + chunk.toString()).slice(-20_000);
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      errors.push(...lines.filter((line) => /"level":(50|60)[,}]/.test(line)));
+    };
+  };
+  child.stdout?.on('data', keep());
+  child.stderr?.on('data', keep());
   const url = `http://127.0.0.1:${port}`;
   const output = () => log;
   await waitReady(url, child, output);
@@ -57,5 +68,5 @@ export async function startFunction(env: Record<string, string>): Promise<Functi
     child.once('exit', (code) => resolve(code));
     child.kill(signal);
   });
-  return { url, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, child, output, stop };
+  return { url, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, child, output, errorLines: () => [...errors], stop };
 }
