@@ -8,7 +8,7 @@ const network = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONN
 async function play(errors: Error[], retries = 4) {
   let calls = 0;
   const retried: unknown[] = [];
-  const policy: RetryPolicy = { retries, minTimeoutMs: 1, maxTimeoutMs: 2, onRetry: (e) => retried.push(e) };
+  const policy: RetryPolicy = { retries, minTimeoutMs: 1, maxTimeoutMs: 2, attemptTimeoutMs: 1000, maxRetryTimeMs: 10_000, onRetry: (e) => retried.push(e) };
   const outcome = await withRetry(policy, async () => {
     const error = errors[calls++];
     if (error) throw error;
