@@ -1,5 +1,5 @@
 // Finds the component binaries, building them with build.sh when missing.
-import { spawn } from 'node:child_process';
+import { runBuildScript } from '../build-script.ts';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { buildScript, defaultBinDir } from './paths.ts';
@@ -23,18 +23,7 @@ export function missingBinaries(binDir: string): string[] {
  * it prints on its last line. A build that fails names the component.
  */
 export function runBuild(): Promise<string> {
-  return new Promise((resolveBuild, reject) => {
-    const child = spawn('bash', [buildScript], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const lastLine = out.trim().split('\n').pop() ?? '';
-      if (code === 0 && lastLine) resolveBuild(lastLine);
-      else reject(new Error(`cluster: build.sh exited with ${code} (see the message above)`));
-    });
-  });
+  return runBuildScript(buildScript, 'cluster');
 }
 
 /** The binary dir, building what is missing first. */

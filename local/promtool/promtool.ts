@@ -3,9 +3,9 @@
 // beside the local control plane. A promtool on PATH is deliberately not used:
 // `check metrics` findings differ between Prometheus versions, and the tests
 // compare them exactly.
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runBuildScript } from '../build-script.ts';
 
 export const promtoolBuildScript = join(dirname(fileURLToPath(import.meta.url)), 'build.sh');
 
@@ -14,16 +14,5 @@ export const promtoolBuildScript = join(dirname(fileURLToPath(import.meta.url)),
  * goes to our stderr) and resolves to the path it prints on its last line.
  */
 export function ensurePromtool(): Promise<string> {
-  return new Promise((resolvePath, reject) => {
-    const child = spawn('bash', [promtoolBuildScript], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const path = out.trim().split('\n').pop() ?? '';
-      if (code === 0 && path) resolvePath(path);
-      else reject(new Error(`promtool: ${promtoolBuildScript} exited with ${code} (see the message above)`));
-    });
-  });
+  return runBuildScript(promtoolBuildScript, 'promtool');
 }

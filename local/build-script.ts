@@ -1,0 +1,19 @@
+// Runs one of the local build scripts (the control plane's, promtool's): its
+// progress goes to our stderr, and it prints what it built on its last line.
+import { spawn } from 'node:child_process';
+
+/** Resolves to the last line the script printed; a failed build names `what`. */
+export function runBuildScript(script: string, what: string): Promise<string> {
+  return new Promise((resolveLine, reject) => {
+    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const lastLine = out.trim().split('\n').pop() ?? '';
+      if (code === 0 && lastLine) resolveLine(lastLine);
+      else reject(new Error(`${what}: ${script} exited with ${code} (see the message above)`));
+    });
+  });
+}
