@@ -62,7 +62,13 @@ export async function startFunction(env: Record<string, string>): Promise<Functi
   child.stderr?.on('data', keep());
   const url = `http://127.0.0.1:${port}`;
   const output = () => log;
-  await waitReady(url, child, output);
+  try {
+    await waitReady(url, child, output);
+  } catch (error) {
+    // Not left running: a process whose engine failed to load does not even end on SIGTERM.
+    child.kill('SIGKILL');
+    throw error;
+  }
   const stop = (signal: NodeJS.Signals = 'SIGTERM') => new Promise<number | null>((resolve) => {
     if (child.exitCode !== null) return resolve(child.exitCode);
     child.once('exit', (code) => resolve(code));
