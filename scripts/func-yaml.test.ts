@@ -24,9 +24,11 @@ describe('func.yaml', () => {
     expect(func.created).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
 
-  it('sets the same environment as the Knative Service (the namespace written out)', () => {
-    const fromService = (container.env as Env[]).map((e) => [e.name, e.value ?? 'cascade-operator']);
+  it('sets the same environment as the Knative Service, without POD_NAMESPACE (read from the ServiceAccount)', () => {
+    const fromService = (container.env as Env[]).map((e) => [e.name, e.value]);
     expect((func.run.envs as Env[]).map((e) => [e.name, e.value])).toEqual(fromService);
+    expect((container.env as Env[]).every((e) => e.valueFrom === undefined)).toBe(true);
+    expect((func.run.envs as Env[]).map((e) => e.name)).not.toContain('POD_NAMESPACE');
   });
 
   it('deploys like the Knative Service: ServiceAccount, probes, scenario volume, scale and concurrency', () => {

@@ -1,9 +1,23 @@
-import { describe, expect, it } from 'vitest';
-import { parseConfig } from './config.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseConfig, SERVICE_ACCOUNT_NAMESPACE_FILE, serviceAccountNamespace } from './config.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cascade-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** A ServiceAccount namespace file holding `content`. */
+function namespaceFile(content: string): string {
+  const path = join(dir, `namespace-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(path, content);
+  return path;
+}
+/** Not in a pod: no namespace file. */
+const noPod = { namespaceFile: join(dir, 'absent') };
 
 describe('configuration from the environment', () => {
   it('has the Go controller defaults', () => {
-    expect(parseConfig({})).toEqual({ ok: true, value: expect.objectContaining({
+    expect(parseConfig({}, noPod)).toEqual({ ok: true, value: expect.objectContaining({
       configPath: '/tmp/configuration', namespace: 'cascade-operator', scenarioName: 'cascadeautooperator-ip',
       outMinioAddress: 'http://example.com/test-out/', sink: undefined,
       rateLimitPerSecond: 100, rateBurst: 200, stallAfterSeconds: 0, runTimeoutSeconds: 0,
@@ -19,6 +33,33 @@ describe('configuration from the environment', () => {
     const r = parseConfig({ [key]: value });
     expect(r.ok).toBe(false);
     expect(!r.ok && r.reason).toContain(key);
+  });
+});
+
+describe('the namespace', () => {
+  it('is read from the pod\'s ServiceAccount when POD_NAMESPACE is unset (no downward API needed)', () => {
+    const c = parseConfig({}, { namespaceFile: namespaceFile('team-a') });
+    expect(c.ok && c.value.namespace).toBe('team-a');
+  });
+
+  it('ignores the line break or spaces around it', () => {
+    const c = parseConfig({ POD_NAMESPACE: '' }, { namespaceFile: namespaceFile('team-b\n') });
+    expect(c.ok && c.value.namespace).toBe('team-b');
+  });
+
+  it('is POD_NAMESPACE when set, whatever the ServiceAccount says', () => {
+    const c = parseConfig({ POD_NAMESPACE: 'ns' }, { namespaceFile: namespaceFile('team-a') });
+    expect(c.ok && c.value.namespace).toBe('ns');
+  });
+
+  it.each([['no file', join(dir, 'absent')], ['an empty file', namespaceFile('')], ['a directory', dir]])('is cascade-operator with %s and no POD_NAMESPACE', (_what, path) => {
+    const c = parseConfig({}, { namespaceFile: path });
+    expect(c.ok && c.value.namespace).toBe('cascade-operator');
+  });
+
+  it('is looked for where the kubelet mounts the ServiceAccount', () => {
+    expect(SERVICE_ACCOUNT_NAMESPACE_FILE).toBe('/var/run/secrets/kubernetes.io/serviceaccount/namespace');
+    expect(serviceAccountNamespace(namespaceFile(' x '))).toBe('x');
   });
 });
 

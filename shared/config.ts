@@ -1,6 +1,15 @@
 // Configuration from the environment, parsed once at start-up into a typed
 // value and passed down (design note 4). The Go controller's variables and
 // defaults, plus Cascade's own.
+import { readFileSync } from 'node:fs';
+
+/** Where the kubelet writes the pod's namespace, beside its ServiceAccount token. */
+export const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+export interface ConfigSources {
+  /** The ServiceAccount's namespace file, read when POD_NAMESPACE is unset (SERVICE_ACCOUNT_NAMESPACE_FILE). */
+  namespaceFile?: string;
+}
 export interface Config {
   configPath: string;
   namespace: string;
@@ -48,14 +57,33 @@ function numbers(env: NodeJS.ProcessEnv): Numbers | string {
   return typeof problem === 'string' ? problem : (values as Numbers);
 }
 
-export function parseConfig(env: NodeJS.ProcessEnv): ConfigResult {
+/** The namespace in the ServiceAccount's namespace file, if there is one (a pod with a ServiceAccount token). */
+export function serviceAccountNamespace(path: string = SERVICE_ACCOUNT_NAMESPACE_FILE): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim() || undefined;
+  } catch {
+    return undefined; // no such file: not in a pod, or no token mounted
+  }
+}
+
+/**
+ * The namespace of the runs and Jobs: POD_NAMESPACE when set, else the pod's
+ * own namespace from its ServiceAccount (no downward API needed, which Knative
+ * Serving allows only with kubernetes.podspec-fieldref), else the Go
+ * controller's default.
+ */
+function namespaceOf(env: NodeJS.ProcessEnv, sources: ConfigSources): string {
+  return env.POD_NAMESPACE || serviceAccountNamespace(sources.namespaceFile) || 'cascade-operator';
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {}): ConfigResult {
   const n = numbers(env);
   if (typeof n === 'string') return { ok: false, reason: n };
   return {
     ok: true,
     value: {
       configPath: env.CONFIG_PATH || '/tmp/configuration',
-      namespace: env.POD_NAMESPACE || 'cascade-operator',
+      namespace: namespaceOf(env, sources),
       scenarioName: env.SCENARIO_NAME || 'cascadeautooperator-ip',
       outMinioAddress: env.OUT_MINIO_ADDRESS || 'http://example.com/test-out/',
       sink: env.K_SINK || undefined,

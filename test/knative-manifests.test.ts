@@ -210,7 +210,8 @@ describe('the wiring, checked on the manifests', () => {
     const service = find('Service', 'cascade').spec.template;
     const janitor = find('CronJob').spec.jobTemplate.spec.template.spec;
     const envNames = (c: { env: { name: string }[] }) => c.env.map((e) => e.name);
-    const goEnv = ['CONFIG_PATH', 'POD_NAMESPACE', 'SCENARIO_NAME', 'OUT_MINIO_ADDRESS'];
+    // POD_NAMESPACE is left out: both read their namespace from their ServiceAccount
+    const goEnv = ['CONFIG_PATH', 'SCENARIO_NAME', 'OUT_MINIO_ADDRESS'];
     expect(envNames(service.spec.containers[0])).toEqual(expect.arrayContaining(goEnv));
     expect(envNames(janitor.containers[0])).toEqual(expect.arrayContaining(goEnv));
     expect(service.metadata.annotations['autoscaling.knative.dev/min-scale']).toBe('0');
@@ -218,5 +219,12 @@ describe('the wiring, checked on the manifests', () => {
     expect(janitor.serviceAccountName).toBe('cascade-janitor');
     expect(janitor.containers[0].command).toEqual(['node', 'functions/janitor/main.ts']);
     expect(find('CronJob').spec).toMatchObject({ schedule: '*/2 * * * *', concurrencyPolicy: 'Forbid' });
+  });
+
+  it('uses no downward API (fieldRef), which a default Knative Serving refuses (kubernetes.podspec-fieldref)', () => {
+    const service = find('Service', 'cascade').spec.template.spec;
+    const janitor = find('CronJob').spec.jobTemplate.spec.template.spec;
+    expect(JSON.stringify(service)).not.toContain('fieldRef');
+    expect(JSON.stringify(janitor)).not.toContain('fieldRef');
   });
 });
