@@ -26,6 +26,11 @@
 //    The error handler replies synchronously: the runtime's CloudEvent
 //    preHandler calls `done(err)` and then `done()` again, and only a reply
 //    already sent stops that second call from running the function.
+// 4. The runtime answers every call of the function, and `OPTIONS /`, with
+//    `access-control-allow-origin: *` (and allowed methods and headers): any
+//    web page a browser shows could make it start runs, which create Jobs.
+//    Every `access-control-*` header is removed from every reply, so a
+//    browser refuses cross-origin calls (a preflight gets 204 without them).
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
@@ -50,12 +55,16 @@ interface RuntimeReply {
   code(status: number): RuntimeReply;
   headers(values: Record<string, string>): RuntimeReply;
   send(body: unknown): RuntimeReply;
+  getHeaders(): Record<string, unknown>;
+  removeHeader(name: string): RuntimeReply;
 }
 type Hook = (request: RuntimeRequest, reply: RuntimeReply, done: Done) => void;
+type SendHook = (request: RuntimeRequest, reply: RuntimeReply, payload: unknown, done: (error: Error | null, payload: unknown) => void) => void;
 /** The part of a fastify 4 instance used here. */
 export interface RuntimeServer {
   initialConfig: { bodyLimit?: number };
   addHook(name: 'onRequest' | 'preValidation', hook: Hook): unknown;
+  addHook(name: 'onSend', hook: SendHook): unknown;
   setErrorHandler(handler: (error: Error, request: RuntimeRequest, reply: RuntimeReply) => void): unknown;
   setNotFoundHandler(handler: (request: RuntimeRequest, reply: RuntimeReply) => void): unknown;
 }
@@ -86,7 +95,12 @@ function problemOf(request: RuntimeRequest): string | undefined {
   return undefined;
 }
 
-/** Adds the three patches above to the runtime's server. */
+/** The CORS headers among a reply's headers (the runtime's `access-control-*`), to be removed. */
+export function corsHeaderNames(headers: Record<string, unknown>): string[] {
+  return Object.keys(headers).filter((name) => name.toLowerCase().startsWith('access-control-'));
+}
+
+/** Adds the four patches above to the runtime's server. */
 export function patchServer(server: RuntimeServer, log: Logger): void {
   const bodyLimit = server.initialConfig.bodyLimit ?? 1_048_576;
   const validationError = sdkValidationError();
@@ -108,6 +122,10 @@ export function patchServer(server: RuntimeServer, log: Logger): void {
     if (refusal) return refuse(request, reply, refusal.statusCode, refusal.reason);
     log.error({ err: error, method: request.method, url: request.url }, 'request failed in the runtime');
     send(reply, refused(500, `internal error: ${error.message}`));
+  });
+  server.addHook('onSend', (_request, reply, payload, done) => {
+    for (const name of corsHeaderNames(reply.getHeaders())) reply.removeHeader(name);
+    done(null, payload);
   });
   server.setNotFoundHandler((request, reply) => {
     refuse(request, reply, 404, `no route ${request.method} ${quote(request.url.split('?')[0])}: the function serves POST / (the Go controller's POST /run is now POST /)`);
