@@ -41,6 +41,11 @@ describe('func.yaml', () => {
     expect(func.deploy.options.scale.min).toBe(Number(revision.metadata.annotations['autoscaling.knative.dev/min-scale']));
     expect(func.deploy.options.resources.limits.concurrency).toBe(revision.spec.containerConcurrency);
   });
+
+  it('is cluster-local, as the Knative Service: func puts deploy.labels on the Service', () => {
+    expect(service.metadata.labels['networking.knative.dev/visibility']).toBe('cluster-local');
+    expect(func.deploy.labels).toContainEqual({ key: 'networking.knative.dev/visibility', value: 'cluster-local' });
+  });
 });
 
 describe('Procfile', () => {

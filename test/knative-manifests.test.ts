@@ -215,6 +215,8 @@ describe('the wiring, checked on the manifests', () => {
     expect(envNames(service.spec.containers[0])).toEqual(expect.arrayContaining(goEnv));
     expect(envNames(janitor.containers[0])).toEqual(expect.arrayContaining(goEnv));
     expect(service.metadata.annotations['autoscaling.knative.dev/min-scale']).toBe('0');
+    // private by default: not published on the cluster's external domain
+    expect(find('Service', 'cascade').metadata).toMatchObject({ labels: { 'networking.knative.dev/visibility': 'cluster-local' } });
     expect(service.spec.serviceAccountName).toBe('cascade-function');
     expect(janitor.serviceAccountName).toBe('cascade-janitor');
     expect(janitor.containers[0].command).toEqual(['node', 'functions/janitor/main.ts']);
