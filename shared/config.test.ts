@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig, SERVICE_ACCOUNT_NAMESPACE_FILE, serviceAccountNamespace } from './config.ts';
+import { MIN_TOKEN_LENGTH, parseConfig, SERVICE_ACCOUNT_NAMESPACE_FILE, serviceAccountNamespace } from './config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cascade-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -76,5 +76,30 @@ describe('the janitor\'s retention', () => {
 
   it.each(['-1', '1.5', 'a day'])('rejects CASCADE_RETENTION_SECONDS=%s', (raw) => {
     expect(parseConfig({ CASCADE_RETENTION_SECONDS: raw })).toEqual({ ok: false, reason: `CASCADE_RETENTION_SECONDS must be a whole number of seconds, got "${raw}"` });
+  });
+});
+
+describe('the caller token (CASCADE_AUTH_TOKEN)', () => {
+  const TOKEN = 'f3c1a9e07b5d4c2a8e6f1b3d5c7a9e0b2d4f6a8c1e3b5d7f';
+
+  it('is off by default, and when empty: callers need no token, as the Go controller\'s', () => {
+    for (const env of [{}, { CASCADE_AUTH_TOKEN: '' }]) {
+      const c = parseConfig(env, noPod);
+      expect(c.ok && c.value.authToken).toBeUndefined();
+    }
+  });
+
+  it('is read when long enough and printable', () => {
+    const c = parseConfig({ CASCADE_AUTH_TOKEN: TOKEN }, noPod);
+    expect(c.ok && c.value.authToken).toBe(TOKEN);
+    expect(parseConfig({ CASCADE_AUTH_TOKEN: 'x'.repeat(MIN_TOKEN_LENGTH) }, noPod).ok).toBe(true);
+  });
+
+  it.each([
+    ['too short', 'x'.repeat(MIN_TOKEN_LENGTH - 1), `CASCADE_AUTH_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, got ${MIN_TOKEN_LENGTH - 1}`],
+    ['with a space', `${TOKEN} ${TOKEN}`, 'CASCADE_AUTH_TOKEN must be printable ASCII without spaces or line breaks'],
+    ['with a line break (a Secret written with echo)', `${TOKEN}\n`, 'CASCADE_AUTH_TOKEN must be printable ASCII without spaces or line breaks'],
+  ])('is refused %s', (_what, token, reason) => {
+    expect(parseConfig({ CASCADE_AUTH_TOKEN: token }, noPod)).toEqual({ ok: false, reason });
   });
 });

@@ -30,6 +30,8 @@ export interface Config {
   metricsPort: number;
   /** How long SIGTERM waits for requests in flight. */
   shutdownGraceSeconds: number;
+  /** When set, every call of the function must carry `Authorization: Bearer <authToken>` (CASCADE_AUTH_TOKEN). */
+  authToken: string | undefined;
 }
 
 export type ConfigResult = { ok: true; value: Config } | { ok: false; reason: string };
@@ -57,6 +59,19 @@ function numbers(env: NodeJS.ProcessEnv): Numbers | string {
   return typeof problem === 'string' ? problem : (values as Numbers);
 }
 
+/** A shorter CASCADE_AUTH_TOKEN is refused: `openssl rand -hex 32` gives 64 characters. */
+export const MIN_TOKEN_LENGTH = 32;
+
+/** CASCADE_AUTH_TOKEN (unset or empty: no check), or why it cannot be used. */
+function authToken(env: NodeJS.ProcessEnv): { token: string | undefined } | string {
+  const token = env.CASCADE_AUTH_TOKEN;
+  if (!token) return { token: undefined };
+  if (token.length < MIN_TOKEN_LENGTH) return `CASCADE_AUTH_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}`;
+  // a token written with `echo` into a Secret ends with a line break no caller sends
+  if (/[^\x21-\x7e]/.test(token)) return 'CASCADE_AUTH_TOKEN must be printable ASCII without spaces or line breaks';
+  return { token };
+}
+
 /** The namespace in the ServiceAccount's namespace file, if there is one (a pod with a ServiceAccount token). */
 export function serviceAccountNamespace(path: string = SERVICE_ACCOUNT_NAMESPACE_FILE): string | undefined {
   try {
@@ -79,6 +94,8 @@ function namespaceOf(env: NodeJS.ProcessEnv, sources: ConfigSources): string {
 export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {}): ConfigResult {
   const n = numbers(env);
   if (typeof n === 'string') return { ok: false, reason: n };
+  const auth = authToken(env);
+  if (typeof auth === 'string') return { ok: false, reason: auth };
   return {
     ok: true,
     value: {
@@ -88,6 +105,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
       outMinioAddress: env.OUT_MINIO_ADDRESS || 'http://example.com/test-out/',
       sink: env.K_SINK || undefined,
       logLevel: env.LOG_LEVEL || 'info',
+      authToken: auth.token,
       ...n,
     },
   };

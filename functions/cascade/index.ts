@@ -22,7 +22,7 @@ let crashed = false;
 export function init(): void {
   const config = loadConfig(process.env);
   const log = rootLogger(config);
-  patchRuntime(log);
+  patchRuntime(log, config.authToken);
   // faas-js-runtime traps uncaught exceptions with `death` as it traps
   // SIGTERM: shutdown() drains, then the runtime exits 0 and nothing prints
   // the error. Log it, and exit 1 once drained (see shutdown).

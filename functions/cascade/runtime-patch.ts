@@ -31,10 +31,14 @@
 //    web page a browser shows could make it start runs, which create Jobs.
 //    Every `access-control-*` header is removed from every reply, so a
 //    browser refuses cross-origin calls (a preflight gets 204 without them).
+// And one opt-in check: with CASCADE_AUTH_TOKEN set, a request to `/` without
+// `Authorization: Bearer <token>` is answered 401 before its body is read
+// (caller-token.ts); the probes stay open.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { quote } from '../../shared/api/reason.ts';
+import { CHALLENGE, callerAllowed } from './caller-token.ts';
 import { envelopeOf, type Headers } from './cloudevent-envelope.ts';
 import { isJsonString, NOT_AN_OBJECT } from './plain-body.ts';
 import { refusalOf, type RuntimeError } from './refusal.ts';
@@ -100,17 +104,20 @@ export function corsHeaderNames(headers: Record<string, unknown>): string[] {
   return Object.keys(headers).filter((name) => name.toLowerCase().startsWith('access-control-'));
 }
 
-/** Adds the four patches above to the runtime's server. */
-export function patchServer(server: RuntimeServer, log: Logger): void {
+/** Adds the four patches above to the runtime's server, and the caller check when `authToken` is set. */
+export function patchServer(server: RuntimeServer, log: Logger, authToken?: string): void {
   const bodyLimit = server.initialConfig.bodyLimit ?? 1_048_576;
   const validationError = sdkValidationError();
   const refuse = (request: RuntimeRequest, reply: RuntimeReply, statusCode: number, reason: string) => {
     log.warn({ method: request.method, url: request.url, status: statusCode, reason }, 'refused before the function');
     send(reply, refused(statusCode, reason));
   };
-  server.addHook('onRequest', (request, _reply, done) => {
+  server.addHook('onRequest', (request, reply, done) => {
     request.execTimer = () => {};
-    done();
+    if (authToken === undefined || request.routeOptions.url !== '/' || callerAllowed(request.headers.authorization, authToken)) return done();
+    log.warn({ method: request.method, url: request.url, status: 401 }, 'refused before the function');
+    const r = refused(401, 'no valid caller token: send Authorization: Bearer <the token of CASCADE_AUTH_TOKEN>');
+    send(reply, { ...r, headers: { ...r.headers, 'www-authenticate': CHALLENGE } }); // replied: the request ends here
   });
   server.addHook('preValidation', (request, reply, done) => {
     const reason = request.routeOptions.url === '/' ? problemOf(request) : undefined;
@@ -133,10 +140,10 @@ export function patchServer(server: RuntimeServer, log: Logger): void {
 }
 
 /** Patches the runtime's server when it is created: call before the runtime creates it (the function's init()). */
-export function patchRuntime(log: Logger): void {
+export function patchRuntime(log: Logger, authToken?: string): void {
   const onInit = (message: unknown) => {
     unsubscribe(CHANNEL, onInit);
-    patchServer((message as { fastify: RuntimeServer }).fastify, log);
+    patchServer((message as { fastify: RuntimeServer }).fastify, log, authToken);
   };
   subscribe(CHANNEL, onInit);
 }
