@@ -120,6 +120,26 @@ describe('kubectl kustomize deploy/func (the platform around a `func deploy`ed f
   });
 });
 
+describe('kubectl kustomize deploy/http (the function exposed on purpose, with a caller token)', () => {
+  it('is the Service cascade, public, named cascade-http, with CASCADE_AUTH_TOKEN from a Secret; with its SinkBinding, it passes a dry run', async () => {
+    const docs = loadAll(await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'deploy', 'http')])) as Manifest[];
+    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual(['Service/cascade-http', 'SinkBinding/cascade-http']);
+    const exposed = structuredClone(docs[0]!) as Manifest & { metadata: { labels?: Record<string, string> } };
+    const env = exposed.spec.template.spec.containers[0].env as { name: string }[];
+    expect(env.find((e) => e.name === 'CASCADE_AUTH_TOKEN')).toEqual({
+      name: 'CASCADE_AUTH_TOKEN', valueFrom: { secretKeyRef: { name: 'cascade-caller-token', key: 'token' } },
+    });
+    expect(exposed.metadata.labels?.['networking.knative.dev/visibility']).toBeUndefined();
+    // apart from those, the same Service as knative/service.yaml: keep deploy/http/service.yaml in step with it
+    const original = find('Service', 'cascade') as Manifest & { metadata: { labels: Record<string, string> } };
+    delete original.metadata.labels['networking.knative.dev/visibility'];
+    exposed.spec.template.spec.containers[0].env = env.filter((e) => e.name !== 'CASCADE_AUTH_TOKEN');
+    expect({ ...exposed, metadata: { ...exposed.metadata, name: 'cascade' } }).toEqual(original);
+    expect(docs[1]!.spec).toMatchObject({ subject: { kind: 'Service', name: 'cascade-http' }, sink: { ref: { kind: 'Broker', name: 'default' } } });
+    expect((await dryRun(docs)).trim().split('\n')).toEqual(['service.serving.knative.dev/cascade-http', 'sinkbinding.sources.knative.dev/cascade-http']);
+  });
+});
+
 describe('broken copies are rejected by the API server', () => {
   const cases: [string, () => Manifest, RegExp][] = [
     ['a Trigger whose subscriber is not an object', () => {
