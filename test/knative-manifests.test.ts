@@ -4,12 +4,12 @@
 // broken copies are rejected, so this test can fail. What only Knative's own
 // webhooks check (e.g. that a Trigger has a subscriber) is asserted on the
 // manifests themselves, against the function's accepted event types.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { dump, loadAll } from 'js-yaml';
+import { dump, load, loadAll } from 'js-yaml';
 import { APISERVER_EVENTS, MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { LABEL_APP, LABEL_APP_VALUE, LABEL_RUN } from '../shared/names.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
@@ -137,6 +137,19 @@ describe('kubectl kustomize deploy/http (the function exposed on purpose, with a
     expect({ ...exposed, metadata: { ...exposed.metadata, name: 'cascade' } }).toEqual(original);
     expect(docs[1]!.spec).toMatchObject({ subject: { kind: 'Service', name: 'cascade-http' }, sink: { ref: { kind: 'Broker', name: 'default' } } });
     expect((await dryRun(docs)).trim().split('\n')).toEqual(['service.serving.knative.dev/cascade-http', 'sinkbinding.sources.knative.dev/cascade-http']);
+  });
+});
+
+describe('the manifests docs/deploy.md shows for exposing the function', () => {
+  it('EventPolicy and DomainMapping pass a dry run against the Knative CRDs', async () => {
+    const blocks = [...readFileSync(join(repoRoot, 'docs', 'deploy.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const shown = blocks.map((b) => load(b) as Manifest).filter((d) => ['EventPolicy', 'DomainMapping'].includes(d?.kind));
+    expect(shown.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual(['EventPolicy/cascade-broker-senders', 'DomainMapping/cascade.example.com']);
+    expect(shown[0]!.spec.to).toEqual([{ ref: { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: find('Broker').metadata.name } }]);
+    expect(shown[0]!.spec.from).toContainEqual({ ref: { apiVersion: 'sources.knative.dev/v1', kind: 'ApiServerSource', name: find('ApiServerSource').metadata.name } });
+    expect((await dryRun(shown)).trim().split('\n')).toEqual([
+      'eventpolicy.eventing.knative.dev/cascade-broker-senders', 'domainmapping.serving.knative.dev/cascade.example.com',
+    ]);
   });
 });
 
