@@ -12,9 +12,10 @@ if (stale || !existsSync('node_modules/.bin/node')) {
   // engines of the dependencies (that is what the `node` package is for), so
   // npm's EBADENGINE warnings are expected: npm logs errors only.
   const running = process.versions.node.split('.')[0];
-  console.error(`cascade: installing dependencies with Node.js ${running} (npm install, from package-lock.json); Node.js 24 arrives with them as the npm package node@24`);
-  // `npm install` with the committed lock, not `npm ci`: vite names an optional
-  // dependency the registry does not serve, which `npm ci` refuses as a lock
-  // out of sync while `npm install` skips it, leaving the lock unchanged.
-  execFileSync('npm', ['install', '--no-fund', '--no-audit', '--loglevel=error'], { stdio: 'inherit' });
+  console.error(`cascade: installing dependencies with Node.js ${running} (npm ci, from package-lock.json); Node.js 24 arrives with them as the npm package node@24`);
+  // `npm ci`, as func's buildpack, the Containerfile and a user's CI do: it
+  // installs exactly the lock and refuses one that is out of step with
+  // package.json, so such a lock fails here first (scripts/lockfile.test.ts
+  // says what it lacks).
+  execFileSync('npm', ['ci', '--no-fund', '--no-audit', '--loglevel=error'], { stdio: 'inherit' });
 }
