@@ -53,14 +53,19 @@ describe('Procfile', () => {
     read('Procfile').trim().split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
   );
 
-  it('starts faas-js-runtime on the function\'s entry point', () => {
-    expect(processes.web).toBe('node node_modules/faas-js-runtime/bin/cli.js functions/cascade/index.ts');
+  it('starts faas-js-runtime on the compiled function, which `npm run build` writes from functions/cascade/index.ts', () => {
+    expect(processes.web).toBe('node node_modules/faas-js-runtime/bin/cli.js build/functions/cascade/index.js');
     expect(existsSync(join(root, 'functions/cascade/index.ts'))).toBe(true);
     expect(existsSync(join(root, 'node_modules/faas-js-runtime/bin/cli.js'))).toBe(true);
   });
 
-  it('has the janitor process the deploy/func CronJob runs', () => {
-    expect(processes.janitor).toBe('node functions/janitor/main.ts');
+  it('has the janitor process the deploy/func CronJob runs, compiled too', () => {
+    expect(processes.janitor).toBe('node build/functions/janitor/main.js');
+    expect(existsSync(join(root, 'functions/janitor/main.ts'))).toBe(true);
     expect(read('deploy/func/kustomization.yaml')).toContain('/cnb/process/janitor');
+  });
+
+  it('is built as func\'s TypeScript template is: the buildpack runs the `build` script', () => {
+    expect(func.build.buildEnvs).toEqual([{ name: 'BP_NODE_RUN_SCRIPTS', value: 'build' }]);
   });
 });

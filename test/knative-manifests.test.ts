@@ -252,7 +252,7 @@ describe('the wiring, checked on the manifests', () => {
     expect(find('Service', 'cascade').metadata).toMatchObject({ labels: { 'networking.knative.dev/visibility': 'cluster-local' } });
     expect(service.spec.serviceAccountName).toBe('cascade-function');
     expect(janitor.serviceAccountName).toBe('cascade-janitor');
-    expect(janitor.containers[0].command).toEqual(['node', 'functions/janitor/main.ts']);
+    expect(janitor.containers[0].command).toEqual(['node', 'build/functions/janitor/main.js']);
     expect(find('CronJob').spec).toMatchObject({ schedule: '*/2 * * * *', concurrencyPolicy: 'Forbid' });
   });
 
