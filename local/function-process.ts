@@ -40,12 +40,27 @@ async function waitReady(url: string, child: ChildProcess, output: () => string)
   throw new Error(`the function did not become ready in 30 s:\n${output()}`);
 }
 
-export async function startFunction(env: Record<string, string>): Promise<FunctionProcess> {
+/** What to run: node with `args` in `cwd` (as `uid`/`gid` when given), on `baseEnv` instead of this process' environment. */
+export interface FunctionCommand {
+  cwd: string;
+  args: string[];
+  baseEnv?: Record<string, string>;
+  uid?: number;
+  gid?: number;
+}
+
+/** The function from source: faas-js-runtime on functions/cascade/index.ts (type stripping). */
+export const sourceFunction = (): FunctionCommand => ({
+  cwd: repoRoot, args: [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), join(repoRoot, 'functions/cascade/index.ts')],
+});
+
+export async function startFunction(env: Record<string, string>, command: FunctionCommand = sourceFunction()): Promise<FunctionProcess> {
   const port = await freePort();
   const metricsPort = await freePort();
-  const cli = join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js');
-  const child = spawn(process.execPath, [cli, join(repoRoot, 'functions/cascade/index.ts'), '--port', String(port)], {
-    cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', CASCADE_METRICS_PORT: String(metricsPort), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  // FUNC_PORT: faas-js-runtime's port, so that the command stays as deployed.
+  const child = spawn(process.execPath, command.args, {
+    cwd: command.cwd, uid: command.uid, gid: command.gid, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...(command.baseEnv ?? process.env), LOG_LEVEL: 'warn', FUNC_PORT: String(port), CASCADE_METRICS_PORT: String(metricsPort), ...env },
   });
   let log = '';
   const errors: string[] = [];

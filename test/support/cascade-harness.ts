@@ -36,6 +36,8 @@ export interface HarnessOptions {
    * and failed connections are expected, and stop() does not fail on them.
    */
   faults?: boolean;
+  /** How to start each replica (default: the function from source). */
+  start?: (env: Record<string, string>) => Promise<FunctionProcess>;
 }
 
 /** Every retried attempt of a delivery, and every delivery given up. */
@@ -152,7 +154,7 @@ export async function cascadeHarness(opts: HarnessOptions) {
   };
   const jobs = recordJobs(ns);
   await jobs.ready;
-  const fns: FunctionProcess[] = await Promise.all(Array.from({ length: opts.replicas ?? 1 }, () => startFunction(env)));
+  const fns: FunctionProcess[] = await Promise.all(Array.from({ length: opts.replicas ?? 1 }, () => (opts.start ?? startFunction)(env)));
   const deliveries = newDeliveryLog();
   let stopping = false;
   const source: RunningSource | undefined = opts.source === false ? undefined : await startApiServerSource({
