@@ -3,7 +3,8 @@
 // otherwise starts a private one (own state dir) and stops it afterwards.
 // Applies <repo>/crds/ and hands the admin kubeconfig path to the tests
 // (inject('kubeconfig') and $KUBECONFIG). Meanwhile finds or builds promtool
-// (local/promtool/) and hands its path to the tests (inject('promtool')).
+// (local/promtool/) and hands its path to the tests (inject('promtool')), and
+// finds or builds Knative's queue-proxy (local/queue-proxy/) for the ops tests.
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { apiserverReady } from '../local/cluster/cluster-state.ts';
@@ -11,6 +12,7 @@ import { startCluster } from '../local/cluster/cluster.ts';
 import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { ensurePromtool } from '../local/promtool/promtool.ts';
+import { ensureQueueProxy } from '../local/queue-proxy/queue-proxy.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,6 +37,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // built beside the control plane on a first run; awaited once the cluster is up
   const promtool = ensurePromtool();
   promtool.catch(() => {});
+  const queueProxy = ensureQueueProxy();
+  queueProxy.catch(() => {});
   let kubeconfig = await existingCluster();
   let stop = async () => {};
   if (!kubeconfig) {
@@ -49,6 +53,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const crds = await applyCrds(kubeconfig);
     if (crds.length > 0) log(`cluster: applied ${crds.length} CRDs from crds/`);
     project.provide('promtool', await promtool);
+    await queueProxy;
   } catch (error) {
     await stop();
     throw error;

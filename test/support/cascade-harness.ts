@@ -17,6 +17,7 @@ import { LABEL_RUN } from '../../shared/names.ts';
 import { startApiServerSource, type RetriedAttempt, type RunningSource } from '../../local/apiserver-source.ts';
 import { functionKubeconfig } from '../../local/function-rbac.ts';
 import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
+import { startQueueProxy, type QueueProxy } from '../../local/queue-proxy/queue-proxy.ts';
 import { adminKubeConfig, createTestNamespace, waitFor } from './kube.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
@@ -38,6 +39,12 @@ export interface HarnessOptions {
   faults?: boolean;
   /** How to start each replica (default: the function from source). */
   start?: (env: Record<string, string>) => Promise<FunctionProcess>;
+  /**
+   * Knative's queue-proxy in front of the function (one replica only: its
+   * fixed ports allow one per machine): url(0) and the deliveries go through
+   * it. containerConcurrency replaces knative/service.yaml's.
+   */
+  queueProxy?: { containerConcurrency?: number };
 }
 
 /** Every retried attempt of a delivery, and every delivery given up. */
@@ -155,10 +162,15 @@ export async function cascadeHarness(opts: HarnessOptions) {
   const jobs = recordJobs(ns);
   await jobs.ready;
   const fns: FunctionProcess[] = await Promise.all(Array.from({ length: opts.replicas ?? 1 }, () => (opts.start ?? startFunction)(env)));
+  if (opts.queueProxy && fns.length !== 1) throw new Error('queue-proxy fronts one replica');
+  const queueProxy: QueueProxy | undefined = opts.queueProxy
+    ? await startQueueProxy({ userPort: Number(new URL(fns[0]!.url).port), namespace: ns, ...opts.queueProxy })
+    : undefined;
+  const urls = fns.map((f, i) => (i === 0 && queueProxy ? queueProxy.url : f.url));
   const deliveries = newDeliveryLog();
   let stopping = false;
   const source: RunningSource | undefined = opts.source === false ? undefined : await startApiServerSource({
-    kc: adminKubeConfig(), namespace: ns, sink: fns.map((f) => f.url),
+    kc: adminKubeConfig(), namespace: ns, sink: urls,
     onRetry: (a) => { if (!stopping) deliveries.retried.push(a); },
     onError: (e) => { if (!stopping) deliveries.givenUp.push(`ApiServerSource: ${String(e)}`); },
   });
@@ -166,12 +178,13 @@ export async function cascadeHarness(opts: HarnessOptions) {
   await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), { message: 'cascaderuns can be listed' });
   const getRun = (name: string) => custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns', name }) as Promise<CascadeRun>;
   return {
-    ns, env, fns, jobs: jobs.created, custom, deliveries, source,
+    ns, env, fns, queueProxy, jobs: jobs.created, custom, deliveries, source,
     /** Times the Job record lost the API server's history (see recordJobs). */
     jobRecordGaps: jobs.gaps,
-    url: (i = 0) => fns[i]!.url,
+    /** Replica i's URL (queue-proxy's for replica 0 when it runs). */
+    url: (i = 0) => urls[i]!,
     /** deliver() to replica i, recorded in `deliveries`. */
-    deliver: (i: number, body: unknown, headers: Record<string, string> = {}) => deliver(deliveries, fns[i]!.url, body, headers),
+    deliver: (i: number, body: unknown, headers: Record<string, string> = {}) => deliver(deliveries, urls[i]!, body, headers),
     getRun,
     /**
      * Waits until the watch has recorded a Job under each of `names` (it lags
@@ -192,7 +205,7 @@ export async function cascadeHarness(opts: HarnessOptions) {
       stopping = true;
       source?.stop();
       jobs.stop();
-      await Promise.all(fns.map((f) => f.stop()));
+      await Promise.all([...fns.map((f) => f.stop()), queueProxy?.stop('SIGKILL')]);
       const problems = opts.faults ? [] : [...serverErrors(deliveries), ...deliveries.givenUp.map((g) => `given up: ${g}`)];
       if (problems.length > 0) throw new Error(`deliveries met trouble the test did not inject:\n${problems.slice(0, 20).join('\n')}`);
     },

@@ -145,9 +145,9 @@ export interface Answer {
 }
 
 /** POSTs JSON and records the answer; a connection error is status 0, not a throw. */
-export async function send(url: string, body: unknown): Promise<Answer> {
+export async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     return { status: res.status, body: replyBody(await res.text()), headers: res.headers, at: Date.now() };
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
