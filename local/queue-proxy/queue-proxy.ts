@@ -52,6 +52,8 @@ export interface QueueProxy {
   adminUrl: string;
   child: ChildProcess;
   output(): string;
+  /** Resolves once its readiness probe (the kubelet's request) answers 200: the pod would get traffic. */
+  waitReady(timeoutMs?: number): Promise<void>;
   /** GET /wait-for-drain, as Knative's preStop hook of the user container does; resolves to its status. */
   waitForDrain(): Promise<number>;
   /** Sends `signal` (SIGTERM: it drains, then exits about 30 s after its last request) and resolves to the exit code. */
@@ -94,6 +96,18 @@ async function waitListening(url: string, child: ChildProcess, output: () => str
   throw new Error(`queue-proxy did not listen on ${url} in ${timeoutMs / 1000} s:\n${output()}`);
 }
 
+async function waitProbeOk(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline && child.exitCode === null) {
+    const res = await fetch(url, { headers: KUBE_PROBE_HEADERS }).catch((e: unknown) => String(e));
+    if (typeof res !== 'string' && res.ok) return;
+    last = typeof res === 'string' ? res : String(res.status);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`queue-proxy's readiness probe did not pass in ${timeoutMs / 1000} s (last: ${last}, exit code ${child.exitCode})`);
+}
+
 function spawnLocked(binary: string, env: Record<string, string>, waitSeconds: number, log: (m: string) => void): ChildProcess {
   if (spawnSync('flock', ['-n', LOCK_FILE, 'true']).status !== 0) {
     log(`queue-proxy: ports ${FIXED_PORTS.admin} and ${FIXED_PORTS.autoscalerStats} are held by another queue-proxy (${lockHolder()}): waiting up to ${waitSeconds} s for it to end`);
@@ -133,6 +147,7 @@ export async function startQueueProxy(opts: QueueProxyOptions): Promise<QueuePro
   const adminUrl = `http://127.0.0.1:${FIXED_PORTS.admin}`;
   return {
     url, adminUrl, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, child, output,
+    waitReady: (timeoutMs = 60_000) => waitProbeOk(url, child, timeoutMs),
     waitForDrain: async () => (await fetch(`${adminUrl}/wait-for-drain`)).status,
     stop: (signal: NodeJS.Signals = 'SIGTERM') => new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
