@@ -21,7 +21,7 @@ async function eventsOf(h: Harness, run: string): Promise<CoreV1Event[]> {
 const summary = (events: CoreV1Event[]) => events.map((e) => `${e.type} ${e.reason}`).sort();
 
 async function runToEnd(modules: CascadeModule[]) {
-  h = await cascadeHarness({ modules: modules });
+  h = await cascadeHarness({ modules: modules, queueProxy: {} });
   const reply = await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'ops-events-1', oname: 'org', sname: 'src' });
   expect(reply.status).toBe(200);
   return h.waitEnded(String(reply.body.run));

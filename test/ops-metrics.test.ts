@@ -43,7 +43,7 @@ async function foreignActiveRun(h: Harness): Promise<void> {
 
 describe('metrics', () => {
   it('after a run succeeded and a run failed: Go controller and Cascade metrics with exact values, promtool-valid', async () => {
-    h = await cascadeHarness({ modules: successScenario(300) });
+    h = await cascadeHarness({ modules: successScenario(300), queueProxy: {} });
     const a = await post(h.url(), { turlinfo: 's3://in/a.tgz', iuid: 'ops-metrics-a', oname: 'org', sname: 'src-a' });
     expect(a.status).toBe(200);
     const runA = await h.waitEnded(String(a.body.run));

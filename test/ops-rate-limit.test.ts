@@ -1,7 +1,8 @@
 // Issue 4: the token bucket in front of the engine. With 5 requests a second
 // and a burst of 10, a burst of 30 run requests is served up to the burst
 // (plus what refilled while it arrived); the rest get 429 with Retry-After,
-// create nothing, and are counted; sent again after Retry-After, one is served.
+// create nothing, and are counted (by Cascade, and by Knative's queue-proxy in
+// front of it); sent again after Retry-After, one is served.
 import { afterEach, describe, expect, it } from 'vitest';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
@@ -17,7 +18,7 @@ const request = (i: number) => ({ turlinfo: `s3://in/${i}.tgz`, iuid: `ops-rate-
 
 describe('rate limit', () => {
   it(`CASCADE_RATE_LIMIT=${RATE}, CASCADE_RATE_BURST=${BURST}: a burst of ${REQUESTS} gets 429 with Retry-After beyond the burst`, async () => {
-    h = await cascadeHarness({ modules: successScenario(0), source: false, env: { CASCADE_RATE_LIMIT: String(RATE), CASCADE_RATE_BURST: String(BURST) } });
+    h = await cascadeHarness({ modules: successScenario(0), source: false, queueProxy: {}, env: { CASCADE_RATE_LIMIT: String(RATE), CASCADE_RATE_BURST: String(BURST) } });
     const started = Date.now();
     const answers = await Promise.all(Array.from({ length: REQUESTS }, (_, i) => send(h!.url(), request(i))));
     const elapsed = (Date.now() - started) / 1000;
@@ -44,6 +45,9 @@ describe('rate limit', () => {
     expect(value(metrics, 'cascade_rate_limited_total')).toBe(limited.length);
     expect(value(metrics, 'response_status', { status: '429', path: '/run' })).toBe(limited.length);
     expect(value(metrics, 'response_status', { status: '200', path: '/run' })).toBe(served);
+    const invocations = parseMetrics(await scrape(h.queueProxy!.metricsUrl));
+    expect(value(invocations, 'kn_serving_invocation_duration_seconds_count', { http_response_status_code: '429' }), 'queue-proxy saw the 429s').toBe(limited.length);
+    expect(value(invocations, 'kn_serving_invocation_duration_seconds_count', { http_response_status_code: '200' })).toBe(served);
 
     // As a sender does: wait as long as Retry-After says, send again.
     const wait = Math.max(...limited.map((a) => Number(a.headers?.get('retry-after'))));

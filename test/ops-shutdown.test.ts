@@ -6,6 +6,9 @@
 // flight answered 200 once released, exit 0 within the grace period. Then a
 // new process gets every run request that was not answered 200, as a sender
 // would send it again, and every run completes once, with exact counters.
+// The function is signalled directly: in a Knative pod it gets SIGTERM only
+// after queue-proxy has drained (test/ops-queue-proxy.test.ts), and then
+// behaves as here.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
