@@ -111,7 +111,7 @@ describe('queue-proxy in front of the function', () => {
     expect((await h.listRuns()).map((r) => r.spec.pid).sort()).toEqual([request(0).iuid, request(1).iuid]);
   });
 
-  it('its metrics after a known set of requests: invocations by status, probes not counted, promtool-valid', async () => {
+  it('its metrics after a known set of requests: invocations by status, probes not counted, parsed by promtool', async () => {
     h = await cascadeHarness({ modules: oneModule, source: false, queueProxy: {} });
     for (let i = 0; i < 3; i++) expect((await post(h.url(), request(i))).status).toBe(200);
     for (let i = 0; i < 2; i++) expect((await post(h.url(), { turlinfo: 's3://in/x.tgz' })).status).toBe(400);
@@ -122,6 +122,7 @@ describe('queue-proxy in front of the function', () => {
     expect(byLabel(all, 'kn_serving_invocation_duration_seconds_count', 'http_response_status_code')).toEqual({ 200: 3, 400: 2 });
     expect(byLabel(all, 'http_server_request_duration_seconds_count', 'http_response_status_code')).toEqual({ 200: 3, 400: 2 });
     expect(samples(all, 'kn_serving_queue_depth').length).toBe(1);
-    expect((await promtoolCheck(text)).code, 'the text parses').not.toBe(1);
+    // parses; the one lint finding is OpenTelemetry's Go runtime gauge, not Cascade's nor Knative's
+    expect(await promtoolCheck(text)).toEqual({ code: 3, problems: ['go_goroutine_count non-histogram and non-summary metrics should not have "_count" suffix'] });
   });
 });
