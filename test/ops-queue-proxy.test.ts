@@ -111,6 +111,21 @@ describe('queue-proxy in front of the function', () => {
     expect((await h.listRuns()).map((r) => r.spec.pid).sort()).toEqual([request(0).iuid, request(1).iuid]);
   });
 
+  it('one per machine: a second queue-proxy waits for the lock the first holds, and starts once the first has exited', async () => {
+    h = await cascadeHarness({ modules: oneModule, source: false, queueProxy: {} });
+    const first = h.queueProxy!;
+    const userPort = Number(new URL(h.fns[0]!.url).port);
+    await expect(startQueueProxy({ userPort, namespace: h.ns, lockWaitSeconds: 1, log: () => {} })).rejects.toThrow(/another queue-proxy held .* \(pid \d+, started by pid \d+/);
+    const waiting: string[] = [];
+    const second = startQueueProxy({ userPort, namespace: h.ns, log: (m) => waiting.push(m) });
+    await waitFor(() => waiting.length > 0, { message: 'the second says it waits' });
+    expect(waiting[0]).toMatch(/ports 8022 and 9090 are held by another queue-proxy \(pid \d+/);
+    expect(await first.stop('SIGKILL')).toBe(null);
+    qp = await second;
+    expect(await probe(qp)).toBe('200 queue');
+    expect((await post(qp.url, request(0))).status).toBe(200);
+  });
+
   it('its metrics after a known set of requests: invocations by status, probes not counted, parsed by promtool', async () => {
     h = await cascadeHarness({ modules: oneModule, source: false, queueProxy: {} });
     for (let i = 0; i < 3; i++) expect((await post(h.url(), request(i))).status).toBe(200);
