@@ -1,11 +1,11 @@
-// Runs one of the local build scripts (the control plane's, promtool's): its
+// Runs one of the local build scripts (the control plane's, Prometheus's): its
 // progress goes to our stderr, and it prints what it built on its last line.
 import { spawn } from 'node:child_process';
 
 /** Resolves to the last line the script printed; a failed build names `what`. */
-export function runBuildScript(script: string, what: string): Promise<string> {
+export function runBuildScript(script: string, what: string, args: string[] = []): Promise<string> {
   return new Promise((resolveLine, reject) => {
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (out += chunk));

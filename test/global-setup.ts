@@ -3,7 +3,8 @@
 // otherwise starts a private one (own state dir) and stops it afterwards.
 // Applies <repo>/crds/ and hands the admin kubeconfig path to the tests
 // (inject('kubeconfig') and $KUBECONFIG). Meanwhile finds or builds promtool
-// (local/promtool/) and hands its path to the tests (inject('promtool')), and
+// and prometheus (local/prometheus/) and hands their paths to the tests
+// (inject('promtool'), inject('prometheus')), and
 // finds or builds Knative's queue-proxy (local/queue-proxy/) for the ops tests.
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -11,7 +12,7 @@ import { apiserverReady } from '../local/cluster/cluster-state.ts';
 import { startCluster } from '../local/cluster/cluster.ts';
 import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { ensurePromtool } from '../local/promtool/promtool.ts';
+import { ensurePrometheus, ensurePromtool } from '../local/prometheus/binaries.ts';
 import { ensureQueueProxy } from '../local/queue-proxy/queue-proxy.ts';
 
 declare module 'vitest' {
@@ -20,6 +21,8 @@ declare module 'vitest' {
     kubeconfig: string;
     /** Path of the pinned promtool binary. */
     promtool: string;
+    /** Path of the pinned prometheus binary (the server). */
+    prometheus: string;
   }
 }
 
@@ -35,8 +38,9 @@ async function existingCluster(): Promise<string | undefined> {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // built beside the control plane on a first run; awaited once the cluster is up
-  const promtool = ensurePromtool();
-  promtool.catch(() => {});
+  // one after the other: build.sh builds one at a time anyway (flock)
+  const binaries = ensurePromtool().then(async (promtool) => ({ promtool, prometheus: await ensurePrometheus() }));
+  binaries.catch(() => {});
   const queueProxy = ensureQueueProxy();
   queueProxy.catch(() => {});
   let kubeconfig = await existingCluster();
@@ -52,7 +56,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     const crds = await applyCrds(kubeconfig);
     if (crds.length > 0) log(`cluster: applied ${crds.length} CRDs from crds/`);
-    project.provide('promtool', await promtool);
+    const { promtool, prometheus } = await binaries;
+    project.provide('promtool', promtool);
+    project.provide('prometheus', prometheus);
     await queueProxy;
   } catch (error) {
     await stop();

@@ -66,7 +66,7 @@ export interface PromtoolResult {
 
 /**
  * `promtool check metrics` on `text`, with the pinned promtool that the
- * cluster project's global set-up found or built (local/promtool/).
+ * cluster project's global set-up found or built (local/prometheus/).
  */
 export function promtoolCheck(text: string): Promise<PromtoolResult> {
   const promtool = inject('promtool');
