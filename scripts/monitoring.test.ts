@@ -1,7 +1,9 @@
 // knative/monitoring/ stays consistent: every metric the Grafana dashboard
 // queries is one the function exports (the Go controller's names) or one the
 // kube-state-metrics configuration generates, and every field that
-// configuration reads exists in the CRDs. A typo anywhere fails here.
+// configuration reads exists in the CRDs; the PodMonitor points at the ports
+// of knative/service.yaml. A typo anywhere fails here. What the queries
+// return is proved against a real Prometheus in test/monitoring.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +17,7 @@ const GO_COUNTERS_GAUGES = ['http_requests_total', 'response_status', 'success_s
 const GO_HISTOGRAMS = ['http_response_time_seconds', 'scenarion_execution_time_seconds', 'job_execution_time_seconds'];
 const HISTOGRAM_SERIES = ['_bucket', '_sum', '_count'];
 
-interface KsmMetric { name: string; each: { type: string; stateSet?: { list: string[]; path: string[] }; gauge?: { path: string[] }; info?: { labelsFromPath: Record<string, string[]> } } }
+interface KsmMetric { name: string; each: { type: string; stateSet?: { list: string[]; path: string[] }; gauge?: { path: string[]; nilIsZero?: boolean }; info?: { labelsFromPath: Record<string, string[]> } } }
 interface KsmResource {
   groupVersionKind: { group: string; version: string; kind: string };
   metricNamePrefix: string;
@@ -31,7 +33,7 @@ const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'withou
 
 /** Metric names in a PromQL expression (or a Grafana label_values() query). */
 export function metricNames(expr: string): string[] {
-  const labelValues = /^label_values\(\s*([a-zA-Z_:][\w:]*)\s*,/.exec(expr.trim());
+  const labelValues = /^label_values\(\s*([a-zA-Z_:][\w:]*)\s*(?:\{[^}]*\})?\s*,/.exec(expr.trim());
   if (labelValues) return [labelValues[1]!];
   const bare = expr
     .replace(/"(?:[^"\\]|\\.)*"/g, '""')
@@ -62,6 +64,7 @@ describe('metricNames', () => {
     ['a_total / on (x) group_left (y) b_total', ['a_total', 'b_total']],
     ['(time() - m{phase="Running"}) and on (namespace) (n == 1)', ['m', 'n']],
     ['label_values(scenario_current_runs, scenarioName)', ['scenario_current_runs']],
+    ['label_values(a_count{namespace=~"$namespace"}, scenarioName)', ['a_count']],
   ])('finds the metrics of %s', (expr, names) => {
     expect(metricNames(expr)).toEqual(names);
   });
@@ -92,6 +95,29 @@ describe('knative/monitoring/grafana-dashboard.json', () => {
     const used = new Set(queries.flatMap((q) => metricNames(q.expr)).map((n) => n.replace(/_(bucket|sum|count)$/, '')));
     for (const name of [...GO_COUNTERS_GAUGES, ...GO_HISTOGRAMS]) expect(used.has(name), name).toBe(true);
     expect(ksmNames.filter((n) => used.has(n)).length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('selects a namespace in every query: one Cascade installation per namespace', () => {
+    expect(dashboard.templating.list.map((v) => (v as { name?: string }).name)).toEqual(['datasource', 'namespace', 'scenario']);
+    for (const q of queries.filter((x) => !x.expr.startsWith('label_values(http_requests_total,'))) {
+      for (const name of metricNames(q.expr)) {
+        for (const m of q.expr.matchAll(new RegExp(`(?<![\\w:])${name}(?![\\w:])(\\{[^}]*\\})?`, 'g'))) {
+          expect(m[1] ?? '', `${q.where}: ${name} in ${q.expr}`).toContain('namespace=~"$namespace"');
+        }
+      }
+    }
+  });
+
+  it('does not add up scenario_current_runs over replicas: each reports its whole namespace', () => {
+    const current = panels.find((p) => p.title === 'Current runs')!.targets![0]!.expr;
+    expect(current).toMatch(/^sum by \(scenarioName, OName, SName\) \(max by \(namespace, scenarioName, OName, SName\) \(scenario_current_runs\{/);
+  });
+
+  it('groups "Runs created per hour" by labels of the side it keeps', () => {
+    const created = panels.find((p) => p.title === 'Runs created per hour')!.targets![0]!.expr;
+    const [, by, left] = /^count by \(([^)]*)\) \(([a-z_]+)\{/.exec(created)!;
+    const info = ksm.spec.resources[0]!.metrics.find((m) => `${ksm.spec.resources[0]!.metricNamePrefix}_${m.name}` === left)!;
+    expect(by!.split(', ').every((l) => l in (info.each.info?.labelsFromPath ?? {}))).toBe(true);
   });
 });
 
@@ -154,5 +180,64 @@ describe('knative/monitoring/kube-state-metrics-cascaderuns.yaml', () => {
     expect(gauges).toEqual(expect.arrayContaining([
       'status.startTime', 'status.completionTime', 'status.currentStep', 'status.active', 'status.succeeded', 'status.failed',
     ]));
+  });
+
+  it('reads every status field with nilIsZero: a run without a completionTime yet is 0, not an error at each scrape', () => {
+    const statusGauges = ksm.spec.resources.flatMap((r) => r.metrics.filter((m) => m.each.gauge?.path[0] === 'status'));
+    expect(statusGauges.length).toBe(6);
+    for (const m of statusGauges) expect(m.each.gauge!.nilIsZero, m.name).toBe(true);
+  });
+
+  it('is run with --custom-resource-state-only, never with --resources naming the custom resources', () => {
+    const text = read('knative/monitoring/kube-state-metrics-cascaderuns.yaml') + read('docs/deploy.md');
+    expect(text).toContain('--custom-resource-state-only');
+    expect(text).not.toMatch(/--resources=[\w,]*cascade/);
+  });
+});
+
+/** Prometheus's `replace` relabeling: the regex anchored at both ends, ${n} and $n expanded. */
+export function relabelReplace(value: string, regex: string, replacement: string): string | undefined {
+  const m = new RegExp(`^(?:${regex})$`).exec(value);
+  return m ? replacement.replace(/\$\{(\d+)\}|\$(\d+)/g, (_all, a: string | undefined, b: string | undefined) => m[Number(a ?? b)] ?? '') : undefined;
+}
+
+interface PodMetricsEndpoint { port?: string; portNumber?: number; targetPort?: unknown; path: string; interval: string; relabelings?: { sourceLabels: string[]; regex: string; targetLabel: string; replacement: string; action: string }[] }
+const podMonitor = parse(read('knative/monitoring/podmonitor.yaml')) as {
+  apiVersion: string; kind: string; metadata: { name: string }; spec: { selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: PodMetricsEndpoint[] };
+};
+const service = parse(read('knative/service.yaml')) as {
+  metadata: { name: string };
+  spec: { template: { metadata: { annotations: Record<string, string> }; spec: { containers: { ports: { containerPort: number }[]; env: { name: string; value?: string }[] }[] } } };
+};
+
+describe('knative/monitoring/podmonitor.yaml', () => {
+  const [fn, queueProxy] = podMonitor.spec.podMetricsEndpoints;
+  const container = service.spec.template.spec.containers[0]!;
+
+  it('is a monitoring.coreos.com/v1 PodMonitor selecting the pods of the Knative Service', () => {
+    expect([podMonitor.apiVersion, podMonitor.kind]).toEqual(['monitoring.coreos.com/v1', 'PodMonitor']);
+    expect(podMonitor.spec.selector.matchLabels).toEqual({ 'serving.knative.dev/service': service.metadata.name });
+    expect(podMonitor.spec.podMetricsEndpoints).toHaveLength(2);
+  });
+
+  it('finds the one port Knative lets the function declare, and none other: one target per pod', () => {
+    expect(container.ports.map((p) => p.containerPort)).toEqual([fn!.portNumber]);
+    expect(fn).not.toHaveProperty('targetPort');
+    expect(fn).not.toHaveProperty('port');
+  });
+
+  it('moves the target to the metrics port of the pod, IPv4 and IPv6 alike', () => {
+    const metricsPort = service.spec.template.metadata.annotations['prometheus.io/port'];
+    expect(metricsPort).toBe('9095');
+    expect(fn!.path).toBe(service.spec.template.metadata.annotations['prometheus.io/path']);
+    expect(fn!.relabelings).toHaveLength(1);
+    const r = fn!.relabelings![0]!;
+    expect([r.action, r.sourceLabels, r.targetLabel]).toEqual(['replace', ['__address__'], '__address__']);
+    expect(relabelReplace('10.1.2.3:8080', r.regex, r.replacement)).toBe(`10.1.2.3:${metricsPort}`);
+    expect(relabelReplace('[fd00::1:2]:8080', r.regex, r.replacement)).toBe(`[fd00::1:2]:${metricsPort}`);
+  });
+
+  it('scrapes queue-proxy on the metrics port Knative declares on it', () => {
+    expect(queueProxy).toEqual({ port: 'http-usermetric', path: '/metrics', interval: fn!.interval });
   });
 });
