@@ -3,8 +3,9 @@
 // otherwise starts a private one (own state dir) and stops it afterwards.
 // Applies <repo>/crds/ and hands the admin kubeconfig path to the tests
 // (inject('kubeconfig') and $KUBECONFIG). Meanwhile finds or builds promtool
-// and prometheus (local/prometheus/) and hands their paths to the tests
-// (inject('promtool'), inject('prometheus')), and
+// and prometheus (local/prometheus/) and kube-state-metrics
+// (local/kube-state-metrics/) and hands their paths to the tests
+// (inject('promtool'), inject('prometheus'), inject('kubeStateMetrics')), and
 // finds or builds Knative's queue-proxy (local/queue-proxy/) for the ops tests.
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -12,6 +13,7 @@ import { apiserverReady } from '../local/cluster/cluster-state.ts';
 import { startCluster } from '../local/cluster/cluster.ts';
 import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
+import { ensureKubeStateMetrics } from '../local/kube-state-metrics/kube-state-metrics.ts';
 import { ensurePrometheus, ensurePromtool } from '../local/prometheus/binaries.ts';
 import { ensureQueueProxy } from '../local/queue-proxy/queue-proxy.ts';
 
@@ -23,6 +25,8 @@ declare module 'vitest' {
     promtool: string;
     /** Path of the pinned prometheus binary (the server). */
     prometheus: string;
+    /** Path of the pinned kube-state-metrics binary. */
+    kubeStateMetrics: string;
   }
 }
 
@@ -38,8 +42,10 @@ async function existingCluster(): Promise<string | undefined> {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // built beside the control plane on a first run; awaited once the cluster is up
-  // one after the other: build.sh builds one at a time anyway (flock)
-  const binaries = ensurePromtool().then(async (promtool) => ({ promtool, prometheus: await ensurePrometheus() }));
+  // one after the other: the two cores are busy enough
+  const binaries = ensurePromtool().then(async (promtool) => ({
+    promtool, prometheus: await ensurePrometheus(), kubeStateMetrics: await ensureKubeStateMetrics(),
+  }));
   binaries.catch(() => {});
   const queueProxy = ensureQueueProxy();
   queueProxy.catch(() => {});
@@ -56,9 +62,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     const crds = await applyCrds(kubeconfig);
     if (crds.length > 0) log(`cluster: applied ${crds.length} CRDs from crds/`);
-    const { promtool, prometheus } = await binaries;
+    const { promtool, prometheus, kubeStateMetrics } = await binaries;
     project.provide('promtool', promtool);
     project.provide('prometheus', prometheus);
+    project.provide('kubeStateMetrics', kubeStateMetrics);
     await queueProxy;
   } catch (error) {
     await stop();
