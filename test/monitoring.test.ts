@@ -276,6 +276,14 @@ describe('the kube-state-metrics panels against a real Prometheus and kube-state
   });
 });
 
+describe('the two tests above', () => {
+  it('prove every query of the dashboard', () => {
+    const op = { metadata: { name: SCENARIO } } as CascadeAutoOperator;
+    const proved = [...Object.keys(expectations(() => [], 1)), 'Current runs A', ...Object.keys(ksmExpectations('ns', [], op, 0))];
+    expect(proved.sort()).toEqual(panelQueries().map((q) => `${q.panel} ${q.refId}`).sort());
+  });
+});
+
 /** prometheus-operator's Go module, for the PodMonitor CRD it ships (example/prometheus-operator-crd/). */
 const PROMETHEUS_OPERATOR_MODULE = 'github.com/prometheus-operator/prometheus-operator@v0.93.0';
 
