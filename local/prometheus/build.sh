@@ -31,9 +31,9 @@ if [ ! -x "$BIN/$COMMAND" ]; then
     echo "$COMMAND build: building $COMMAND $VERSION from the Go module proxy (first time only, several minutes)" >&2
     tmp="$BIN/.tmp-$$"
     rm -rf "$tmp"
-    # remove_all_sd: Prometheus's own build tag leaving out the cloud service
-    # discoveries; neither `check metrics` nor the test's static targets use
-    # them (a much smaller build). Without the builtinassets tag the server
+    # remove_all_sd: Prometheus's own build tag leaving out every service
+    # discovery but static, file and HTTP; neither `check metrics` nor the
+    # test's static targets use them (a much smaller build). Without the builtinassets tag the server
     # leaves out its web UI (the test only uses the HTTP API).
     if ! (GOFLAGS="-buildvcs=false" CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -tags remove_all_sd \
       -ldflags "-s -w -X github.com/prometheus/common/version.Version=$VERSION" \
