@@ -5,7 +5,8 @@
 // implies. Expected values never come from Prometheus: they are the runs'
 // known counts, and PromQL's definitions applied to counter deltas read
 // straight off the function's /metrics. The PodMonitor is dry-run against the
-// real PodMonitor CRD.
+// real PodMonitor CRD, and its relabelings are applied by the real Prometheus
+// to the targets pod discovery gives for Knative pods.
 //
 // Why the window is what it is: rate() extrapolates to the edges of its
 // window, and a series that appears inside the window lost its first
@@ -33,6 +34,7 @@ import {
   deltas, fillVariables, labelValuesQuery, panelQueries, quantileBy, resultBy, sumBy, variableQuery, type PanelQuery,
 } from './support/dashboard.ts';
 import { downloadModule } from './support/knative-crds.ts';
+import { podMonitorScrapeConfigs, podTargets, type PodMonitor } from './support/pod-monitor.ts';
 import { adminKubeconfigPath, createTestNamespace, waitFor } from './support/kube.ts';
 import { parseMetrics, samples, scrape, type Sample } from './support/ops.ts';
 
@@ -308,6 +310,36 @@ describe('knative/monitoring/podmonitor.yaml', () => {
       const misspelt = structuredClone(podMonitor);
       misspelt.spec.podMetricsEndpoints[0]!.relabeling = misspelt.spec.podMetricsEndpoints[0]!.relabelings;
       await expect(dryRun(misspelt)).rejects.toThrow(/unknown field/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives a real Prometheus one target per pod on port 9095 and queue-proxy\'s on 9091, IPv4 and IPv6 alike; targetPort 9095 gave none', async () => {
+    const podMonitor = load(readFileSync(join(repoRoot, 'knative/monitoring/podmonitor.yaml'), 'utf8')) as PodMonitor;
+    const dir = mkdtempSync(join(tmpdir(), 'cascade-podmonitor-sd-'));
+    const pod = (name: string, ip: string, service: string) =>
+      podTargets({ namespace: 'cascade-operator', name, ip, labels: { 'serving.knative.dev/service': service, app: service } });
+    writeFileSync(join(dir, 'pods.json'), JSON.stringify([
+      ...pod('cascade-00001-deployment-a', '10.244.0.7', 'cascade'),
+      ...pod('cascade-00001-deployment-b', 'fd00::7', 'cascade'),
+      ...pod('other-00001-deployment-c', '10.244.0.8', 'other'),
+    ]));
+    try {
+      // What docs/deploy.md used to say: targetPort 9095, a port no container declares.
+      const before: PodMonitor = { metadata: { name: 'before' }, spec: { ...podMonitor.spec, podMetricsEndpoints: [{ targetPort: 9095, path: '/metrics' }] } };
+      const file = join(dir, 'pods.json');
+      const extraScrapeConfigs = [...podMonitorScrapeConfigs(podMonitor, 'cascade-operator', file), ...podMonitorScrapeConfigs(before, 'cascade-operator', file)];
+      prom = await startPrometheus(inject('prometheus'), [], { scrapeInterval: '1h', extraScrapeConfigs });
+      // 3 pods of 5 declared ports each, for 3 jobs
+      const targets = await waitFor(async () => { const t = await prom!.targets(); return t.active.length + t.dropped === 45 && t; }, { message: 'the pods discovered' });
+      const active = targets.active.map((t) => `${t.scrapePool} ${t.scrapeUrl} ${t.labels.container} ${t.labels.pod}`).sort();
+      expect(active).toEqual([
+        'podMonitor/cascade-operator/cascade/0 http://10.244.0.7:9095/metrics user-container cascade-00001-deployment-a',
+        'podMonitor/cascade-operator/cascade/0 http://[fd00::7]:9095/metrics user-container cascade-00001-deployment-b',
+        'podMonitor/cascade-operator/cascade/1 http://10.244.0.7:9091/metrics queue-proxy cascade-00001-deployment-a',
+        'podMonitor/cascade-operator/cascade/1 http://[fd00::7]:9091/metrics queue-proxy cascade-00001-deployment-b',
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dump } from 'js-yaml';
+import { dump, load } from 'js-yaml';
 import { freePort } from '../function-process.ts';
 
 export interface ScrapeTarget {
@@ -32,6 +32,8 @@ export interface RunningPrometheus {
   query(expr: string, time?: number): Promise<VectorSample[]>;
   /** The values of `label` on the series matched by `match` (what Grafana's label_values() asks). */
   labelValues(label: string, match: string): Promise<string[]>;
+  /** /api/v1/targets: the targets left after relabeling, and how many were dropped. */
+  targets(): Promise<{ active: { scrapePool: string; scrapeUrl: string; labels: Record<string, string> }[]; dropped: number }>;
   output(): string;
   stop(): Promise<void>;
 }
@@ -75,9 +77,17 @@ async function waitReady(url: string, exited: () => boolean, output: () => strin
   throw new Error(`prometheus did not become ready in 60 s:\n${output()}`);
 }
 
-export async function startPrometheus(binary: string, targets: ScrapeTarget[], scrapeInterval = '1s'): Promise<RunningPrometheus> {
+export interface PrometheusOptions {
+  scrapeInterval?: string;
+  /** Scrape jobs of Prometheus's own configuration format, added as they are (file_sd_configs, relabel_configs...). */
+  extraScrapeConfigs?: object[];
+}
+
+export async function startPrometheus(binary: string, targets: ScrapeTarget[], options: PrometheusOptions = {}): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'cascade-prometheus-'));
-  writeFileSync(join(dir, 'prometheus.yml'), scrapeConfig(targets, scrapeInterval));
+  const config = load(scrapeConfig(targets, options.scrapeInterval ?? '1s')) as { scrape_configs: object[] };
+  config.scrape_configs.push(...(options.extraScrapeConfigs ?? []));
+  writeFileSync(join(dir, 'prometheus.yml'), dump(config));
   const port = await freePort();
   const child = spawn(binary, [
     `--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`,
@@ -111,5 +121,10 @@ export async function startPrometheus(binary: string, targets: ScrapeTarget[], s
       return data.result.map((r) => ({ metric: r.metric, value: promNumber(r.value[1]) }));
     },
     labelValues: (label, match) => api<string[]>(url, `/api/v1/label/${encodeURIComponent(label)}/values`, { 'match[]': match }),
+    targets: async () => {
+      const data = await api<{ activeTargets: { scrapePool: string; scrapeUrl: string; labels: Record<string, string> }[]; droppedTargets: unknown[] }>(
+        url, '/api/v1/targets', {});
+      return { active: data.activeTargets.map((t) => ({ scrapePool: t.scrapePool, scrapeUrl: t.scrapeUrl, labels: t.labels })), dropped: data.droppedTargets.length };
+    },
   };
 }
