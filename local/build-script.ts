@@ -1,4 +1,4 @@
-// Runs one of the local build scripts (the control plane's, Prometheus's): its
+// Runs one of the local build scripts (the control plane's, Prometheus's, ...): its
 // progress goes to our stderr, and it prints what it built on its last line.
 import { spawn } from 'node:child_process';
 
