@@ -75,9 +75,9 @@ async function foreignRun(h: Harness, name: string, src: string): Promise<void> 
   } });
 }
 
-/** Unix ms of the last scrape of `pod`. */
+/** Unix ms of the last scrape of the function on `pod`. */
 async function lastScrape(p: RunningPrometheus, pod: string): Promise<number> {
-  const [up] = await p.query(`timestamp(up{pod="${pod}"})`);
+  const [up] = await p.query(`timestamp(up{job="cascade", pod="${pod}"})`);
   return up ? Math.round(up.value * 1000) : 0;
 }
 
