@@ -1,5 +1,6 @@
 // Issue 9, monitoring that works: a real Prometheus (the pinned build of
-// local/prometheus/) scrapes the function every second, and every query of
+// local/prometheus/) scrapes the function and the queue-proxy in front of it
+// every second, and every query of
 // knative/monitoring/grafana-dashboard.json, read from the JSON with its
 // variables filled in as Grafana does, returns what a known set of runs
 // implies. Expected values never come from Prometheus: they are the runs'
@@ -134,13 +135,15 @@ function expectations(d: (name: string) => Sample[], seconds: number) {
 
 describe('the Grafana dashboard against a real Prometheus', () => {
   it('after a known set of runs, every query of the function\'s panels returns what the runs imply', async () => {
-    h = await cascadeHarness({ modules: successScenario(300) });
+    // Replica 0 behind Knative's queue-proxy, as in a pod: every request reaches it through queue-proxy.
+    h = await cascadeHarness({ modules: successScenario(300), queueProxy: {} });
     // A second replica that serves nothing: it still reports scenario_current_runs for the namespace.
     idle = await startFunction(h.env);
     const labels = (pod: string) => ({ namespace: h!.ns, pod });
     prom = await startPrometheus(inject('prometheus'), [
       { job: 'cascade', url: h.fns[0]!.metricsUrl, labels: labels('cascade-0') },
       { job: 'cascade', url: idle.metricsUrl, labels: labels('cascade-1') },
+      { job: 'queue-proxy', url: h.queueProxy!.metricsUrl, labels: labels('cascade-0') },
     ]);
 
     // One failed run and two that succeeded.
@@ -197,6 +200,15 @@ describe('the Grafana dashboard against a real Prometheus', () => {
     expect(await prom.labelValues(ns.label, ns.match)).toEqual([h.ns]);
     const scenario = labelValuesQuery(fillVariables(variableQuery('scenario'), { namespace: h.ns }));
     expect(await prom.labelValues(scenario.label, scenario.match)).toEqual([SCENARIO]);
+
+    // queue-proxy, scraped too: it proxied every request the function counted (probes are neither's).
+    const invocations = `sum(kn_serving_invocation_duration_seconds_count{job="queue-proxy", namespace="${h.ns}"})`;
+    const handled = `sum(http_requests_total{job="cascade", pod="cascade-0"})`;
+    const proxied = await waitFor(async () => {
+      const [[qp], [fn]] = await Promise.all([prom!.query(invocations), prom!.query(handled)]);
+      return qp && fn && qp.value === fn.value && qp.value;
+    }, { message: 'queue-proxy\'s invocations and the function\'s requests agree in Prometheus' });
+    expect(proxied).toBe(samples(after.samples, 'http_requests_total').reduce((n, x) => n + x.value, 0));
 
     // Current runs: each replica reports the namespace's runs, the panel counts them once.
     await foreignRun(h, 'foreign-1', 'elsewhere');
