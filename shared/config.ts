@@ -2,6 +2,7 @@
 // value and passed down (design note 4). The Go controller's variables and
 // defaults, plus Cascade's own.
 import { readFileSync } from 'node:fs';
+import { parseCeOverrides, type Extensions } from './ce-overrides.ts';
 
 /** Where the kubelet writes the pod's namespace, beside its ServiceAccount token. */
 export const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -10,12 +11,15 @@ export interface ConfigSources {
   /** The ServiceAccount's namespace file, read when POD_NAMESPACE is unset (SERVICE_ACCOUNT_NAMESPACE_FILE). */
   namespaceFile?: string;
 }
+
 export interface Config {
   configPath: string;
   namespace: string;
   scenarioName: string;
   outMinioAddress: string;
   sink: string | undefined;
+  /** CloudEvent extensions added to every event sent to K_SINK (K_CE_OVERRIDES). */
+  ceExtensions: Extensions;
   /** Fail a run whose current step made no progress for this long (janitor). 0 = never. */
   stallAfterSeconds: number;
   /** Fail a run older than this (janitor and engine). 0 = never. */
@@ -96,6 +100,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
   if (typeof n === 'string') return { ok: false, reason: n };
   const auth = authToken(env);
   if (typeof auth === 'string') return { ok: false, reason: auth };
+  const overrides = parseCeOverrides(env.K_CE_OVERRIDES);
+  if (!overrides.ok) return overrides;
   return {
     ok: true,
     value: {
@@ -104,6 +110,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
       scenarioName: env.SCENARIO_NAME || 'cascadeautooperator-ip',
       outMinioAddress: env.OUT_MINIO_ADDRESS || 'http://example.com/test-out/',
       sink: env.K_SINK || undefined,
+      ceExtensions: overrides.extensions,
       logLevel: env.LOG_LEVEL || 'info',
       authToken: auth.token,
       ...n,
