@@ -85,7 +85,8 @@ export async function startFunction(env: Record<string, string>, command: Functi
     throw error;
   }
   const stop = (signal: NodeJS.Signals = 'SIGTERM') => new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
+    // Exited already (exitCode), or killed by a signal (signalCode: exitCode stays null).
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
     child.once('exit', (code) => resolve(code));
     child.kill(signal);
   });
