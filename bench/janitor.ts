@@ -36,7 +36,7 @@ export async function janitorSweeps(cp: ControlPlane, inst: Install, sizes: read
   if (!parsed.ok) throw new Error(parsed.reason);
   const deps = {
     config: parsed.value, store: connectStore(inst.ns, DEFAULT_RETRY, inst.env.KUBECONFIG), log: pino({ level: 'silent' }),
-    now: () => new Date(), notify: async () => {},
+    now: () => new Date(), notify: async () => false,
   };
   const out: JanitorSweep[] = [];
   let have = 0;

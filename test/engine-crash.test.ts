@@ -33,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await h?.stop(); });
 
-const deps = (store: Store): EngineDeps => ({ config, store, log: pino({ level: 'silent' }), now: () => new Date(), notify: async () => {} });
+const deps = (store: Store): EngineDeps => ({ config, store, log: pino({ level: 'silent' }), now: () => new Date(), notify: async () => false });
 
 /** The Job of the run's current step has finished (what an ApiServerSource event would announce). */
 async function jobFinished(run: string): Promise<boolean> {

@@ -105,7 +105,7 @@ describe('a run request racing the deletion of its operator', () => {
       await h.custom.patchNamespacedCustomObject({ ...ops(), body: [{ op: 'remove', path: '/metadata/finalizers' }] });
     };
     const store: Store = { ...real, createRun: async (run) => { await letGo(); return real.createRun(run); } };
-    const outcome = await startRun({ ...deps(store), log, now: () => new Date(), notify: async () => {} }, { turlinfo: 's3://in/r.tgz', iuid: 'race1-0001' });
+    const outcome = await startRun({ ...deps(store), log, now: () => new Date(), notify: async () => false }, { turlinfo: 's3://in/r.tgz', iuid: 'race1-0001' });
     expect(outcome).toMatchObject({ kind: 'accepted', body: { run: `${SCENARIO}-race1`, scenario: `CascadeAutoOperator/${SCENARIO}` } });
     await expect(h.operator()).rejects.toMatchObject({ code: 404 });
     const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level >= 40);

@@ -40,7 +40,7 @@ afterAll(async () => { await h?.stop(); });
 
 function deps(store: Store, metrics = cascadeMetrics(SCENARIO)): EngineDeps {
   return {
-    config, store, log: pino({ level: 'silent' }), now: () => new Date(), notify: async () => {},
+    config, store, log: pino({ level: 'silent' }), now: () => new Date(), notify: async () => false,
     hooks: { conflict: () => metrics.conflicts.inc(), transition: (t, run) => metrics.transition(t, run.spec) },
   };
 }

@@ -237,6 +237,13 @@ describe('the wiring, checked on the manifests', () => {
       subject: { apiVersion: 'batch/v1', kind: 'Job', selector: { matchLabels: { [LABEL_APP]: LABEL_APP_VALUE } } },
       sink: broker,
     });
+    // The janitor sends the run-end events still owed: its Jobs get the function's sink.
+    expect(find('SinkBinding', 'cascade-function').spec.sink).toEqual(broker);
+    const janitorJobs = find('CronJob').spec.jobTemplate.metadata.labels as Record<string, string>;
+    const janitorBinding = find('SinkBinding', 'cascade-janitor').spec;
+    expect(janitorBinding).toEqual({ subject: { apiVersion: 'batch/v1', kind: 'Job', selector: { matchLabels: janitorBinding.subject.selector.matchLabels } }, sink: broker });
+    expect(Object.entries(janitorBinding.subject.selector.matchLabels as Record<string, string>).every(([k, v]) => janitorJobs[k] === v)).toBe(true);
+    expect(janitorJobs[LABEL_APP], 'not a module Job').toBeUndefined();
   });
 
   it('runs the function and the janitor with the Go controller\'s environment and their own ServiceAccounts', () => {

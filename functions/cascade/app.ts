@@ -7,7 +7,8 @@ import type { Config } from '../../shared/config.ts';
 import type { Transition } from '../../shared/core/types.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { unavailable } from '../../shared/engine/outcome.ts';
-import { sinkNotifier } from '../../shared/engine/sink.ts';
+import { outbox as newOutbox, type Outbox } from '../../shared/engine/outbox.ts';
+import { FUNCTION_SINK_POLICY, sinkNotifier } from '../../shared/engine/sink.ts';
 import { counterBatcher } from '../../shared/engine/counter-batcher.ts';
 import { writeCounters, type OperatorCache } from '../../shared/engine/operator-counters.ts';
 import { runQueue } from '../../shared/engine/run-queue.ts';
@@ -49,9 +50,10 @@ interface Parts {
   store: Store;
   metrics: CascadeMetrics;
   gate: Gate;
+  outbox: Outbox;
 }
 
-function engine({ config, log, store, metrics, gate: g }: Parts): EngineDeps {
+function engine({ config, log, store, metrics, gate: g, outbox }: Parts): EngineDeps {
   const hooks: EngineDeps['hooks'] = {
     conflict: () => metrics.conflicts.inc(),
     transition: (t, run) => {
@@ -64,14 +66,16 @@ function engine({ config, log, store, metrics, gate: g }: Parts): EngineDeps {
   };
   const operator: OperatorCache = {};
   const counter = counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator));
-  return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log), hooks, counter, queue: runQueue(), scenarioSource: {} };
+  const notify = sinkNotifier(config.sink, config.ceExtensions, log, FUNCTION_SINK_POLICY);
+  return { config, store, log, now: () => new Date(), notify, outbox, hooks, counter, queue: runQueue(), scenarioSource: {} };
 }
 
 export function createApp(config: Config, log: Logger): App {
   const metrics = cascadeMetrics(config.scenarioName);
   const store = connectStore(config.namespace, { ...DEFAULT_RETRY, onRetry: () => metrics.apiRetries.inc() });
   const g: Gate = gate({ ratePerSecond: config.rateLimitPerSecond, burst: config.rateBurst }, Date.now());
-  const deps = engine({ config, log, store, metrics, gate: g });
+  const sends = newOutbox(log);
+  const deps = engine({ config, log, store, metrics, gate: g, outbox: sends });
   const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;
 
   async function handle(incoming: Incoming): Promise<Reply> {
@@ -97,8 +101,13 @@ export function createApp(config: Config, log: Logger): App {
     handle,
     draining: g.draining,
     async shutdown() {
+      const graceEnds = Date.now() + config.shutdownGraceSeconds * 1000;
       const left = await g.drain(config.shutdownGraceSeconds * 1000);
       log.info({ left }, left === 0 ? 'drained: every request in flight finished' : 'grace period over with requests in flight');
+      // Run-end events being sent get the rest of the grace period; what is
+      // not sent by then stays owed in its run's status, for the janitor.
+      const owed = await sends.drain(Math.max(0, graceEnds - Date.now()));
+      log.info({ owed }, owed === 0 ? 'drained: every run-end event being sent was sent' : 'run-end events still owed at exit: left to the janitor');
       server?.close();
     },
   };

@@ -1,10 +1,11 @@
 // Everything one janitor sweep needs, made from the configuration: the same
-// Store, clock and run-end notifier as the function, and a pino logger on
+// Store, clock and run-end notifier as the function (sending owed run-end
+// events within the sweep, one retry each), and a pino logger on
 // stderr so that stdout carries only the summary line.
 import pino, { type Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
-import { sinkNotifier } from '../../shared/engine/sink.ts';
+import { JANITOR_SINK_POLICY, sinkNotifier } from '../../shared/engine/sink.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
 
@@ -14,5 +15,5 @@ export function janitorLogger(config: Pick<Config, 'logLevel' | 'scenarioName'>)
 
 export function janitorDeps(config: Config, log: Logger): EngineDeps {
   const store = connectStore(config.namespace, DEFAULT_RETRY);
-  return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, log) };
+  return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, config.ceExtensions, log, JANITOR_SINK_POLICY) };
 }

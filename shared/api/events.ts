@@ -79,5 +79,7 @@ export interface RunEndEvent {
   type: typeof RUN_SUCCEEDED | typeof RUN_FAILED;
   source: string;
   subject: string;
+  /** When the run ended (its completionTime): the same on every send. */
+  time: string;
   data: Record<string, unknown>;
 }

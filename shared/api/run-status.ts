@@ -90,6 +90,7 @@ export const CascadeRunStatusSchema = v.object({
   startTime: v.optional(v.pipe(TimestampSchema, v.description('When the first module started.'))),
   completionTime: v.optional(v.pipe(TimestampSchema, v.description('When the run ended.'))),
   modules: v.optional(v.pipe(v.array(ModuleRecordSchema), v.description('One record per module started, in order.'))),
-  notified: v.optional(v.pipe(v.boolean(), v.description('The run-end CloudEvent has been sent.'))),
+  counted: v.optional(v.pipe(v.boolean(), v.description("The run's end is counted in the CascadeAutoOperator's status."))),
+  notified: v.optional(v.pipe(v.boolean(), v.description('The run-end CloudEvent has been sent to K_SINK (or none is owed: no K_SINK when the run ended); false while it is owed.'))),
 });
 export type CascadeRunStatus = v.InferOutput<typeof CascadeRunStatusSchema>;

@@ -24,7 +24,7 @@ function summary(d: Decision) {
     phase: d.status.phase,
     modules: d.status.modules?.map((m) => m.phase).join(','),
     reason: d.status.conditions?.find((c) => c.type === 'Succeeded')?.reason,
-    actions: d.actions.map((a) => (a.type === 'FinishRun' ? `Finish:${a.phase}` : `${a.type}:${a.step}`)).join(' '),
+    actions: d.actions.map((a) => (a.type === 'FinishRun' || a.type === 'SendRunEndEvent' ? `${a.type === 'FinishRun' ? 'Finish' : 'Send'}:${a.phase}` : `${a.type}:${a.step}`)).join(' '),
     verdict: d.verdict,
     changed: d.changed,
   };
@@ -158,8 +158,27 @@ describe('decide: finished runs', () => {
 
   it('asks to finish a terminal run only until it is notified', () => {
     const done = decide(input(run(ABC, running(2)), [job(ABC, 2, 'Succeeded')])).status;
-    expect(decide(input(run(ABC, done), [])).actions).toEqual([{ type: 'FinishRun', phase: 'Succeeded' }]);
+    expect(decide(input(run(ABC, done), [])).actions).toEqual([{ type: 'FinishRun', phase: 'Succeeded', eventOwed: false }]);
     expect(decide(input(run(ABC, { ...done, notified: true }), [])).actions).toEqual([]);
+  });
+
+  it('with a K_SINK, owes the run-end event until it is sent: counted once, sent again while not notified', () => {
+    const withSink = (status: CascadeRunStatus, fact = input(run(ABC, status), [])) => decide({ ...fact, settings: { ...SETTINGS, sink: true } });
+    const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
+    const ending = decide({ ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail')), settings: { ...SETTINGS, sink: true } });
+    expect(ending.actions.filter((a) => a.type !== 'DeleteJob'))
+      .toEqual([{ type: 'FinishRun', phase: 'Failed', eventOwed: true }, { type: 'SendRunEndEvent', phase: 'Failed' }]);
+    expect(withSink({ ...failed, counted: true }).actions).toEqual([{ type: 'SendRunEndEvent', phase: 'Failed' }]);
+    expect(withSink({ ...failed, counted: true, notified: false }, input(run(ABC, { ...failed, counted: true }), [], result('a', 'fail'))).actions)
+      .toEqual([{ type: 'SendRunEndEvent', phase: 'Failed' }]);
+    expect(withSink({ ...failed, counted: true, notified: true }).actions).toEqual([]);
+    expect(withSink({ ...failed, notified: true }).actions, 'an older version wrote only notified').toEqual([]);
+  });
+
+  it('without a K_SINK, leaves an owed event to a process that has one, and owes none for a run it ends', () => {
+    const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
+    expect(decide(input(run(ABC, { ...failed, counted: true }), [])).actions).toEqual([]);
+    expect(decide(input(run(ABC, failed), [])).actions).toEqual([{ type: 'FinishRun', phase: 'Failed', eventOwed: false }]);
   });
 
   it('decides from the input\'s now, never from the clock: the same input at other times gives the same decision', () => {

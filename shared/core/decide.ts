@@ -6,6 +6,7 @@ import { applyResult } from './apply-result.ts';
 import { cleanup } from './cleanup.ts';
 import { enforceRunTimeout, enforceStall } from './deadlines.ts';
 import { failRun, isTerminal, newDraft } from './draft.ts';
+import { endActions } from './run-end.ts';
 import { adoptLaterJobs, advance } from './progress.ts';
 import type { DecideInput, Decision } from './types.ts';
 
@@ -19,9 +20,7 @@ export function decide(input: DecideInput): Decision {
   advance(d);
   enforceStall(d);
   cleanup(d);
-  if (isTerminal(d) && !d.status.notified) {
-    d.actions.push({ type: 'FinishRun', phase: d.status.phase === 'Succeeded' ? 'Succeeded' : 'Failed' });
-  }
+  d.actions.push(...endActions(d.status, input.settings.sink));
   return {
     status: d.status,
     changed: JSON.stringify(d.status) !== before,

@@ -20,6 +20,8 @@ export interface DecideSettings extends JobSettings {
   stallAfterSeconds: number;
   /** 0 = never. */
   runTimeoutSeconds: number;
+  /** A K_SINK is set: a run that ends owes its run-end CloudEvent until it is sent. */
+  sink: boolean;
 }
 
 export interface DecideInput {
@@ -40,7 +42,10 @@ export interface DecideInput {
 export type Action =
   | { type: 'CreateJob'; step: number; job: V1Job }
   | { type: 'DeleteJob'; name: string; step: number }
-  | { type: 'FinishRun'; phase: TerminalPhase };
+  /** Count the end in the CascadeAutoOperator, then record it counted, and notified unless the event is owed. */
+  | { type: 'FinishRun'; phase: TerminalPhase; eventOwed: boolean }
+  /** Send the run-end CloudEvent (after any FinishRun, without holding the reply), then record it notified. */
+  | { type: 'SendRunEndEvent'; phase: TerminalPhase };
 
 export type TransitionKind = 'ModuleStarted' | 'ModuleSucceeded' | 'ModuleFailed' | 'RunSucceeded' | 'RunFailed';
 

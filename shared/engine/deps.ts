@@ -7,6 +7,7 @@ import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { RunEndEvent } from '../api/events.ts';
 import type { CounterChange } from '../core/counters.ts';
+import type { Outbox } from './outbox.ts';
 import type { RunQueue } from './run-queue.ts';
 
 export interface EngineHooks {
@@ -21,8 +22,10 @@ export interface EngineDeps {
   store: Store;
   log: Logger;
   now: () => Date;
-  /** Sends a run-end CloudEvent to K_SINK; resolves even when delivery fails. */
-  notify: (event: RunEndEvent) => Promise<void>;
+  /** Sends a run-end CloudEvent to K_SINK (retried); true once the sink took it, false (logged) when it did not. */
+  notify: (event: RunEndEvent, signal?: AbortSignal) => Promise<boolean>;
+  /** Where the function sends run-end events after its reply (outbox.ts); sent before returning without it (the janitor). */
+  outbox?: Outbox;
   hooks?: EngineHooks;
   /** Group commit of CascadeAutoOperator counter changes (counter-batcher.ts); written one by one without it. */
   counter?: (change: CounterChange) => Promise<CascadeAutoOperator | undefined>;

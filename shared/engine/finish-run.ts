@@ -1,8 +1,11 @@
 // The end of a run, done once however often it is asked: the
-// CascadeAutoOperator's counters (exactly-once by key), the run-end CloudEvent
-// to K_SINK (at least once, with a stable id for consumers to dedupe), then
-// `status.notified` so that it is not asked again.
-import { CONDITION_SUCCEEDED, type CascadeRun, type TerminalPhase } from '../api/cascade-run.ts';
+// CascadeAutoOperator's counters (exactly-once by key), then `status.counted`
+// so that it is not asked again; and the run-end CloudEvent to K_SINK (at
+// least once, with a stable id for consumers to dedupe), owed in the run's
+// status until `status.notified` records it sent. The function sends it after
+// its reply (deps.outbox); the janitor, which answers no one, inline.
+import pRetry from 'p-retry';
+import { CONDITION_SUCCEEDED, type CascadeRun, type CascadeRunStatus, type TerminalPhase } from '../api/cascade-run.ts';
 import { RUN_FAILED, RUN_SUCCEEDED, type RunEndEvent } from '../api/events.ts';
 import { apiErrorKind } from '../kube/errors.ts';
 import { conflictPause } from './conflict-pause.ts';
@@ -11,13 +14,14 @@ import { count } from './operator-counters.ts';
 
 const MAX_ATTEMPTS = 10;
 
-export function runEndEvent(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase): RunEndEvent {
+export function runEndEvent(deps: Pick<EngineDeps, 'config' | 'now'>, run: CascadeRun, phase: TerminalPhase): RunEndEvent {
   const s = run.status ?? {};
   return {
     id: `${run.metadata.uid ?? run.metadata.name}-${phase.toLowerCase()}`,
     type: phase === 'Succeeded' ? RUN_SUCCEEDED : RUN_FAILED,
     source: `/cascade/${deps.config.namespace}/${deps.config.scenarioName}`,
     subject: run.metadata.name,
+    time: s.completionTime ?? deps.now().toISOString(),
     data: {
       runname: run.metadata.name, iuid: run.spec.pid, oname: run.spec.ob, sname: run.spec.src,
       phase, info: s.info, result: s.result ?? [],
@@ -28,23 +32,43 @@ export function runEndEvent(deps: EngineDeps, run: CascadeRun, phase: TerminalPh
   };
 }
 
-async function markNotified(deps: EngineDeps, run: CascadeRun): Promise<CascadeRun> {
+type Marks = Pick<CascadeRunStatus, 'counted' | 'notified'>;
+
+/** Writes `marks` into the run's status, reloading on conflict; leaves alone a run that has them, is gone or was made anew. */
+async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<CascadeRun> {
   let current: CascadeRun | undefined = run;
   for (let attempt = 1; current && attempt <= MAX_ATTEMPTS; attempt++) {
-    if (current.status?.notified) return current;
+    if (current.metadata.uid !== run.metadata.uid) return run;
+    const status: CascadeRunStatus = current.status ?? {};
+    if (Object.entries(marks).every(([k, v]) => status[k as keyof Marks] === v)) return current;
     try {
-      return await deps.store.writeRunStatus(current, { ...current.status, notified: true });
+      return await deps.store.writeRunStatus(current, { ...status, ...marks });
     } catch (error) {
       if (apiErrorKind(error) !== 'conflict') throw error;
       await conflictPause(attempt);
       current = await deps.store.getRun(run.metadata.name);
     }
   }
-  return current ?? run;
+  if (current) throw new Error(`run ${run.metadata.name}: status still conflicting after ${MAX_ATTEMPTS} attempts`);
+  return run;
 }
 
-export async function finishRun(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase): Promise<CascadeRun> {
+/** Counts the end, then records it counted, and notified unless the event is owed. */
+export async function finishRun(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase, eventOwed: boolean): Promise<CascadeRun> {
   await count(deps, { kind: 'ended', run: run.metadata.name, phase });
-  await deps.notify(runEndEvent(deps, run, phase));
-  return markNotified(deps, run);
+  return mark(deps, run, { counted: true, notified: !eventOwed });
+}
+
+/** Sends the run-end event, then records it sent; a failure leaves it owed. */
+async function deliver(deps: EngineDeps, run: CascadeRun, event: RunEndEvent, signal?: AbortSignal): Promise<void> {
+  if (!(await deps.notify(event, signal))) return;
+  // Sent: record it, through an API server outage if need be (sent again, same id, if this never succeeds).
+  await pRetry(() => mark(deps, run, { notified: true }), { retries: 8, minTimeout: 250, maxTimeout: 10_000, ...(signal ? { signal } : {}) });
+}
+
+/** The function hands the send to its outbox and returns at once; without one (the janitor) it is done before returning. */
+export async function sendRunEndEvent(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase): Promise<void> {
+  const event = runEndEvent(deps, run, phase);
+  if (deps.outbox) deps.outbox.start(event.id, (signal) => deliver(deps, run, event, signal));
+  else await deliver(deps, run, event);
 }

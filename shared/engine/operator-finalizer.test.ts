@@ -52,6 +52,7 @@ describe('which runs still need their operator', () => {
     ['failed, end not yet counted', run(['a'], { phase: 'Failed', notified: false }), true],
     ['succeeded and counted', run(['a'], { phase: 'Succeeded', notified: true }), false],
     ['failed and counted', run(['a'], { phase: 'Failed', notified: true }), false],
+    ['failed and counted, its run-end event still owed', run(['a'], { phase: 'Failed', counted: true, notified: false }), false],
     ['being deleted while running', deleting({ phase: 'Running' }), false],
   ])('%s: %s', (_n, r, expected) => {
     expect(needsOperator(r)).toBe(expected);

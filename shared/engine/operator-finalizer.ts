@@ -2,6 +2,7 @@
 // it keeps the operator, and so its counters, until every run started under it
 // has been counted to its end. Pure: what the function and the janitor decide
 // about it; hold-operator.ts and sweep.ts act. See docs/adr/0003-operator-finalizer.md.
+import { isCounted } from '../core/run-end.ts';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import { isTerminalPhase, type CascadeRun } from '../api/cascade-run.ts';
 import { FINALIZER } from '../api/group.ts';
@@ -45,10 +46,10 @@ export function operatorGate(op: CascadeAutoOperator | undefined): OperatorGate 
 
 /**
  * A run that still needs its operator: in progress, or ended with its end not
- * yet counted (`status.notified` is written after the counters). A run being
- * deleted holds nothing.
+ * yet counted (`status.counted` is written after the counters; an owed
+ * run-end event needs no operator). A run being deleted holds nothing.
  */
 export function needsOperator(run: CascadeRun): boolean {
   if (isDeleting(run)) return false;
-  return !isTerminalPhase(run.status?.phase) || !run.status?.notified;
+  return !isTerminalPhase(run.status?.phase) || !isCounted(run.status);
 }

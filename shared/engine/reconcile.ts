@@ -9,7 +9,7 @@ import type { Action, Decision, Fact, Refusal } from '../core/types.ts';
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
 import { conflictPause } from './conflict-pause.ts';
-import { finishRun } from './finish-run.ts';
+import { finishRun, sendRunEndEvent } from './finish-run.ts';
 
 const MAX_ATTEMPTS = 10;
 
@@ -36,7 +36,7 @@ function settings(deps: EngineDeps) {
   const c = deps.config;
   return {
     namespace: c.namespace, scenarioName: c.scenarioName, outMinioAddress: c.outMinioAddress,
-    stallAfterSeconds: c.stallAfterSeconds, runTimeoutSeconds: c.runTimeoutSeconds,
+    stallAfterSeconds: c.stallAfterSeconds, runTimeoutSeconds: c.runTimeoutSeconds, sink: c.sink !== undefined,
   };
 }
 
@@ -57,7 +57,10 @@ async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision)
   await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name)));
   for (const t of decision.transitions) deps.hooks?.transition?.(t, run);
   const finish = decision.actions.find((a) => a.type === 'FinishRun');
-  return finish ? finishRun(deps, run, finish.phase) : run;
+  const current = finish ? await finishRun(deps, run, finish.phase, finish.eventOwed) : run;
+  const send = decision.actions.find((a) => a.type === 'SendRunEndEvent');
+  if (send) await sendRunEndEvent(deps, current, send.phase);
+  return current;
 }
 
 async function writeStatus(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun | 'conflict'> {

@@ -1,25 +1,62 @@
-// Run-end CloudEvents to K_SINK (Knative SinkBinding convention), in binary
-// mode, retried a few times; a delivery that still fails is logged and dropped:
-// it never fails the run.
+// Run-end CloudEvents to K_SINK (Knative SinkBinding convention), built and
+// encoded in binary mode by the CloudEvents SDK, with K_CE_OVERRIDES'
+// extensions, retried a few times. A delivery that still fails is logged and
+// reported (false): the event stays owed in the run's status and is sent
+// again by the next delivery of the run's events or by the janitor.
+import { CloudEvent, HTTP, type Message } from 'cloudevents';
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
+import type { Extensions } from '../ce-overrides.ts';
 import type { RunEndEvent } from '../api/events.ts';
 
-export function sinkNotifier(sink: string | undefined, log: Logger, retries = 3): (event: RunEndEvent) => Promise<void> {
-  if (!sink) return async () => {};
-  return async (event) => {
-    const headers = {
-      'content-type': 'application/json',
-      'ce-specversion': '1.0', 'ce-id': event.id, 'ce-type': event.type,
-      'ce-source': event.source, 'ce-subject': event.subject, 'ce-time': new Date().toISOString(),
-    };
+export interface SinkPolicy {
+  retries: number;
+  minTimeoutMs: number;
+  maxTimeoutMs: number;
+  /** One POST with no answer by then fails (and is retried while retries are left). */
+  attemptTimeoutMs: number;
+}
+
+/** The function sends in the background (no reply waits): a few retries, then the event is left owed. */
+export const FUNCTION_SINK_POLICY: SinkPolicy = { retries: 5, minTimeoutMs: 200, maxTimeoutMs: 5000, attemptTimeoutMs: 5000 };
+/** The janitor sends each owed event within its sweep: one retry, the next sweep tries again. */
+export const JANITOR_SINK_POLICY: SinkPolicy = { retries: 1, minTimeoutMs: 200, maxTimeoutMs: 1000, attemptTimeoutMs: 5000 };
+
+/** The event as a binary-mode HTTP message: attributes and extensions in `ce-` headers, the data as JSON. Pure. */
+export function binaryMessage(event: RunEndEvent, extensions: Extensions): Message {
+  const ce = new CloudEvent({
+    ...extensions,
+    specversion: '1.0', id: event.id, type: event.type, source: event.source, subject: event.subject, time: event.time,
+    datacontenttype: 'application/json', data: event.data,
+  });
+  return HTTP.binary(ce);
+}
+
+export type Notify = (event: RunEndEvent, signal?: AbortSignal) => Promise<boolean>;
+
+export function sinkNotifier(sink: string | undefined, extensions: Extensions, log: Logger, policy: SinkPolicy): Notify {
+  if (!sink) return async () => false;
+  return async (event, signal) => {
+    const { headers, body } = binaryMessage(event, extensions);
     try {
       await pRetry(async () => {
-        const res = await fetch(sink, { method: 'POST', headers, body: JSON.stringify(event.data), signal: AbortSignal.timeout(5000) });
+        const timeout = AbortSignal.timeout(policy.attemptTimeoutMs);
+        const res = await fetch(sink, {
+          method: 'POST', headers: headers as Record<string, string>, body: body as string,
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        });
+        await res.body?.cancel();
         if (!res.ok) throw new Error(`K_SINK answered ${res.status}`);
-      }, { retries, minTimeout: 100, maxTimeout: 2000 });
+      }, {
+        retries: policy.retries, minTimeout: policy.minTimeoutMs, maxTimeout: policy.maxTimeoutMs, randomize: true,
+        ...(signal ? { signal } : {}),
+        shouldRetry: () => !signal?.aborted,
+      });
+      return true;
     } catch (error) {
-      log.error({ err: error, eventId: event.id, run: event.subject }, 'run-end event not delivered to K_SINK');
+      log.warn({ err: error, eventId: event.id, run: event.subject },
+        'run-end event not delivered to K_SINK: still owed, sent again by the next delivery of the run\'s events or the janitor');
+      return false;
     }
   };
 }

@@ -41,6 +41,7 @@ describe('which runs a sweep reconciles', () => {
     ['a running run', { phase: 'Running' } as CascadeRunStatus, false, true],
     ['an ended run not yet notified', ended('Failed', DELETED, false), false, true],
     ['an ended, notified run', ended('Succeeded', DELETED, true), false, false],
+    ['an ended run counted, its run-end event owed', { ...ended('Succeeded', DELETED, false), counted: true }, false, true],
     ['a running run being deleted', { phase: 'Running' } as CascadeRunStatus, true, false],
   ])('%s', (_n, status, deleting, expected) => {
     expect(needsReconcile(run('r', status, deleting))).toBe(expected);

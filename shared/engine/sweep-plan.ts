@@ -11,7 +11,7 @@ export function isTerminalRun(run: CascadeRun): boolean {
   return isTerminalPhase(run.status?.phase);
 }
 
-/** Still to move: not ended, or ended but its end not yet counted and notified. A run being deleted is left alone. */
+/** Still to move: not ended, or ended but its end not yet counted, or its run-end event still owed. A run being deleted is left alone. */
 export function needsReconcile(run: CascadeRun): boolean {
   if (isDeleting(run)) return false;
   return !isTerminalRun(run) || !run.status?.notified;
@@ -24,7 +24,8 @@ export function isActiveRun(run: CascadeRun): boolean {
 
 /**
  * Ended, counted and notified longer than `retentionSeconds` ago (0 = keep
- * forever). A run with no completionTime is aged from its creation.
+ * forever): a run whose run-end event is owed is kept until it is sent. A run
+ * with no completionTime is aged from its creation.
  */
 export function isExpired(run: CascadeRun, now: Date, retentionSeconds: number): boolean {
   if (retentionSeconds <= 0 || isDeleting(run) || !isTerminalRun(run) || !run.status?.notified) return false;

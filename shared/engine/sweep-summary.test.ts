@@ -5,7 +5,7 @@ import { emptySummary, exitCode, tally } from './sweep-summary.ts';
 function decision(transitions: Transition[], finish = false): Decision {
   return {
     status: {}, changed: true, verdict: 'observed', transitions,
-    actions: finish ? [{ type: 'FinishRun', phase: 'Failed' }] : [],
+    actions: finish ? [{ type: 'FinishRun', phase: 'Failed', eventOwed: false }] : [],
   };
 }
 

@@ -10,7 +10,7 @@ export interface SweepSummary {
   advanced: number;
   /** Runs this sweep failed, by the reason of their Succeeded condition. */
   failed: Record<string, number>;
-  /** Runs whose end was counted and notified by this sweep. */
+  /** Runs whose end was counted by this sweep (their run-end events are sent by the sweep too). */
   finished: number;
   /** Runs still in progress after the sweep. */
   active: number;

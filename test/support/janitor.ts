@@ -30,9 +30,10 @@ export interface TestDeps extends EngineDeps {
   events: RunEndEvent[];
 }
 
-/** Engine deps as functions/janitor/wiring.ts makes them, over a Store acting as the janitor's ServiceAccount. */
+/** Engine deps as functions/janitor/wiring.ts makes them, over a Store acting as the janitor's ServiceAccount; run-end events are recorded, not sent. */
 export function janitorDeps(kubeconfig: string, env: Record<string, string>): TestDeps {
-  const parsed = parseConfig(env);
+  // A K_SINK, so that run-end events are owed; they are recorded in `events`, not sent.
+  const parsed = parseConfig({ K_SINK: 'http://recorded.invalid/', ...env });
   if (!parsed.ok) throw new Error(parsed.reason);
   const events: RunEndEvent[] = [];
   return {
@@ -40,7 +41,10 @@ export function janitorDeps(kubeconfig: string, env: Record<string, string>): Te
     store: connectStore(parsed.value.namespace, { ...DEFAULT_RETRY, retries: 2, minTimeoutMs: 20, maxTimeoutMs: 200 }, kubeconfig),
     log: pino({ level: process.env.JANITOR_TEST_LOG ?? 'silent' }),
     now: () => new Date(),
-    notify: async (event) => { events.push(event); },
+    notify: async (event) => {
+      events.push(event);
+      return true;
+    },
     events,
   };
 }

@@ -12,6 +12,7 @@ export const SETTINGS: DecideSettings = {
   outMinioAddress: 'http://minio/out/',
   stallAfterSeconds: 0,
   runTimeoutSeconds: 0,
+  sink: false,
 };
 
 export const NOW = '2026-11-29T12:00:00.000Z';

@@ -116,7 +116,7 @@ function afterWrite(m: Model, d: Decision, crash: Crash): void {
   if (!finish) return;
   count(m, { kind: 'ended', run: RUN, phase: finish.phase });
   if (crash === 'afterCount' || m.run?.status?.notified) return;
-  writeStatus(m, { ...m.run?.status, notified: true });
+  writeStatus(m, { ...m.run?.status, counted: true, notified: !finish.eventOwed });
 }
 
 /** Acts on one decision; 'retry' when the fact must be decided again (write conflict), or the Job refused. */

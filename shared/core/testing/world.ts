@@ -35,7 +35,8 @@ export function deliver(w: World, fact: Fact, now: string): Decision {
       w.deleted.push(a.name);
     }
   }
-  if (decision.actions.some((a) => a.type === 'FinishRun')) w.run = { ...w.run, status: { ...w.run.status, notified: true } };
+  const finish = decision.actions.find((a) => a.type === 'FinishRun');
+  if (finish) w.run = { ...w.run, status: { ...w.run.status, counted: true, notified: !finish.eventOwed } };
   return decision;
 }
 

@@ -1,0 +1,48 @@
+// Work done after the reply, in the background of the function's process:
+// sending a run-end CloudEvent and recording it sent. One piece of work per
+// key at a time (a redelivery while the event is being sent does not send it
+// twice at once). On SIGTERM, drain() waits for what is running, at most the
+// grace left, then aborts it: what was not done stays owed in the run's
+// status for the janitor (or the next process) to do.
+import type { Logger } from 'pino';
+
+export interface Outbox {
+  /** Starts `work` unless work of the same key is running; never throws (failures are logged). */
+  start(key: string, work: (signal: AbortSignal) => Promise<void>): void;
+  /** Waits for the work running, at most `graceMs`, then aborts the rest; returns how many were aborted. */
+  drain(graceMs: number): Promise<number>;
+  /** Keys of the work running. */
+  running(): string[];
+}
+
+export function outbox(log: Logger): Outbox {
+  const work = new Map<string, { done: Promise<void>; abort: AbortController }>();
+  return {
+    start(key, run) {
+      if (work.has(key)) return;
+      const abort = new AbortController();
+      const done = (async () => {
+        try {
+          await run(abort.signal);
+        } catch (error) {
+          log.warn({ err: error, key }, 'background work failed: left owed for the next delivery or the janitor');
+        } finally {
+          work.delete(key);
+        }
+      })();
+      work.set(key, { done, abort });
+    },
+    async drain(graceMs) {
+      if (work.size === 0) return 0;
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); });
+      await Promise.race([Promise.all([...work.values()].map((w) => w.done)), grace]);
+      clearTimeout(timer);
+      const left = [...work.values()];
+      for (const w of left) w.abort.abort(new Error('shutting down'));
+      await Promise.all(left.map((w) => w.done));
+      return left.length;
+    },
+    running: () => [...work.keys()],
+  };
+}
