@@ -60,7 +60,7 @@ export async function deleteBenchNamespaces(kc: KubeConfig): Promise<void> {
   benchNamespaces.clear();
 }
 
-export async function install(kc: KubeConfig, modules: CascadeModule[], prefix = 'cascade-bench'): Promise<Install> {
+export async function install(kc: KubeConfig, modules: CascadeModule[], prefix = 'cascade-bench', extraEnv: Record<string, string> = {}): Promise<Install> {
   const ns = await createNamespace(kc, prefix);
   benchNamespaces.add(ns);
   const custom = kc.makeApiClient(CustomObjectsApi);
@@ -70,7 +70,7 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
   } });
   const env = {
     KUBECONFIG: await functionKubeconfig(kc, ns), POD_NAMESPACE: ns, SCENARIO_NAME: SCENARIO,
-    OUT_MINIO_ADDRESS: 'http://minio.bench:9000/output/', CONFIG_PATH: '/nonexistent/configuration', ...BENCH_FUNCTION_ENV,
+    OUT_MINIO_ADDRESS: 'http://minio.bench:9000/output/', CONFIG_PATH: '/nonexistent/configuration', ...BENCH_FUNCTION_ENV, ...extraEnv,
   };
   const recorder = await startRecorder(kc, ns);
   // A CRD just established answers 429 "storage is (re)initializing" for a moment.

@@ -28,6 +28,12 @@ function transitions(f: Tree): Section | undefined {
   };
 }
 
+function deadSink(f: Tree): Section | undefined {
+  if (!f.deadSink) return undefined;
+  const row = ['module result that ends the run → reply', ...['n', 'p50', 'p95', 'max'].map((q) => fig(at(f.deadSink, 'resultReplyMs', q)))];
+  return { title: 'With a K_SINK that never answers (ms)', head: ['path', 'n', 'p50', 'p95', 'max'], rows: [row] };
+}
+
 function e2e(f: Tree): Section | undefined {
   if (!f.endToEnd) return undefined;
   return {
@@ -118,6 +124,6 @@ export function report(figures: Tree, machine: Tree, settings: Tree): Section[] 
       `${(machine.loadAverageAtStart as number[]).map((x) => x.toFixed(2)).join(' ')} → ${(machine.loadAverageAtEnd as number[]).map((x) => x.toFixed(2)).join(' ')}`,
       fig(settings.podDelayMs), String(settings.quick), fig(settings.repeat)]],
   };
-  return [head, transitions(figures), e2e(figures), ...cost(figures), tp(figures), ...cold(figures), memory(figures), janitor(figures)]
+  return [head, transitions(figures), e2e(figures), ...cost(figures), tp(figures), ...cold(figures), memory(figures), janitor(figures), deadSink(figures)]
     .filter((s): s is Section => s !== undefined);
 }

@@ -5,7 +5,7 @@
 //   BENCH_POD_DELAY_MS  pod run time under kwok (default 0)
 //   BENCH_REPEAT        repeats; figures become median and spread (default 1)
 //   BENCH_QUICK=1       a fast subset (up to 100 runs in flight)
-//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,throughput)
+//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { apiCost, marginalPerStep, type ApiCost } from './api-cost.ts';
 import { coldStart } from './cold-start.ts';
+import { deadSinkReplies } from './dead-sink.ts';
 import { controlPlane, type ControlPlane } from './control-plane.ts';
 import { endToEnd } from './end-to-end.ts';
 import { importTimes } from './imports.ts';
@@ -97,6 +98,7 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
     await phase('e2e', round, () => e2eAndTransitions(inst, out), out);
     await phase('cost', round, () => cost(cp, inst, out), out);
     await phase('janitor', round, () => janitor(cp, kc, out), out);
+    await phase('sink', round, async () => { out.deadSink = await deadSinkReplies(kc, quick ? 5 : 15); }, out);
     await phase('throughput', round, () => throughputs(cp, inst, out, round), out);
   } finally {
     await inst.stop();
