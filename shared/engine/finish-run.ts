@@ -34,15 +34,24 @@ export function runEndEvent(deps: Pick<EngineDeps, 'config' | 'now'>, run: Casca
 
 type Marks = Pick<CascadeRunStatus, 'counted' | 'notified'>;
 
+/** The marks only move forward: a run notified by another process meanwhile is not made to owe its event again. */
+export function withMarks(status: CascadeRunStatus, marks: Marks): CascadeRunStatus {
+  const next = { ...status };
+  if (marks.counted) next.counted = true;
+  if (marks.notified !== undefined && next.notified !== true) next.notified = marks.notified;
+  return next;
+}
+
 /** Writes `marks` into the run's status, reloading on conflict; leaves alone a run that has them, is gone or was made anew. */
 async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<CascadeRun> {
   let current: CascadeRun | undefined = run;
   for (let attempt = 1; current && attempt <= MAX_ATTEMPTS; attempt++) {
     if (current.metadata.uid !== run.metadata.uid) return run;
     const status: CascadeRunStatus = current.status ?? {};
-    if (Object.entries(marks).every(([k, v]) => status[k as keyof Marks] === v)) return current;
+    const next = withMarks(status, marks);
+    if (next.counted === status.counted && next.notified === status.notified) return current;
     try {
-      return await deps.store.writeRunStatus(current, { ...status, ...marks });
+      return await deps.store.writeRunStatus(current, next);
     } catch (error) {
       if (apiErrorKind(error) !== 'conflict') throw error;
       await conflictPause(attempt);
