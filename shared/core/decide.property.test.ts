@@ -36,7 +36,7 @@ const WORDS: Word[] = [
   { moduleresult: 'fail', says: 'failure' }, { moduleresult: 'Error', says: 'failure' },
   { moduleresult: '50% done', says: 'info' }, { moduleresult: 'uploading', says: 'info' },
 ];
-const CRASHES: Crash[] = ['none', 'none', 'afterCreate', 'afterWrite', 'afterDelete', 'afterCount'];
+const CRASHES: Crash[] = ['none', 'none', 'afterCreate', 'afterWrite', 'afterDelete', 'afterCount', 'beforeSend', 'afterSend'];
 
 interface Kinds {
   words: fc.Arbitrary<Word>;
@@ -143,6 +143,8 @@ function checkInvariants(m: Model, b: Before): void {
   if (isTerminal(b.status)) expect(terminalView(m.run?.status), 'a terminal run moved').toEqual(terminalView(b.status));
   checkCounters(m);
   checkTransitions(m);
+  must(m.sent.every((phase) => phase === m.run?.status?.phase), 'a run-end event sent with another phase than the run has', m.sent);
+  must(m.sink || m.sent.length === 0, 'a run-end event sent without a K_SINK', m.sent);
 }
 
 function checkCounters(m: Model): void {
@@ -194,6 +196,8 @@ function endState(m: Model) {
 
 function checkEnd(m: Model): void {
   expect(ended(m), 'the run ended and was notified').toBe(true);
+  // At least once with a K_SINK; notified only after a send.
+  expect(m.sent.length > 0, 'the run-end event was sent').toBe(m.sink);
   const phase = m.run?.status?.phase;
   expect(m.counted.map((c) => (c.kind === 'ended' ? `end:${c.phase}` : 'start')).sort()).toEqual(['end:' + phase, 'start']);
   expect(m.operator.active).toBe(0);
@@ -234,8 +238,8 @@ describe('decide: properties over random sequences of facts', () => {
     const scenario = fc.integer({ min: 1, max: 4 }).map((n) => ['a', 'b', 'c', 'd'].slice(0, n));
     // now and then the API server refuses one step's Job (a bad template)
     const refused = fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, fc.integer({ min: 0, max: 3 }));
-    fc.assert(fc.property(scenario, refused, firstRequest, commands(ANY), (names, refusedStep, first, cmds) => {
-      const m = model(names, refusedStep);
+    fc.assert(fc.property(scenario, refused, fc.boolean(), firstRequest, commands(ANY), (names, refusedStep, sink, first, cmds) => {
+      const m = model(names, refusedStep, sink);
       playAll(m, cmds, first);
       const b = before(m);
       deliverEverything(m, false);

@@ -3,7 +3,8 @@
 // (an existing name is refused), the CascadeAutoOperator's counters, and the
 // engine's order of acting (shared/engine/reconcile.ts and finish-run.ts):
 // create Jobs, write status, delete Jobs, transitions, count the end, mark
-// notified. Any delivery may stop ("crash") between two of those steps, and a
+// it counted, send the run-end event (with a K_SINK), mark it notified. Any
+// delivery may stop ("crash") between two of those steps, and a
 // decision may be made now and acted on later (another replica, paused),
 // against a world that moved on. It also records what a property needs to
 // judge the core independently of it: which steps some fact showed succeeded,
@@ -16,8 +17,8 @@ import type { ObservedJob } from '../observed-job.ts';
 import type { Decision, Fact, Refusal, Transition } from '../types.ts';
 import { RUN, SETTINGS, run as newRun } from './fixtures.ts';
 
-/** Where a delivery stops: after the Jobs are created, after the status write, after the deletes, after the end is counted. */
-export type Crash = 'none' | 'afterCreate' | 'afterWrite' | 'afterDelete' | 'afterCount';
+/** Where a delivery stops: after the Jobs are created, after the status write, after the deletes, after the end is counted, before the run-end event is sent, after it is sent. */
+export type Crash = 'none' | 'afterCreate' | 'afterWrite' | 'afterDelete' | 'afterCount' | 'beforeSend' | 'afterSend';
 
 export interface Creation {
   name: string;
@@ -62,12 +63,16 @@ export interface Model {
   /** A step whose Job the API server refuses as invalid. */
   refusedStep: number | undefined;
   clock: number;
+  /** A K_SINK is set: the run's end owes a run-end event. */
+  sink: boolean;
+  /** The phase of each run-end event sent, in order. */
+  sent: string[];
 }
 
-export function model(names: string[], refusedStep?: number): Model {
+export function model(names: string[], refusedStep?: number, sink = false): Model {
   return {
     names, run: undefined, rv: 0, jobs: [], evidence: names.map(() => false), recorded: new Set(), creations: [],
-    operator: {}, counted: [], transitions: [], pending: [], decisions: [], refusedStep, clock: 0,
+    operator: {}, counted: [], transitions: [], pending: [], decisions: [], refusedStep, clock: 0, sink, sent: [],
   };
 }
 
@@ -82,7 +87,7 @@ function count(m: Model, change: CounterChange): void {
 
 /** Loads the run and its Jobs and decides, as reconcile.ts does. */
 export function load(m: Model, run: CascadeRun, fact: Fact, refused?: Refusal): Snapshot {
-  const decision = decide({ run, jobs: m.jobs, fact, now: nowOf(m), settings: SETTINGS, refused });
+  const decision = decide({ run, jobs: m.jobs, fact, now: nowOf(m), settings: { ...SETTINGS, sink: m.sink }, refused });
   m.decisions.push({ from: run.status, decision });
   return { rv: m.rv, fact, refused, decision, evidence: [...m.evidence] };
 }
@@ -106,17 +111,24 @@ function writeStatus(m: Model, status: CascadeRunStatus): void {
   for (const rec of status.modules ?? []) if (rec.phase !== 'Pending') m.recorded.add(rec.step);
 }
 
-/** After the status write: deletes, transitions, the end counted and marked notified, each unless the crash came first. */
+/** After the status write: deletes, transitions, the end counted and marked so, the event sent and marked so, each unless the crash came first. */
 function afterWrite(m: Model, d: Decision, crash: Crash): void {
   const deletes = new Set(d.actions.flatMap((a) => (a.type === 'DeleteJob' ? [a.name] : [])));
   m.jobs = m.jobs.filter((j) => !deletes.has(j.name));
   if (crash === 'afterDelete') return;
   m.transitions.push(...d.transitions);
   const finish = d.actions.find((a) => a.type === 'FinishRun');
-  if (!finish) return;
-  count(m, { kind: 'ended', run: RUN, phase: finish.phase });
-  if (crash === 'afterCount' || m.run?.status?.notified) return;
-  writeStatus(m, { ...m.run?.status, counted: true, notified: !finish.eventOwed });
+  if (finish) {
+    count(m, { kind: 'ended', run: RUN, phase: finish.phase });
+    if (crash === 'afterCount') return;
+    // The marks only move forward (finish-run.ts): a run notified meanwhile stays notified.
+    writeStatus(m, { ...m.run?.status, counted: true, notified: m.run?.status?.notified === true || !finish.eventOwed });
+  }
+  const send = d.actions.find((a) => a.type === 'SendRunEndEvent');
+  if (!send || crash === 'beforeSend') return;
+  m.sent.push(send.phase);
+  if (crash === 'afterSend') return;
+  writeStatus(m, { ...m.run?.status, notified: true });
 }
 
 /** Acts on one decision; 'retry' when the fact must be decided again (write conflict), or the Job refused. */
