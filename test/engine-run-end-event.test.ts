@@ -133,6 +133,7 @@ describe('the run-end CloudEvent', () => {
     const sent = sink.received.length;
     const swept = await janitorSweep(h, { K_SINK: sink.url, K_CE_OVERRIDES: OVERRIDES });
     expect(swept.code, swept.stderr).toBe(0);
+    expect(JSON.parse(swept.stdout)).toMatchObject({ runsHandled: 1, finished: 0, eventsOwed: 1, errors: 0 });
     expect(await owed(h, name)).toEqual([true, true]);
     expect(sink.received.slice(sent).map((r) => r.status)).toEqual([200]);
     expect(asEvent(sink.received[sent]!)).toEqual(asEvent(sink.received[0]!));

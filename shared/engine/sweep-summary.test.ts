@@ -24,7 +24,15 @@ describe('tally', () => {
   it('an ended run only notified now counts as finished, not advanced', () => {
     const s = emptySummary();
     tally(s, decision([], true));
-    expect(s).toMatchObject({ advanced: 0, failed: {}, finished: 1 });
+    expect(s).toMatchObject({ advanced: 0, failed: {}, finished: 1, eventsOwed: 0 });
+  });
+
+  it('counts the run-end events owed, whether the end is counted now or was before', () => {
+    const s = emptySummary();
+    const send = { type: 'SendRunEndEvent', phase: 'Failed' } as const;
+    tally(s, { ...decision([]), actions: [{ type: 'FinishRun', phase: 'Failed', eventOwed: true }, send] });
+    tally(s, { ...decision([]), actions: [send] });
+    expect(s).toMatchObject({ finished: 1, eventsOwed: 2 });
   });
 });
 

@@ -10,8 +10,10 @@ export interface SweepSummary {
   advanced: number;
   /** Runs this sweep failed, by the reason of their Succeeded condition. */
   failed: Record<string, number>;
-  /** Runs whose end was counted by this sweep (their run-end events are sent by the sweep too). */
+  /** Runs whose end was counted by this sweep. */
   finished: number;
+  /** Runs whose run-end event was owed: the sweep sent it (a failure is logged, and it stays owed for the next sweep). */
+  eventsOwed: number;
   /** Runs still in progress after the sweep. */
   active: number;
   orphanJobsDeleted: number;
@@ -34,7 +36,7 @@ export interface SweepSummary {
 
 export function emptySummary(): SweepSummary {
   return {
-    runsSeen: 0, runsHandled: 0, advanced: 0, failed: {}, finished: 0, active: 0,
+    runsSeen: 0, runsHandled: 0, advanced: 0, failed: {}, finished: 0, eventsOwed: 0, active: 0,
     orphanJobsDeleted: 0, runsRemoved: 0, jobsRemovedWithRuns: 0, finalizerAdded: false, finalizerRemoved: false,
     errors: 0, runErrors: 0, durationMs: 0,
   };
@@ -52,6 +54,7 @@ export function tally(summary: SweepSummary, decision: Decision): void {
     summary.advanced++;
   }
   if (decision.actions.some((a) => a.type === 'FinishRun')) summary.finished++;
+  if (decision.actions.some((a) => a.type === 'SendRunEndEvent')) summary.eventsOwed++;
 }
 
 /**
