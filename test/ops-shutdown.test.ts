@@ -6,6 +6,8 @@
 // requests 503, the event sent once released, exit 0 within the grace period. Then a
 // new process gets every run request that was not answered 200, as a sender
 // would send it again, and every run completes once, with exact counters.
+// A request still in flight when the grace period ends (the API server stalled
+// behind a proxy) is cut, unanswered, for its sender to send again.
 // The function is signalled directly: in a Knative pod it gets SIGTERM only
 // after queue-proxy has drained (test/ops-queue-proxy.test.ts), and then
 // behaves as here.
@@ -22,6 +24,7 @@ import { startFunction, type FunctionProcess } from '../local/function-process.t
 import { CoreV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { heldSink, send, type Answer } from './support/ops.ts';
+import { apiServerOf, tcpProxy, throughProxy, type TcpProxy } from './support/tcp-proxy.ts';
 
 const GRACE_SECONDS = 20;
 const WAVE_1 = 30;
@@ -32,12 +35,14 @@ let h: Harness | undefined;
 let sink: Awaited<ReturnType<typeof heldSink>> | undefined;
 let next: FunctionProcess | undefined;
 let source: RunningSource | undefined;
+let proxy: TcpProxy | undefined;
 afterEach(async () => {
   source?.stop();
   await next?.stop();
   await h?.stop();
   sink?.close();
-  h = undefined; sink = undefined; next = undefined; source = undefined;
+  await proxy?.close();
+  h = undefined; sink = undefined; next = undefined; source = undefined; proxy = undefined;
 });
 
 /** The first run, moved by module results up to its last module. */
@@ -185,6 +190,25 @@ describe('SIGTERM during a burst', () => {
     expect(fn.output()).toContain('run-end events still owed at exit: left to the janitor');
     const status = (await h.getRun(run)).status;
     expect([status?.phase, status?.counted, status?.notified], 'ended and counted, its event owed').toEqual(['Succeeded', true, false]);
+  });
+
+  it('a request that does not finish (the API server stopped answering): exit 0 once the grace period is over, the request left unanswered', { timeout: 120_000 }, async () => {
+    const grace = 3;
+    h = await cascadeHarness({ modules: successScenario(0), source: false });
+    proxy = await tcpProxy(apiServerOf(h.env.KUBECONFIG!));
+    next = await startFunction({ ...h.env, KUBECONFIG: throughProxy(h.env.KUBECONFIG!, proxy), CASCADE_SHUTDOWN_GRACE_SECONDS: String(grace), LOG_LEVEL: 'info' });
+    const exited = exitOf(next);
+    proxy.stall();
+    const stuck = send(next.url, request(1));
+    await waitFor(() => proxy!.stalled() > 0, { message: 'the run request waits on the API server' });
+    const sigtermAt = Date.now();
+    next.child.kill('SIGTERM');
+    const exit = await exited;
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(exit.at - sigtermAt, 'waited for the grace period').toBeGreaterThanOrEqual(grace * 1000);
+    expect(next.output()).toContain('grace period over with requests in flight');
+    expect((await stuck).status, 'the request cut at exit is not answered: its sender sends it again').toBe(0);
+    expect(await h.listRuns(), 'nothing reached the API server').toEqual([]);
   });
 
   it('an uncaught exception: logged, drained, exit 1 (not the runtime\'s silent exit 0)', { timeout: 120_000 }, async () => {

@@ -3,6 +3,9 @@
 // passes through untouched (the server certificate names 127.0.0.1, whatever
 // the port). Cut, every open connection is destroyed and each new one is
 // closed as soon as it is accepted, as a server that went away mid-flight.
+// Stalled, every open connection is destroyed and each new one is accepted and
+// held open with nothing behind it, as a server that no longer answers: the
+// client's request hangs until its own timeout.
 import { connect, createServer, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,19 +15,30 @@ export interface TcpProxy {
   port: number;
   /** Connections accepted so far (each one a connection attempt of the client). */
   accepted(): number;
+  /** Connections accepted while stalled (held with nothing behind them). */
+  stalled(): number;
   cut(): void;
+  stall(): void;
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
-  let open = true;
+  let mode: 'open' | 'cut' | 'stall' = 'open';
   let accepted = 0;
+  let stalled = 0;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     accepted++;
-    if (!open) {
+    if (mode === 'cut') {
       client.destroy();
+      return;
+    }
+    if (mode === 'stall') {
+      stalled++;
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      client.on('error', () => client.destroy());
       return;
     }
     const upstream = connect(target.port, target.host);
@@ -41,12 +55,17 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
   return {
     port,
     accepted: () => accepted,
+    stalled: () => stalled,
     cut() {
-      open = false;
+      mode = 'cut';
+      for (const s of sockets) s.destroy();
+    },
+    stall() {
+      mode = 'stall';
       for (const s of sockets) s.destroy();
     },
     restore() {
-      open = true;
+      mode = 'open';
     },
     close: () => new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
