@@ -10,7 +10,9 @@ export function runBuildScript(script: string, what: string, args: string[] = []
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (out += chunk));
     child.on('error', reject);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': a process may exit before its stdout has been read to
+    // the end, and the last line is what we are after.
+    child.on('close', (code) => {
       const lastLine = out.trim().split('\n').pop() ?? '';
       if (code === 0 && lastLine) resolveLine(lastLine);
       else reject(new Error(`${what}: ${script} exited with ${code} (see the message above)`));
