@@ -93,6 +93,7 @@ export function runJanitorProcess(env: Record<string, string>): Promise<JanitorE
     child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
     child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
     child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close', not 'exit': its output may still be unread when it exits
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
