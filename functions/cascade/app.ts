@@ -20,7 +20,7 @@ import { gate, type Gate } from './gate.ts';
 import { handleRequest } from './handle.ts';
 import { fromCloudEvent, fromHttpBody, type Request } from './inputs.ts';
 import { startMetricsServer } from './metrics-server.ts';
-import { rateLimited, reply as replyTo, type Reply } from './reply.ts';
+import { rateLimited, reply as replyTo, toDelivery, type Reply } from './reply.ts';
 
 export interface Incoming {
   cloudevent?: { id: string; type: string; data?: unknown } | undefined;
@@ -94,7 +94,7 @@ export function createApp(config: Config, log: Logger): App {
       reply = replyTo(await g.track(() => handleRequest(deps, req, ce?.id)));
     }
     metrics.request(path, reply.statusCode, (performance.now() - started) / 1000);
-    return reply;
+    return ce ? toDelivery(reply) : reply;
   }
 
   return {
