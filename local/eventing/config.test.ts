@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { APISERVER_EVENTS, MODULE_FINISHED, RUN_REQUESTED } from '../../shared/api/events.ts';
+import { destinationKey, matches, parseBroker, parseTriggers } from './config.ts';
+
+const knative = join(import.meta.dirname, '../../knative');
+
+describe('knative/triggers.yaml and knative/broker.yaml, as the stand-in reads them', () => {
+  const triggers = parseTriggers(readFileSync(join(knative, 'triggers.yaml'), 'utf8'));
+  const broker = parseBroker(readFileSync(join(knative, 'broker.yaml'), 'utf8'));
+
+  it('one Trigger per event type the function takes, each to Service/cascade', () => {
+    expect(triggers.map((t) => t.filter.type).sort()).toEqual([RUN_REQUESTED, MODULE_FINISHED, ...APISERVER_EVENTS].sort());
+    expect(new Set(triggers.map((t) => destinationKey(t.subscriber)))).toEqual(new Set(['Service/cascade']));
+    expect(new Set(triggers.map((t) => t.broker))).toEqual(new Set([broker.name]));
+  });
+
+  it('every Trigger and the Broker set retry, backoff, timeout and a dead-letter sink', () => {
+    for (const delivery of [...triggers.map((t) => t.delivery), broker.delivery]) {
+      expect(delivery).toMatchObject({ retry: expect.any(Number), backoffPolicy: expect.any(String), backoffDelay: expect.any(String), timeout: expect.any(String) });
+      expect(destinationKey(delivery!.deadLetterSink!)).toBe('Service/cascade-dead-letters');
+    }
+  });
+});
+
+describe('parse', () => {
+  it('a Trigger with a uri subscriber and no delivery', () => {
+    const [t] = parseTriggers('kind: Trigger\nmetadata: {name: t}\nspec: {broker: b, subscriber: {uri: "http://x/"}}\n');
+    expect(t).toEqual({ name: 't', broker: 'b', filter: {}, subscriber: { uri: 'http://x/' } });
+  });
+  it.each([
+    ['no subscriber', 'kind: Trigger\nmetadata: {name: t}\nspec: {broker: b}\n', /subscriber/],
+    ['an unknown backoffPolicy', 'kind: Trigger\nmetadata: {name: t}\nspec: {subscriber: {uri: x}, delivery: {backoffPolicy: fibonacci}}\n', /backoffPolicy/],
+    ['a negative retry', 'kind: Trigger\nmetadata: {name: t}\nspec: {subscriber: {uri: x}, delivery: {retry: -1}}\n', /retry/],
+  ])('refuses %s', (_n, yaml, reason) => {
+    expect(() => parseTriggers(yaml)).toThrow(reason);
+  });
+});
+
+describe('matches', () => {
+  const attrs = { type: 'a', source: '/s', ext: '' };
+  it.each([
+    [{}, true], [{ type: 'a' }, true], [{ type: 'a', source: '/s' }, true], [{ type: 'b' }, false],
+    [{ subject: 'x' }, false], [{ source: '' }, true], [{ ext: '' }, false], [{ ext: 'x' }, false],
+  ])('%j: %s', (filter, expected) => {
+    expect(matches(filter, attrs)).toBe(expected);
+  });
+});
