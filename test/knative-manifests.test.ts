@@ -89,6 +89,7 @@ describe('kubectl kustomize knative/', () => {
       'ServiceAccount/cascade-apiserversource', 'Role/cascade-apiserversource', 'RoleBinding/cascade-apiserversource',
       'ConfigMap/cascade-scenario-config', 'Service/cascade', 'Broker/default',
       'ApiServerSource/cascade-jobs', 'SinkBinding/cascade-modules', 'CronJob/cascade-janitor',
+      'Service/cascade-dead-letters',
     ]));
     const namespaced = objects.filter((o) => !['Namespace', 'CustomResourceDefinition'].includes(o.kind));
     expect(namespaced.every((o) => o.metadata.namespace === NAMESPACE)).toBe(true);
@@ -113,7 +114,7 @@ describe('kubectl kustomize deploy/func (the platform around a `func deploy`ed f
     const out = await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'deploy', 'func')]);
     const docs = loadAll(out) as Manifest[];
     expect(docs.map((d) => `${d.kind}/${d.metadata.name}`).sort())
-      .toEqual(objects.filter((o) => o.kind !== 'Service').map((o) => `${o.kind}/${o.metadata.name}`).sort());
+      .toEqual(objects.filter((o) => !(o.kind === 'Service' && o.metadata.name === 'cascade')).map((o) => `${o.kind}/${o.metadata.name}`).sort());
     const cronJob = docs.find((d) => d.kind === 'CronJob')!;
     expect(cronJob.spec.jobTemplate.spec.template.spec.containers[0].command).toEqual(['/cnb/process/janitor']);
     expect((await dryRun(docs)).trim().split('\n')).toHaveLength(docs.length);
@@ -222,6 +223,18 @@ describe('the wiring, checked on the manifests', () => {
       expect(t.spec.broker).toBe('default');
       expect(t.spec.subscriber).toEqual({ ref: { apiVersion: 'serving.knative.dev/v1', kind: 'Service', name: 'cascade' } });
     }
+  });
+
+  it('gives the Broker and every Trigger explicit retry, backoff, timeout and the dead-letter sink cascade-dead-letters', () => {
+    const dls = { ref: { apiVersion: 'serving.knative.dev/v1', kind: 'Service', name: 'cascade-dead-letters' } };
+    for (const o of [...ofKind('Trigger'), find('Broker', 'default')]) {
+      expect({ what: `${o.kind}/${o.metadata.name}`, delivery: o.spec.delivery }).toEqual({ what: `${o.kind}/${o.metadata.name}`, delivery: {
+        retry: expect.any(Number), backoffPolicy: 'exponential', backoffDelay: expect.stringMatching(/^PT/), timeout: expect.stringMatching(/^PT/), deadLetterSink: dls,
+      } });
+    }
+    const sink = find('Service', 'cascade-dead-letters');
+    expect(sink.metadata).toMatchObject({ labels: { 'networking.knative.dev/visibility': 'cluster-local' } });
+    expect(sink.spec.template.spec.containers[0].image).toMatch(/event_display/);
   });
 
   it('sends Job events of runs and the modules\' results to the Broker', () => {
