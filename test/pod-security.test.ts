@@ -7,7 +7,8 @@
 //   controller (a refused pod would be a FailedCreate event instead);
 // - a Pod with the pod spec of knative/service.yaml (what Knative Serving
 //   makes of it for the user container; the queue-proxy it adds is
-//   Knative's own business) is accepted;
+//   Knative's own business) is accepted, and so is one of
+//   knative/dead-letter-sink.yaml;
 // - the same pods without their securityContext are refused, so this test
 //   can fail.
 import { readFileSync } from 'node:fs';
@@ -62,12 +63,13 @@ async function triggerJob(cronJob: string): Promise<string> {
  * knative/service.yaml, for the user container: the template's pod spec
  * less the revision-only fields, probes on the container's port.
  */
-function servicePod(name: string, strip: (c: NonNullable<V1Pod['spec']>['containers'][number]) => void = () => {}): V1Pod {
-  const template = manifest('service.yaml').spec.template;
+function servicePod(name: string, strip: (c: NonNullable<V1Pod['spec']>['containers'][number]) => void = () => {}, file = 'service.yaml'): V1Pod {
+  const template = manifest(file).spec.template;
   const spec = structuredClone(template.spec);
   for (const revisionOnly of ['containerConcurrency', 'timeoutSeconds', 'responseStartTimeoutSeconds', 'idleTimeoutSeconds']) delete spec[revisionOnly];
   const pod: V1Pod = { metadata: { name, labels: template.metadata.labels, annotations: template.metadata.annotations }, spec };
   for (const c of pod.spec!.containers) {
+    c.name ??= 'user-container'; // Knative's name for an unnamed container
     const port = c.ports?.[0]?.containerPort ?? 8080;
     for (const probe of [c.livenessProbe, c.readinessProbe]) if (probe?.httpGet) probe.httpGet.port = port;
     strip(c);
@@ -103,6 +105,11 @@ describe('a namespace enforcing Pod Security "restricted"', () => {
     expect(await createPod(servicePod('cascade-function'))).toBe('accepted');
     const pod = await core().readNamespacedPod({ namespace: ns, name: 'cascade-function' });
     expect(pod.spec!.containers[0]!.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, readOnlyRootFilesystem: true });
+  });
+
+  it('accepts a Pod with the pod spec of the dead-letter sink\'s Knative Service (dead-letter-sink.yaml), and refuses it bare', async () => {
+    expect(await createPod(servicePod('cascade-dead-letters', undefined, 'dead-letter-sink.yaml'))).toBe('accepted');
+    expect(await createPod(servicePod('dead-letters-bare', (c) => { delete c.securityContext; }, 'dead-letter-sink.yaml'))).toMatch(REFUSED);
   });
 
   it('refuses that Pod without its securityContext', async () => {
