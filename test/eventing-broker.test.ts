@@ -1,0 +1,162 @@
+// The Knative Broker stand-in (local/eventing/) over real HTTP, with small
+// subscribers that answer as told: the ingress, the Triggers' filters, retry
+// and backoff counts, the 502 of a 2xx that is no CloudEvent, reply events,
+// the dead-letter sink and its extensions, round robin over replicas, the
+// per-attempt timeout. The Triggers are knative/triggers.yaml's, read from
+// the file; only the backoff waits are scaled down.
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
+import { startBroker, type RunningBroker } from '../local/eventing/broker.ts';
+import { startDeadLetterSink, type DeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
+
+type Answer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+interface Subscriber { url: string; received: { headers: IncomingHttpHeaders; body: string }[]; stop(): Promise<void> }
+
+/** An HTTP server that answers each request with the next of `answers` (the last one again when they run out). */
+async function subscriber(answers: Answer[]): Promise<Subscriber> {
+  const received: Subscriber['received'] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString() });
+      const a = answers[Math.min(received.length - 1, answers.length - 1)]!;
+      setTimeout(() => { if (!res.destroyed) res.writeHead(a.status, a.headers).end(a.body ?? ''); }, a.delayMs ?? 0);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    received,
+    stop: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+let broker: RunningBroker | undefined;
+let dls: DeadLetterSink | undefined;
+let subs: Subscriber[] = [];
+afterEach(async () => {
+  await broker?.stop();
+  await dls?.stop();
+  await Promise.all(subs.map((s) => s.stop()));
+  broker = undefined;
+  dls = undefined;
+  subs = [];
+});
+
+/** The stand-in with knative/'s Broker and Triggers, Service/cascade at `replicas`, waits at 1/1000. */
+async function setUp(replicas: Answer[][]) {
+  subs = await Promise.all(replicas.map((answers) => subscriber(answers)));
+  dls = await startDeadLetterSink();
+  broker = await startBroker({
+    namespace: 'ns', backoffScale: 0.001,
+    addresses: { 'Service/cascade': subs.map((s) => s.url), 'Service/cascade-dead-letters': [dls.url] },
+  });
+  return { broker, dls, subs };
+}
+
+const event = (type: string, id = 'e1', data: unknown = { runname: 'r' }) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': id, 'ce-source': '/test', 'ce-type': type },
+  body: JSON.stringify(data),
+});
+
+describe('ingress', () => {
+  it('202 for a binary or a structured CloudEvent; 400 for a plain body or a malformed event; 405 and 404 otherwise', async () => {
+    const { broker: b } = await setUp([[{ status: 200 }]]);
+    expect((await fetch(b.url, event(RUN_REQUESTED))).status).toBe(202);
+    const structured = JSON.stringify({ specversion: '1.0', id: 's1', source: '/test', type: RUN_REQUESTED, data: { iuid: 'x' } });
+    expect((await fetch(b.url, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json' }, body: structured })).status).toBe(202);
+    expect((await fetch(b.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"iuid":"x"}' })).status).toBe(400);
+    expect((await fetch(b.url, { method: 'POST', headers: { 'ce-specversion': '1.0', 'ce-id': 'x' }, body: '' })).status).toBe(400);
+    expect((await fetch(b.url)).status).toBe(405);
+    expect((await fetch(b.url.replace('/ns/default', '/other/default'), event(RUN_REQUESTED))).status).toBe(404);
+    await b.settled();
+    expect(b.attempts.map((a) => [a.route, a.id, a.status, a.outcome])).toEqual(expect.arrayContaining([
+      ['cascade-run-requested', 'e1', 200, 'delivered'], ['cascade-run-requested', 's1', 200, 'delivered'],
+    ]));
+    expect(b.attempts).toHaveLength(2);
+  });
+
+  it('the subscriber gets the event in binary mode, with Prefer: reply and the data as sent', async () => {
+    const { broker: b, subs: [s] } = await setUp([[{ status: 200 }]]);
+    await fetch(b.url, event(MODULE_FINISHED, 'm1', { runname: 'r', modulename: 'm', moduleresult: 'ok' }));
+    await b.settled();
+    expect(s!.received[0]!.headers).toMatchObject({ 'ce-id': 'm1', 'ce-type': MODULE_FINISHED, 'ce-source': '/test', 'content-type': 'application/json', prefer: 'reply' });
+    expect(JSON.parse(s!.received[0]!.body)).toEqual({ runname: 'r', modulename: 'm', moduleresult: 'ok' });
+  });
+
+  it('an event no Trigger filters for goes nowhere', async () => {
+    const { broker: b, subs: [s] } = await setUp([[{ status: 200 }]]);
+    expect((await fetch(b.url, event('com.example.other'))).status).toBe(202);
+    await b.settled();
+    expect([b.attempts, s!.received]).toEqual([[], []]);
+  });
+});
+
+describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sink)', () => {
+  it('a 400 goes to the dead-letter sink after one attempt, with knativeerrordest, knativeerrorcode and knativeerrordata', async () => {
+    const { broker: b, dls: d, subs: [s] } = await setUp([[{ status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"unknown run \\"r\\""}' }]]);
+    await fetch(b.url, event(MODULE_FINISHED, 'poison'));
+    await b.settled();
+    expect(s!.received).toHaveLength(1);
+    expect(d.received).toHaveLength(1);
+    expect(d.received[0]!.attributes).toMatchObject({ id: 'poison', type: MODULE_FINISHED, knativeerrordest: s!.url, knativeerrorcode: '400' });
+    expect(Buffer.from(d.received[0]!.attributes.knativeerrordata!, 'base64').toString()).toBe('{"error":"unknown run \\"r\\""}');
+    expect(b.failures).toMatchObject([{ trigger: 'cascade-module-finished', status: 400, attempts: 1, deadLettered: true }]);
+  });
+
+  it('a 500 every time: 6 attempts (retry 5), then the dead-letter sink', async () => {
+    const { broker: b, dls: d, subs: [s] } = await setUp([[{ status: 500, body: '{"error":"unusable"}' }]]);
+    await fetch(b.url, event(RUN_REQUESTED, 'p500'));
+    await b.settled();
+    expect(s!.received).toHaveLength(6);
+    expect(b.attempts.filter((a) => a.route === 'cascade-run-requested').map((a) => a.outcome)).toEqual([...Array(5).fill('retry'), 'failed']);
+    expect(d.received.map((e) => [e.attributes.id, e.attributes.knativeerrorcode])).toEqual([['p500', '500']]);
+  });
+
+  it('a 503 once, then 200: retried and delivered; nothing dead-lettered', async () => {
+    const { broker: b, dls: d } = await setUp([[{ status: 503 }, { status: 200 }]]);
+    await fetch(b.url, event(RUN_REQUESTED));
+    await b.settled();
+    expect(b.attempts.map((a) => [a.status, a.outcome])).toEqual([[503, 'retry'], [200, 'delivered']]);
+    expect([b.failures, d.received]).toEqual([[], []]);
+  });
+
+  it('a 200 with a JSON body is a failure (502), retried 5 times, then dead-lettered', async () => {
+    const { broker: b, dls: d } = await setUp([[{ status: 200, headers: { 'content-type': 'application/json' }, body: '{"run":"r"}' }]]);
+    await fetch(b.url, event(RUN_REQUESTED));
+    await b.settled();
+    expect(b.attempts.map((a) => [a.route, a.status])).toEqual([...Array(6).fill(['cascade-run-requested', 502]), ['cascade-run-requested dead-letter sink', 202]]);
+    expect(d.received[0]!.attributes.knativeerrorcode).toBe('502');
+  });
+
+  it('a reply event enters the Broker again and is routed by the Triggers', async () => {
+    const reply = { 'ce-specversion': '1.0', 'ce-id': 'reply-1', 'ce-source': '/fn', 'ce-type': MODULE_FINISHED, 'content-type': 'application/json' };
+    const { broker: b, subs: [s] } = await setUp([[{ status: 200, headers: reply, body: '{}' }, { status: 200 }]]);
+    await fetch(b.url, event(RUN_REQUESTED, 'first'));
+    await b.settled();
+    expect(b.attempts.map((a) => [a.route, a.id, a.outcome])).toEqual([['cascade-run-requested', 'first', 'reply'], ['cascade-module-finished', 'reply-1', 'delivered']]);
+    expect(s!.received[1]!.headers['ce-knativebrokerttl']).toBe('254');
+  });
+
+  it('attempts go round robin over the replicas', async () => {
+    const { broker: b, subs: [r0, r1] } = await setUp([[{ status: 200 }], [{ status: 200 }]]);
+    for (let i = 0; i < 6; i++) await fetch(b.url, event(RUN_REQUESTED, `rr${i}`));
+    await b.settled();
+    expect([r0!.received.length, r1!.received.length]).toEqual([3, 3]);
+  });
+
+  it('an attempt without an answer within the Trigger\'s timeout is retried', async () => {
+    subs = [await subscriber([{ status: 200, delayMs: 5000 }, { status: 200 }])];
+    dls = await startDeadLetterSink();
+    const config = (await import('../local/eventing/broker.ts')).knativeConfig();
+    const triggers = config.triggers.map((t) => ({ ...t, delivery: { ...t.delivery, timeout: 'PT0.2S' } }));
+    broker = await startBroker({ namespace: 'ns', backoffScale: 0.001, config: { ...config, triggers }, addresses: { 'Service/cascade': [subs[0]!.url], 'Service/cascade-dead-letters': [dls.url] } });
+    await fetch(broker.url, event(RUN_REQUESTED));
+    await broker.settled();
+    expect(broker.attempts.map((a) => [a.status, a.outcome, a.detail])).toEqual([[undefined, 'retry', expect.stringMatching(/^timeout/)], [200, 'delivered', undefined]]);
+  });
+});
