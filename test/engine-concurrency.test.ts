@@ -1,12 +1,15 @@
-// 50 runs at once on two function processes: every run request delivered to
-// both, every Job change delivered to both, a module result delivered twice.
-// Same end state as one clean delivery, and no Job created twice. Requests
-// are sent as a broker sends them: retried on connection errors, 429 and 5xx;
-// but a healthy function answers no 5xx (a lost race is decided again, never
-// handed back as 503): every retried attempt is recorded and none may be one.
+// 50 runs at once on two function processes behind the Broker stand-in:
+// every run request and every module result sent to the Broker twice (its
+// attempts go round robin, so the two copies land on both replicas), every
+// Job change sent twice (two ApiServerSource stand-ins). Same end state as
+// one clean delivery, and no Job created twice. A healthy function answers no
+// 5xx (a lost race is decided again, never handed back as 503) and leaves
+// nothing for the dead-letter sink: the Broker records every attempt, and
+// none may be retried after a 5xx or fail.
 import { afterEach, describe, expect, it } from 'vitest';
+import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, SCENARIO, serverErrors, type Harness } from './support/cascade-harness.ts';
+import { brokerTrouble, cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { waitFor } from './support/kube.ts';
 
 let h: Harness | undefined;
@@ -17,16 +20,15 @@ const iuid = (i: number) => `${(0x10000 + i).toString(16)}-${i}`;
 
 describe('duplicates and concurrency', () => {
   it(`${RUNS} runs, each event twice, two replicas: each run succeeds once, each Job is created once`, { timeout: 400_000 }, async () => {
-    h = await cascadeHarness({ modules: successScenario(0), replicas: 2 });
+    h = await cascadeHarness({ modules: successScenario(0), replicas: 2, source: 2 });
     const names = await Promise.all(Array.from({ length: RUNS }, async (_, i) => {
       const body = { turlinfo: `s3://in/${i}.tgz`, iuid: iuid(i), oname: 'org', sname: `src${i % 3}` };
-      const [a, b] = await Promise.all([h!.deliver(0, body), h!.deliver(1, body)]);
-      expect([a, b].map((r) => `${r.status} ${String(r.body.error ?? "")}`)).toEqual(["200 ", "200 "]);
-      expect(a.body.run).toBe(b.body.run);
-      const run = String(a.body.run);
+      expect(await Promise.all([h!.deliver(RUN_REQUESTED, body), h!.deliver(RUN_REQUESTED, body)])).toEqual([202, 202]);
+      const run = `${SCENARIO}-${iuid(i).slice(0, 5)}`;
+      // The module runs once its Job exists: only then can it send its result.
+      await waitFor(async () => ['Running', 'Succeeded'].includes((await h!.getRun(run)).status?.modules?.[0]?.phase ?? ''), { timeoutMs: 120_000, message: `${run} started` });
       const result = { runname: run, modulename: 'grayscale', moduleresult: 'success' };
-      const replies = await Promise.all([h!.deliver(1, result), h!.deliver(0, result)]);
-      expect(replies.map((r) => r.status)).toEqual([200, 200]);
+      expect(await Promise.all([h!.deliver(MODULE_FINISHED, result), h!.deliver(MODULE_FINISHED, result)])).toEqual([202, 202]);
       return run;
     }));
     expect(new Set(names).size).toBe(RUNS);
@@ -49,7 +51,11 @@ describe('duplicates and concurrency', () => {
     expect(twice).toEqual([]);
     expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: RUNS, failed: 0, result: 'Success' });
     expect(names.every((n) => n.startsWith(`${SCENARIO}-`))).toBe(true);
-    expect(serverErrors(h.deliveries), 'run requests, results and Job events retried after a 5xx or no answer').toEqual([]);
+    await h.broker.settled();
+    expect(brokerTrouble(h.broker), 'deliveries retried after a 5xx or no answer, or failed').toEqual([]);
+    expect(h.deadLetters.received).toEqual([]);
+    const perReplica = [0, 1].map((i) => h!.broker.attempts.filter((a) => a.target === h!.fns[i]!.url).length);
+    expect(perReplica.every((n) => n > RUNS), `both replicas served: ${perReplica.join(', ')}`).toBe(true);
     expect(h.deliveries.givenUp).toEqual([]);
   });
 });

@@ -1,10 +1,15 @@
 // A Cascade installation in a fresh test namespace of the real control plane:
 // the CascadeAutoOperator (or a scenario file), the function as real processes
-// running under its own ServiceAccount, the ApiServerSource stand-in, and a
-// watch that records every Job ever created (by uid, so a Job created twice
-// under one name shows). Deliveries retry as a broker does, but every retried
-// attempt is recorded: a 5xx or a failed connection, or a delivery given up,
-// fails the test at stop() unless the test says it injects faults.
+// running under its own ServiceAccount, the Knative Broker stand-in
+// (local/eventing/) with knative/'s Triggers in front of them and its
+// dead-letter sink, the ApiServerSource stand-in sending Job changes to the
+// Broker, and a watch that records every Job ever created (by uid, so a Job
+// created twice under one name shows). `deliver` sends CloudEvents to the
+// Broker as a source would; the Broker records every attempt: a delivery that
+// failed finally, a retried 5xx or an attempt without an answer, or a source
+// delivery given up, fails the test at stop() unless the test says it
+// injects faults. Tests of the function's own replies POST to it directly
+// (`post`, `url`).
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +20,8 @@ import { isTerminalPhase, type CascadeRun } from '../../shared/api/cascade-run.t
 import type { CascadeModule } from '../../shared/api/scenario.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
 import { startApiServerSource, type RetriedAttempt, type RunningSource } from '../../local/apiserver-source.ts';
+import { startBroker, type RunningBroker } from '../../local/eventing/broker.ts';
+import { startDeadLetterSink } from '../../local/eventing/dead-letter-sink.ts';
 import { functionKubeconfig } from '../../local/function-rbac.ts';
 import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
 import { startQueueProxy, type QueueProxy } from '../../local/queue-proxy/queue-proxy.ts';
@@ -30,8 +37,8 @@ export interface HarnessOptions {
   from?: 'operator' | 'file';
   replicas?: number;
   env?: Record<string, string>;
-  /** Run the ApiServerSource stand-in (default true). */
-  source?: boolean;
+  /** Run the ApiServerSource stand-in (default true); 2 runs two, so that every Job change reaches the Broker twice. */
+  source?: boolean | 2;
   /**
    * The test injects faults (stops processes, cuts connections): retried 5xx
    * and failed connections are expected, and stop() does not fail on them.
@@ -47,7 +54,7 @@ export interface HarnessOptions {
   queueProxy?: { containerConcurrency?: number };
 }
 
-/** Every retried attempt of a delivery, and every delivery given up. */
+/** Every retried attempt of a source's delivery to its sink, and every delivery given up. */
 export interface DeliveryLog {
   retried: RetriedAttempt[];
   givenUp: string[];
@@ -75,27 +82,26 @@ export async function post(url: string, body: unknown, headers: Record<string, s
   return { status: res.status, body: replyBody(await res.text()) };
 }
 
-/**
- * As a broker delivers: a connection error, 429 or 5xx is retried with
- * backoff (Knative delivery's policy); any other answer is final. Each
- * retried attempt goes to `log`, and a delivery given up too.
- */
-export async function deliver(
-  log: DeliveryLog, url: string, body: unknown, headers: Record<string, string> = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const what = `POST ${url} ${(typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 200)}`;
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const reply = await post(url, body, headers).catch((e: unknown) => ({ status: 0, body: { error: String((e as { cause?: unknown }).cause ?? e) } }));
-    if (reply.status !== 0 && reply.status !== 429 && reply.status < 500) return reply;
-    if (attempt === 7) break;
-    log.retried.push({ status: reply.status, detail: JSON.stringify(reply.body), what });
-    await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
-  }
-  log.givenUp.push(what);
-  throw new Error(`gave up delivering ${what}`);
+/** Backoff waits of the Broker stand-in in the tests: knative/'s (1, 2, 4, 8, 16 s) × 0.05. */
+export const TEST_BACKOFF_SCALE = 0.05;
+
+/** What the Broker met that a healthy function never causes: a delivery that failed finally, a retried 5xx or no answer. */
+export function brokerTrouble(broker: RunningBroker): string[] {
+  const failed = broker.failures.map((f) => `${f.event.attributes.type} ${f.event.attributes.id} to ${f.trigger}: failed after ${f.attempts} attempt(s) with ${f.status} ${f.reason}`);
+  const retried = broker.attempts.filter((a) => a.outcome === 'retry' && (a.status === undefined || a.status >= 500))
+    .map((a) => `${a.type} ${a.id} to ${a.route}, attempt ${a.attempt}: ${a.status ?? 'no answer'} ${a.detail ?? ''}`);
+  return [...failed, ...retried];
 }
 
-export function binaryEvent(type: string, data: unknown, id = randomUUID()) {
+/** A CloudEvent for the Broker's ingress, in binary mode. */
+export async function sendEvent(brokerUrl: string, type: string, data: unknown, id: string = randomUUID()): Promise<number> {
+  const e = binaryEvent(type, data, id);
+  const res = await fetch(brokerUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...e.headers }, body: JSON.stringify(e.body) });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+export function binaryEvent(type: string, data: unknown, id: string = randomUUID()) {
   return { body: data, headers: { 'ce-specversion': '1.0', 'ce-id': id, 'ce-type': type, 'ce-source': '/test' } };
 }
 
@@ -167,24 +173,32 @@ export async function cascadeHarness(opts: HarnessOptions) {
     ? await startQueueProxy({ userPort: Number(new URL(fns[0]!.url).port), namespace: ns, ...opts.queueProxy })
     : undefined;
   const urls = fns.map((f, i) => (i === 0 && queueProxy ? queueProxy.url : f.url));
+  const deadLetters = await startDeadLetterSink();
+  // The Broker reaches replica 0 through queue-proxy when it runs, as in a pod.
+  const broker = await startBroker({
+    namespace: ns, backoffScale: TEST_BACKOFF_SCALE,
+    addresses: { 'Service/cascade': urls, 'Service/cascade-dead-letters': [deadLetters.url] },
+  });
   const deliveries = newDeliveryLog();
   let stopping = false;
-  const source: RunningSource | undefined = opts.source === false ? undefined : await startApiServerSource({
-    kc: adminKubeConfig(), namespace: ns, sink: urls,
+  const sources: RunningSource[] = opts.source === false ? [] : await Promise.all(Array.from({ length: opts.source === 2 ? 2 : 1 }, () => startApiServerSource({
+    kc: adminKubeConfig(), namespace: ns, sink: broker.url,
     onRetry: (a) => { if (!stopping) deliveries.retried.push(a); },
     onError: (e) => { if (!stopping) deliveries.givenUp.push(`ApiServerSource: ${String(e)}`); },
-  });
+  })));
   // A CRD just established answers 429 "storage is (re)initializing" for a moment.
   await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), { message: 'cascaderuns can be listed' });
   const getRun = (name: string) => custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns', name }) as Promise<CascadeRun>;
   return {
-    ns, env, fns, queueProxy, jobs: jobs.created, custom, deliveries, source,
+    ns, env, fns, queueProxy, jobs: jobs.created, custom, broker, deadLetters, sources,
+    /** The sources' deliveries to the Broker's ingress. */
+    deliveries,
     /** Times the Job record lost the API server's history (see recordJobs). */
     jobRecordGaps: jobs.gaps,
     /** Replica i's URL (queue-proxy's for replica 0 when it runs). */
     url: (i = 0) => urls[i]!,
-    /** deliver() to replica i, recorded in `deliveries`. */
-    deliver: (i: number, body: unknown, headers: Record<string, string> = {}) => deliver(deliveries, urls[i]!, body, headers),
+    /** Sends a CloudEvent to the Broker (its ingress answers 202); the Broker delivers it to the replicas in turn. */
+    deliver: (type: string, data: unknown, id?: string) => sendEvent(broker.url, type, data, id),
     getRun,
     /**
      * Waits until the watch has recorded a Job under each of `names` (it lags
@@ -199,14 +213,20 @@ export async function cascadeHarness(opts: HarnessOptions) {
       const run = await getRun(name);
       return run.status?.notified && isTerminalPhase(run.status.phase) ? run : undefined;
     }, { timeoutMs, message: `run ${name} ended` }),
-    /** Stops everything; throws (failing the test) on a 5xx, a failed connection or a delivery given up, unless `faults`. */
+    /**
+     * Stops everything; throws (failing the test) on a delivery that failed
+     * finally, a retried 5xx or no answer, or a source delivery given up, unless `faults`.
+     */
     stop: async () => {
       if (stopping) return;
       stopping = true;
-      source?.stop();
+      for (const source of sources) source.stop();
       jobs.stop();
+      const trouble = brokerTrouble(broker);
+      await broker.stop();
+      await deadLetters.stop();
       await Promise.all([...fns.map((f) => f.stop()), queueProxy?.stop('SIGKILL')]);
-      const problems = opts.faults ? [] : [...serverErrors(deliveries), ...deliveries.givenUp.map((g) => `given up: ${g}`)];
+      const problems = opts.faults ? [] : [...trouble, ...serverErrors(deliveries), ...deliveries.givenUp.map((g) => `given up: ${g}`)];
       if (problems.length > 0) throw new Error(`deliveries met trouble the test did not inject:\n${problems.slice(0, 20).join('\n')}`);
     },
   };
