@@ -1,8 +1,11 @@
 // A local stand-in for Knative's ApiServerSource (Resource mode): watches the
-// Jobs that carry Cascade's run label and POSTs each change to the function as
-// a binary CloudEvent `dev.knative.apiserver.resource.add|update|delete` with
-// the Job as data, as the real source does on a Knative cluster. Used by the
-// tests, the benchmarks and `npm start`; on Knative the real source is used.
+// Jobs that carry Cascade's run label and POSTs each change to its sink as a
+// binary CloudEvent `dev.knative.apiserver.resource.add|update|delete` with
+// the Job as data, as the real source does on a Knative cluster. Its sink is
+// the Broker stand-in's ingress (local/eventing/) in `npm start`, the cluster
+// tests and the benchmarks, as knative/apiserversource.yaml's is the Broker;
+// a few fault tests point it at a function directly. On Knative the real
+// source is used.
 import { randomUUID } from 'node:crypto';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { LABEL_RUN } from '../shared/names.ts';
@@ -12,7 +15,7 @@ const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETE
 export interface SourceOptions {
   kc: KubeConfig;
   namespace: string;
-  /** Every change goes to each sink (several replicas handling one run at once). */
+  /** Every change goes to each sink. */
   sink: string | string[];
   /** Told of each delivery given up after its retries, and of a watch that could not restart. */
   onError?: (error: unknown) => void;

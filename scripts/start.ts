@@ -2,24 +2,44 @@
 // Knative Serving's queue-proxy on http://localhost:8080 (PORT), as in a pod
 // (CASCADE_QUEUE_PROXY=off: the function itself on PORT), against
 // $KUBECONFIG, or against the bundled local control plane when none is
-// configured. Job changes reach the function through a local stand-in for
-// Knative's ApiServerSource, as they would on a cluster. Ctrl-C stops
-// everything this started.
+// configured; in front of it the Knative Broker stand-in (local/eventing/) on
+// http://localhost:8081 (BROKER_PORT) with knative/'s Triggers and its
+// dead-letter sink, whose events are printed. Job changes reach the Broker
+// through a local stand-in for Knative's ApiServerSource, as they would on a
+// cluster. Ctrl-C stops everything this started.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { startApiServerSource } from '../local/apiserver-source.ts';
+import { startBroker } from '../local/eventing/broker.ts';
+import { startDeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
+import type { CloudEvent } from '../local/eventing/cloudevent.ts';
 import { bundledCluster, prepareNamespace } from '../local/bundled-cluster.ts';
 import { freePort } from '../local/function-process.ts';
 import { startQueueProxy, type QueueProxy } from '../local/queue-proxy/queue-proxy.ts';
 
 const port = process.env.PORT ?? '8080';
+const brokerPort = Number(process.env.BROKER_PORT ?? '8081');
 const namespace = process.env.POD_NAMESPACE ?? 'cascade-operator';
 const scenarioName = process.env.SCENARIO_NAME ?? 'cascadeautooperator-ip';
 const demoScenario = join(repoRoot, 'local/demo-scenario.json');
 const withQueueProxy = process.env.CASCADE_QUEUE_PROXY !== 'off';
+
+/** The Broker stand-in in front of the function (on PORT), its dead-letter sink, and the ApiServerSource stand-in sending to it. */
+async function startEventing(kubeconfig: string) {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const deadLetters = await startDeadLetterSink(printDeadLetter);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const broker = await startBroker({
+    namespace, port: brokerPort, log,
+    addresses: { 'Service/cascade': [`http://127.0.0.1:${port}`], 'Service/cascade-dead-letters': [deadLetters.url] },
+  });
+  const source = await startApiServerSource({ kc, namespace, sink: broker.url, onError: (e) => log(`apiserver-source: ${String(e)}`) });
+  return { broker, deadLetters, source };
+}
 
 async function main(): Promise<void> {
   const own = process.env.KUBECONFIG ? undefined : await bundledCluster();
@@ -39,17 +59,19 @@ async function main(): Promise<void> {
     : undefined;
   // as the kubelet: no traffic before queue-proxy's readiness probe (the function's /ready) passes
   await qp?.waitReady();
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  const source = await startApiServerSource({ kc, namespace, sink: `http://127.0.0.1:${port}`, onError: (e) => process.stderr.write(`apiserver-source: ${String(e)}\n`) });
+  const { broker, deadLetters, source } = await startEventing(kubeconfig);
+  const data = '{"turlinfo":"s3://bucket/in.tgz","iuid":"33e65374-ee8e-4da6-a2e7-71a9cc39d222"}';
   process.stderr.write([
     '',
     qp
       ? `cascade: function on http://localhost:${fnPort} behind Knative's queue-proxy on http://localhost:${port} (its metrics: ${qp.metricsUrl})`
       : `cascade: function on http://localhost:${port}`,
     `cascade: namespace ${namespace}, scenario ${scenarioName}, KUBECONFIG=${kubeconfig}`,
-    'cascade: start a run from another terminal:',
-    `  curl -s -X POST localhost:${port}/ -H 'content-type: application/json' -d '{"turlinfo":"s3://bucket/in.tgz","iuid":"33e65374-ee8e-4da6-a2e7-71a9cc39d222"}'`,
+    `cascade: Knative Broker stand-in on http://localhost:${brokerPort}/${namespace}/default (the Triggers of knative/triggers.yaml; events sent to its dead-letter sink are printed here)`,
+    'cascade: start a run from another terminal, as a CloudEvent through the Broker (answered 202):',
+    `  curl -si -X POST localhost:${brokerPort}/${namespace}/default -H 'content-type: application/json' -H 'ce-specversion: 1.0' -H 'ce-id: run-33e65' -H 'ce-source: /curl' -H 'ce-type: net.cascade.run.requested.v1' -d '${data}'`,
+    '  or as a plain HTTP post to the function (answered with JSON):',
+    `  curl -s -X POST localhost:${port}/ -H 'content-type: application/json' -d '${data}'`,
     `  KUBECONFIG=${kubeconfig} ${kubectl} -n ${namespace} get cascaderuns -w`,
     '',
   ].join('\n'));
@@ -58,6 +80,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     source.stop();
+    await broker.stop();
+    await deadLetters.stop();
     // at once, not the 30 s drain of a pod's queue-proxy
     await qp?.stop('SIGKILL');
     if (fn.exitCode === null && fn.signalCode === null) {
@@ -78,6 +102,13 @@ async function main(): Promise<void> {
     process.stderr.write(`cascade: queue-proxy exited with ${code}:\n${qp.output().slice(-2000)}\n`);
     void stop();
   });
+}
+
+/** An event the Broker gave up on, as Knative's event display would show it. */
+function printDeadLetter(event: CloudEvent): void {
+  const { type, id, knativeerrorcode: code, knativeerrordest: dest, knativeerrordata: data } = event.attributes;
+  const reason = Buffer.from(data ?? '', 'base64').toString();
+  process.stderr.write(`dead-letter sink: ${type} ${id} failed at ${dest} with ${code}: ${reason}\n`);
 }
 
 main().catch((error: unknown) => {
