@@ -21,9 +21,9 @@ export async function runBatch(inst: Install, tag: string, runs: number, concurr
   const worker = async () => {
     while (next < runs) {
       next++;
-      const r = await inst.post(runRequest(tag));
-      if (r.status !== 200) throw new Error(`run request answered ${r.status}: ${JSON.stringify(r.body)}`);
-      const run = String(r.body.run);
+      const r = await inst.send(runRequest(tag));
+      if (r.status !== 200) throw new Error(`run request answered ${r.status} after ${r.attempts} attempt(s)`);
+      const run = r.run;
       names.push(run);
       await inst.recorder.waitEnded(run, 300_000);
     }

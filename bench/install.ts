@@ -1,12 +1,21 @@
 // A Cascade installation for the benchmarks, as the cluster tests make one: a
 // fresh namespace, the function's RBAC and ServiceAccount kubeconfig, the
 // CascadeAutoOperator holding the scenario, the function as a real process
-// (faas-js-runtime), the ApiServerSource stand-in posting Job changes to it,
-// and the recorder watching Jobs and runs.
+// (faas-js-runtime) behind the Knative Broker stand-in (local/eventing/, with
+// knative/'s Triggers and delivery settings, waits unscaled) and its
+// dead-letter sink, the ApiServerSource stand-in sending Job changes to the
+// Broker, and the recorder watching Jobs and runs. Run requests and module
+// results go to the Broker as CloudEvents, as on a cluster.
+import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import { imageModule } from '../local/kwok-modules.ts';
 import { startApiServerSource, type RunningSource } from '../local/apiserver-source.ts';
+import { startBroker, type RunningBroker } from '../local/eventing/broker.ts';
+import { startDeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
+import type { Attempt } from '../local/eventing/dispatch.ts';
+import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
+import { runName } from '../shared/names.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import { functionKubeconfig } from '../local/function-rbac.ts';
 import { createNamespace, deleteNamespace, waitFor } from '../local/kube.ts';
@@ -31,12 +40,54 @@ export interface Install {
   fn: FunctionProcess;
   recorder: Recorder;
   custom: CustomObjectsApi;
+  broker: RunningBroker;
   setScenario(modules: CascadeModule[]): Promise<void>;
-  /** POSTs a plain JSON body to the function; resolves to the status and the parsed reply. */
-  post(body: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  /**
+   * Sends a run request or a module result to the Broker as a CloudEvent and
+   * waits until the Broker is done with it: the function's status to the last
+   * attempt, that attempt's time (the function's reply as the Broker saw it),
+   * how many attempts, and the run.
+   */
+  send(body: RunRequestBody | ModuleResultBody): Promise<Delivered>;
   /** Starts the function again (same namespace and settings). */
   restart(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export type RunRequestBody = ReturnType<typeof runRequest>;
+export interface ModuleResultBody { runname: string; modulename: string; moduleresult: string }
+export interface Delivered { status: number | undefined; replyMs: number; attempts: number; run: string }
+
+/** The run a request names: the Go controller's name from the iuid (runRequest keeps the first five characters unique), or the result's runname. */
+function runOf(body: RunRequestBody | ModuleResultBody): string {
+  if ('runname' in body) return body.runname;
+  const name = runName(SCENARIO, body.iuid);
+  if (!name.ok) throw new Error(name.reason);
+  return name.name;
+}
+
+/** Sends CloudEvents to the Broker and resolves each when its delivery to the function ended (delivered or failed). */
+function sender(brokerUrl: () => string) {
+  const waiting = new Map<string, (a: Attempt) => void>();
+  const onAttempt = (a: Attempt) => {
+    if (a.outcome !== 'retry' && !a.route.endsWith('dead-letter sink')) waiting.get(a.id)?.(a);
+  };
+  const send = async (body: RunRequestBody | ModuleResultBody): Promise<Delivered> => {
+    const id = randomUUID();
+    const type = 'runname' in body ? MODULE_FINISHED : RUN_REQUESTED;
+    const done = new Promise<Attempt>((resolve) => waiting.set(id, resolve));
+    const res = await fetch(brokerUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': id, 'ce-source': '/bench', 'ce-type': type },
+      body: JSON.stringify(body),
+    });
+    await res.arrayBuffer();
+    if (res.status !== 202) throw new Error(`the Broker answered ${res.status}`);
+    const last = await done;
+    waiting.delete(id);
+    return { status: last.status, replyMs: last.ms ?? Number.NaN, attempts: last.attempt, run: runOf(body) };
+  };
+  return { send, onAttempt };
 }
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -76,9 +127,17 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
   // A CRD just established answers 429 "storage is (re)initializing" for a moment.
   await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), { message: 'cascaderuns can be listed' });
   let fn = await startFunction(env);
-  let source: RunningSource = await startApiServerSource({ kc, namespace: ns, sink: fn.url });
+  const deadLetters = await startDeadLetterSink();
+  let brokerUrl = '';
+  const out = sender(() => brokerUrl);
+  const broker = await startBroker({
+    namespace: ns, onAttempt: out.onAttempt,
+    addresses: { 'Service/cascade': [fn.url], 'Service/cascade-dead-letters': [deadLetters.url] },
+  });
+  brokerUrl = broker.url;
+  let source: RunningSource = await startApiServerSource({ kc, namespace: ns, sink: broker.url });
   return {
-    ns, env, recorder, custom,
+    ns, env, recorder, custom, broker,
     get fn() { return fn; },
     async setScenario(next) {
       // The function writes the operator's counters meanwhile: retry on 409.
@@ -92,16 +151,19 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
         }
       }
     },
-    post: (body) => postJson(fn.url, body),
+    send: out.send,
     async restart() {
       source.stop();
       await fn.stop();
       fn = await startFunction(env);
-      source = await startApiServerSource({ kc, namespace: ns, sink: fn.url });
+      broker.setAddresses('Service/cascade', [fn.url]);
+      source = await startApiServerSource({ kc, namespace: ns, sink: broker.url });
     },
     async stop() {
       source.stop();
       recorder.stop();
+      await broker.stop();
+      await deadLetters.stop();
       await fn.stop();
     },
   };

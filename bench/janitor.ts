@@ -23,8 +23,8 @@ async function fill(inst: Install, target: number, have: number): Promise<void> 
   const worker = async () => {
     while (next < target) {
       next++;
-      const r = await inst.post(runRequest('janitor'));
-      if (r.status !== 200) throw new Error(`run request answered ${r.status}: ${JSON.stringify(r.body)}`);
+      const r = await inst.send(runRequest('janitor'));
+      if (r.status !== 200) throw new Error(`run request answered ${r.status} after ${r.attempts} attempt(s)`);
     }
   };
   await Promise.all(Array.from({ length: 20 }, worker));

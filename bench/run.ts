@@ -1,6 +1,7 @@
 // `npm run bench`: Cascade's figures on this machine, against a local control
 // plane (its own, or $CASCADE_KUBECONFIG's), with the function as a real
-// process and Job changes posted to it as a broker would. Prints a table and
+// process behind the Knative Broker stand-in, every event delivered through
+// it as on a cluster. Prints a table and
 // writes bench/results/<timestamp>.json. See bench/README.md.
 //   BENCH_POD_DELAY_MS  pod run time under kwok (default 0)
 //   BENCH_REPEAT        repeats; figures become median and spread (default 1)

@@ -18,30 +18,30 @@ export function jobPathSamples(recorder: Recorder, runs: readonly string[]): num
 }
 
 export interface ResultPath {
-  /** Module result POSTed → next Job added (ms). */
+  /** Module result sent to the Broker → next Job added (ms). */
   latencyMs: Distribution;
-  /** Module result POSTed → the function's reply (ms). */
+  /** The function's reply to the Broker's delivery of the module result (ms). */
   replyMs: Distribution;
 }
 
 /**
  * Runs whose pods never finish on their own (10 min under kwok), moved by
- * module results POSTed as the modules would, one run at a time.
+ * module results sent to the Broker as the modules would, one run at a time.
  */
 export async function resultPath(inst: Install, runs: number, modules = 3): Promise<ResultPath> {
   await inst.setScenario(scenario(modules, 600_000));
   const latency: number[] = [];
   const reply: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const started = await inst.post(runRequest('result'));
-    if (started.status !== 200) throw new Error(`run request answered ${started.status}: ${JSON.stringify(started.body)}`);
-    const run = String(started.body.run);
+    const started = await inst.send(runRequest('result'));
+    if (started.status !== 200) throw new Error(`run request answered ${started.status} after ${started.attempts} attempt(s)`);
+    const run = started.run;
     for (let k = 0; k < modules; k++) {
       await inst.recorder.waitJob(run, k);
       const t0 = performance.now();
-      const r = await inst.post({ runname: run, modulename: `m${k}`, moduleresult: 'success' });
-      reply.push(performance.now() - t0);
-      if (r.status !== 200) throw new Error(`module result answered ${r.status}: ${JSON.stringify(r.body)}`);
+      const r = await inst.send({ runname: run, modulename: `m${k}`, moduleresult: 'success' });
+      reply.push(r.replyMs);
+      if (r.status !== 200) throw new Error(`module result answered ${r.status} after ${r.attempts} attempt(s)`);
       if (k + 1 < modules) latency.push((await inst.recorder.waitJob(run, k + 1)).added - t0);
     }
     await inst.recorder.waitEnded(run);

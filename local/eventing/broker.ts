@@ -57,6 +57,8 @@ export interface BrokerOptions {
   retryAfter?: boolean;
   port?: number;
   log?: (line: string) => void;
+  /** Told of every attempt as it is recorded. */
+  onAttempt?: (attempt: Attempt) => void;
 }
 
 /** A delivery that failed finally: to the dead-letter sink, or lost when there is none or it failed too. */
@@ -106,14 +108,18 @@ function text(b: Uint8Array): string {
   return new TextDecoder().decode(b).slice(0, 300);
 }
 
-function dispatchIo(stop: AbortSignal, attempts: Attempt[]) {
+function dispatchIo(stop: AbortSignal, attempts: Attempt[], onAttempt?: (a: Attempt) => void) {
   return {
     send: (target: string, event: CloudEvent, timeoutMs: number | undefined) => sendEvent(target, event, timeoutMs, stop),
     sleep: (ms: number) => new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       stop.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
     }),
-    record: (a: Attempt) => { if (!stop.aborted) attempts.push(a); },
+    record: (a: Attempt) => {
+      if (stop.aborted) return;
+      attempts.push(a);
+      onAttempt?.(a);
+    },
   };
 }
 
@@ -140,7 +146,7 @@ export async function startBroker(opts: BrokerOptions): Promise<RunningBroker> {
   const failures: FailedDelivery[] = [];
   const inFlight = new Set<Promise<void>>();
   const log = opts.log ?? (() => {});
-  const io = dispatchIo(stopping.signal, attempts);
+  const io = dispatchIo(stopping.signal, attempts, opts.onAttempt);
 
   async function deliver(event: CloudEvent, trigger: Trigger): Promise<void> {
     const spec = effectiveDelivery(trigger.delivery, config.broker.delivery);

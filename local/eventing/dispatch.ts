@@ -12,6 +12,8 @@ export interface Answer {
   headers: Headers;
   body: Uint8Array;
   error?: string;
+  /** How long the attempt took, when measured. */
+  ms?: number;
 }
 
 /** One delivery attempt, as the stand-in records it. */
@@ -27,6 +29,8 @@ export interface Attempt {
   status?: number;
   outcome: 'delivered' | 'reply' | 'retry' | 'failed';
   detail?: string;
+  /** How long the destination took to answer (or to fail), when measured. */
+  ms?: number;
 }
 
 export interface DispatchIo {
@@ -62,6 +66,10 @@ function meaning(answer: Answer, target: string, attempts: number): Step {
   return { final: { kind: 'failed', status: m.status, body: m.body, target, attempts }, retry: isRetried(m.status), status: m.status, detail: text(m.body) };
 }
 
+function attemptOf(a: Attempt, detail: string | undefined, ms: number | undefined): Attempt {
+  return { ...a, ...(detail ? { detail } : {}), ...(ms !== undefined ? { ms } : {}) };
+}
+
 export async function dispatch(event: CloudEvent, route: Route, policy: RetryPolicy, io: DispatchIo): Promise<Final> {
   const { id = '', type = '' } = event.attributes;
   let last: Final | undefined;
@@ -72,7 +80,7 @@ export async function dispatch(event: CloudEvent, route: Route, policy: RetryPol
     last = step.final;
     const more = step.retry && n <= policy.retries;
     const outcome = step.final.kind === 'failed' ? (more ? 'retry' : 'failed') : step.final.kind;
-    io.record({ route: route.name, id, type, attempt: n, target: target ?? '', status: step.status, outcome, ...(step.detail ? { detail: step.detail } : {}) });
+    io.record(attemptOf({ route: route.name, id, type, attempt: n, target: target ?? '', status: step.status, outcome }, step.detail, answer.ms));
     if (!more) break;
     await io.sleep(policy.waitMs(n, { status: answer.status, retryAfter: header(answer.headers, 'retry-after') }));
   }

@@ -20,11 +20,12 @@ function causeOf(error: unknown): string {
 export async function sendEvent(target: string, event: CloudEvent, timeoutMs: number | undefined, stop: AbortSignal): Promise<Answer> {
   const { headers, body } = toBinary(event);
   const signal = timeoutMs === undefined ? stop : AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
+  const started = performance.now();
   try {
     const res = await fetch(target, { method: 'POST', headers: { ...headers, prefer: 'reply' }, body: body as Uint8Array<ArrayBuffer>, signal });
     const answer = new Uint8Array(await res.arrayBuffer());
-    return { status: res.status, headers: Object.fromEntries(res.headers), body: answer };
+    return { status: res.status, headers: Object.fromEntries(res.headers), body: answer, ms: performance.now() - started };
   } catch (error) {
-    return { headers: {}, body: new Uint8Array(), error: causeOf(error) };
+    return { headers: {}, body: new Uint8Array(), error: causeOf(error), ms: performance.now() - started };
   }
 }
