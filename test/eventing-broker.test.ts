@@ -139,7 +139,16 @@ describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sin
     await fetch(b.url, event(RUN_REQUESTED, 'first'));
     await b.settled();
     expect(b.attempts.map((a) => [a.route, a.id, a.outcome])).toEqual([['cascade-run-requested', 'first', 'reply'], ['cascade-module-finished', 'reply-1', 'delivered']]);
-    expect(s!.received[1]!.headers['ce-knativebrokerttl']).toBe('254');
+    expect(s!.received.map((r) => r.headers['ce-knativebrokerttl'])).toEqual([undefined, undefined]);
+  });
+
+  it('a subscriber that always replies with an event its Trigger takes: the TTL ends the loop', async () => {
+    const reply = { 'ce-specversion': '1.0', 'ce-id': 'again', 'ce-source': '/fn', 'ce-type': RUN_REQUESTED, 'content-type': 'application/json' };
+    const { broker: b, subs: [s] } = await setUp([[{ status: 200, headers: reply, body: '{}' }]]);
+    await fetch(b.url, { ...event(RUN_REQUESTED, 'loop'), headers: { ...event(RUN_REQUESTED, 'loop').headers, 'ce-knativebrokerttl': '3' } });
+    await b.settled();
+    expect(b.attempts.map((a) => [a.id, a.outcome])).toEqual([['loop', 'reply'], ['again', 'reply'], ['again', 'reply']]);
+    expect(s!.received).toHaveLength(3);
   });
 
   it('attempts go round robin over the replicas', async () => {

@@ -13,8 +13,9 @@
 // - each matching Trigger gets the event in binary mode with `Prefer: reply`;
 //   no answer, 5xx, 404, 408, 409 and 429 are retried, other failures are
 //   final; a 2xx with a body that is not a CloudEvent is a failure (502), a
-//   CloudEvent in a 2xx is a reply event that enters the Broker again (its
-//   `knativebrokerttl` one lower; at 0 it is dropped);
+//   CloudEvent in a 2xx is a reply event that enters the Broker again (with
+//   the Broker's TTL, `knativebrokerttl`, one lower: at 0 it is dropped; the
+//   subscriber never sees the TTL);
 // - an event that failed finally goes to the dead-letter sink with
 //   knativeerrordest, knativeerrorcode, knativeerrordata, delivered with the
 //   same retry policy;
@@ -151,9 +152,11 @@ export async function startBroker(opts: BrokerOptions): Promise<RunningBroker> {
   async function deliver(event: CloudEvent, trigger: Trigger): Promise<void> {
     const spec = effectiveDelivery(trigger.delivery, config.broker.delivery);
     const policy = retryPolicy(spec, { backoffScale: opts.backoffScale, retryAfter: opts.retryAfter });
-    const final = await dispatch(event, route(trigger.subscriber, trigger.name), policy, io);
+    // The filter takes the Broker's TTL off the event before the subscriber sees it.
+    const { [TTL]: ttl, ...attributes } = event.attributes;
+    const final = await dispatch({ ...event, attributes }, route(trigger.subscriber, trigger.name), policy, io);
     if (stopping.signal.aborted) return;
-    if (final.kind === 'reply') return ingest(event.attributes[TTL], final.event);
+    if (final.kind === 'reply') return ingest(ttl, final.event);
     if (final.kind === 'delivered') return;
     let deadLettered = false;
     if (spec.deadLetterSink) {
