@@ -151,6 +151,16 @@ describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sin
     expect(s!.received).toHaveLength(3);
   });
 
+  it('a retry goes to the next replica: one replica failing, every event delivered at its first or second attempt', async () => {
+    const { broker: b, subs: [r0, r1] } = await setUp([[{ status: 503 }], [{ status: 200 }]]);
+    await Promise.all(Array.from({ length: 6 }, (_, i) => fetch(b.url, event(RUN_REQUESTED, `n${i}`))));
+    await b.settled();
+    expect(b.failures).toEqual([]);
+    expect(b.attempts.every((a) => (a.target === r0!.url ? a.outcome === 'retry' : a.outcome === 'delivered'))).toBe(true);
+    expect(r1!.received).toHaveLength(6);
+    expect(Math.max(...b.attempts.map((a) => a.attempt))).toBeLessThanOrEqual(2);
+  });
+
   it('attempts go round robin over the replicas', async () => {
     const { broker: b, subs: [r0, r1] } = await setUp([[{ status: 200 }], [{ status: 200 }]]);
     for (let i = 0; i < 6; i++) await fetch(b.url, event(RUN_REQUESTED, `rr${i}`));

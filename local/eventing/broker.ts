@@ -20,8 +20,8 @@
 //   knativeerrordest, knativeerrorcode, knativeerrordata, delivered with the
 //   same retry policy;
 // - a Destination's ref resolves to the addresses it is given (`Kind/name`),
-//   attempts spread over them round robin, as a Kubernetes Service (or the
-//   activator) spreads requests over a revision's pods.
+//   deliveries spread over them round robin, as the activator spreads
+//   requests over a revision's pods, and a retry goes to the next replica.
 //
 // Where it differs from Knative: everything is in memory in this process (an
 // event accepted with 202 is lost if the process stops, as with the
@@ -91,18 +91,27 @@ export function knativeConfig(dir = join(repoRoot, 'knative')): EventingConfig {
   };
 }
 
+/**
+ * Routes over a Destination's replicas: each delivery starts at the next
+ * replica in turn (round robin across deliveries), and each retry of it goes
+ * to the replica after the one its last attempt reached, so that a retry never
+ * stays stuck on one replica that is gone.
+ */
 function roundRobin(addresses: Map<string, string[]>) {
   const turns = new Map<string, number>();
-  return (d: Destination, name: string): Route => ({
-    name,
-    next() {
-      const key = destinationKey(d);
-      const urls = d.uri ? [d.uri] : addresses.get(key) ?? [];
-      const turn = turns.get(key) ?? 0;
-      turns.set(key, turn + 1);
-      return urls.length > 0 ? urls[turn % urls.length] : undefined;
-    },
-  });
+  return (d: Destination, name: string): Route => {
+    const key = destinationKey(d);
+    const start = turns.get(key) ?? 0;
+    turns.set(key, start + 1);
+    let attempt = 0;
+    return {
+      name,
+      next() {
+        const urls = d.uri ? [d.uri] : addresses.get(key) ?? [];
+        return urls.length > 0 ? urls[(start + attempt++) % urls.length] : undefined;
+      },
+    };
+  };
 }
 
 function text(b: Uint8Array): string {
