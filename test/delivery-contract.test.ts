@@ -107,3 +107,24 @@ describe('delivery through the Broker', () => {
     expect(h.deadLetters.received.map((e) => e.attributes.id).sort()).toEqual(['poison-400', 'poison-500']);
   });
 });
+
+describe('a replica gone without a word', () => {
+  it('attempts that reach it get no answer and are retried on the other replica; every run completes, nothing fails', async () => {
+    const h2 = await cascadeHarness({ modules: successScenario(300), replicas: 2, faults: true });
+    try {
+      await h2.fns[1]!.stop('SIGKILL');
+      const iuids = ['a0001-gone', 'a0002-gone', 'a0003-gone', 'a0004-gone'];
+      for (const iuid of iuids) expect(await h2.deliver(RUN_REQUESTED, { turlinfo: `s3://in/${iuid}.tgz`, iuid }, iuid)).toBe(202);
+      for (const iuid of iuids) expect((await h2.waitEnded(`${SCENARIO}-${iuid.slice(0, 5)}`)).status?.phase).toBe('Succeeded');
+      await h2.broker.settled();
+      const dead = h2.broker.attempts.filter((a) => a.target === h2.fns[1]!.url);
+      expect(dead.length, 'attempts sent to the stopped replica').toBeGreaterThan(0);
+      expect(dead.every((a) => a.status === undefined && a.outcome === 'retry')).toBe(true);
+      expect(h2.broker.attempts.filter((a) => a.outcome === 'delivered').every((a) => a.target === h2.fns[0]!.url && a.status === 200)).toBe(true);
+      expect(Math.max(...h2.broker.attempts.map((a) => a.attempt)), 'a retry goes to the next replica').toBe(2);
+      expect([h2.broker.failures, h2.deadLetters.received]).toEqual([[], []]);
+    } finally {
+      await h2.stop();
+    }
+  });
+});
