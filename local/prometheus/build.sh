@@ -16,36 +16,20 @@ esac
 
 # Prometheus v3.x is published to the Go module proxy as v0.3xx.y (v0.316.0 = 3.16.0).
 VERSION="${CASCADE_PROMETHEUS_VERSION:-${CASCADE_PROMTOOL_VERSION:-v0.316.0}}"
-CACHE="${CASCADE_CLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cascade-cluster}"
-BIN="$CACHE/bin/$COMMAND-$VERSION"
-LOG="$CACHE/logs/$COMMAND-$VERSION.log"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=../cached-build.sh
+source "$HERE/../cached-build.sh"
 
-if [ ! -x "$BIN/$COMMAND" ]; then
-  mkdir -p "$BIN" "$CACHE/logs"
-  if command -v flock >/dev/null 2>&1; then
-    # one lock for both commands: they share the module and most packages
-    exec 9>"$CACHE/prometheus.lock"
-    flock 9
-  fi
-  if [ ! -x "$BIN/$COMMAND" ]; then
-    echo "$COMMAND build: building $COMMAND $VERSION from the Go module proxy (first time only, several minutes)" >&2
-    tmp="$BIN/.tmp-$$"
-    rm -rf "$tmp"
-    # remove_all_sd: Prometheus's own build tag leaving out every service
-    # discovery but static, file and HTTP; neither `check metrics` nor the
-    # test's static targets use them (a much smaller build). Without the builtinassets tag the server
-    # leaves out its web UI (the test only uses the HTTP API).
-    if ! (GOFLAGS="-buildvcs=false" CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -tags remove_all_sd \
-      -ldflags "-s -w -X github.com/prometheus/common/version.Version=$VERSION" \
-      "github.com/prometheus/prometheus/cmd/$COMMAND@$VERSION") >"$LOG" 2>&1; then
-      echo "$COMMAND build: building $COMMAND $VERSION failed; last lines of $LOG:" >&2
-      tail -n 30 "$LOG" >&2 || true
-      rm -rf "$tmp"
-      exit 1
-    fi
-    mv "$tmp/$COMMAND" "$BIN/$COMMAND"
-    rm -rf "$tmp"
-    echo "$COMMAND build: built $BIN/$COMMAND in ${SECONDS}s" >&2
-  fi
-fi
-echo "$BIN/$COMMAND"
+# remove_all_sd: Prometheus's own build tag leaving out every service
+# discovery but static, file and HTTP; neither `check metrics` nor the
+# test's static targets use them (a much smaller build). Without the
+# builtinassets tag the server leaves out its web UI (the test only uses the
+# HTTP API).
+build() {
+  GOFLAGS="-buildvcs=false" CGO_ENABLED=0 GOBIN="$1" go install -trimpath -tags remove_all_sd \
+    -ldflags "-s -w -X github.com/prometheus/common/version.Version=$VERSION" \
+    "github.com/prometheus/prometheus/cmd/$COMMAND@$VERSION"
+}
+
+# one lock for both commands: they share the module and most packages
+cached_build "$COMMAND" "$COMMAND $VERSION" prometheus "$CACHE/bin/$COMMAND-$VERSION/$COMMAND" build

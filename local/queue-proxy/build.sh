@@ -11,29 +11,17 @@ VERSION="${CASCADE_QUEUE_PROXY_VERSION:-v0.51.0}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../knative-serving-module.sh
 source "$HERE/../knative-serving-module.sh"
-CACHE="${CASCADE_CLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cascade-cluster}"
-BIN="$CACHE/bin/queue-proxy-$VERSION"
+# shellcheck source=../cached-build.sh
+source "$HERE/../cached-build.sh"
 SRC="$CACHE/src/queue-proxy-$VERSION"
-LOG="$CACHE/logs/queue-proxy-$VERSION.log"
 
-if [ ! -x "$BIN/queue-proxy" ]; then
-  mkdir -p "$BIN" "$SRC" "$CACHE/logs"
-  if command -v flock >/dev/null 2>&1; then
-    exec 9>"$CACHE/queue-proxy.lock"
-    flock 9
-  fi
-  if [ ! -x "$BIN/queue-proxy" ]; then
-    echo "queue-proxy build: building Knative Serving's queue-proxy $VERSION from the Go module proxy (first time only, a few minutes)" >&2
-    write_serving_go_mod cascade.local/queue-proxy "$VERSION" "$SRC"
-    if ! (cd "$SRC" && GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0 \
-      go build -trimpath -ldflags "-s -w" -o "$BIN/queue-proxy.tmp" knative.dev/serving/cmd/queue) >"$LOG" 2>&1; then
-      echo "queue-proxy build: building queue-proxy $VERSION failed; last lines of $LOG:" >&2
-      tail -n 30 "$LOG" >&2 || true
-      rm -f "$BIN/queue-proxy.tmp"
-      exit 1
-    fi
-    mv "$BIN/queue-proxy.tmp" "$BIN/queue-proxy"
-    echo "queue-proxy build: built $BIN/queue-proxy in ${SECONDS}s" >&2
-  fi
-fi
-echo "$BIN/queue-proxy"
+build() {
+  mkdir -p "$SRC"
+  write_serving_go_mod cascade.local/queue-proxy "$VERSION" "$SRC"
+  cd "$SRC"
+  GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0 \
+    go build -trimpath -ldflags "-s -w" -o "$1/queue-proxy" knative.dev/serving/cmd/queue
+}
+
+cached_build queue-proxy "Knative Serving's queue-proxy $VERSION" queue-proxy \
+  "$CACHE/bin/queue-proxy-$VERSION/queue-proxy" build
