@@ -66,6 +66,15 @@ function exitOf(fn: FunctionProcess): Promise<{ code: number | null; signal: str
   return new Promise((resolve) => fn.child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
 }
 
+/** SIGTERM to `fn` while something is held: it exits 0, and only once the grace period is over. */
+async function exitsAfterGrace(fn: FunctionProcess, exited: ReturnType<typeof exitOf>, graceSeconds: number): Promise<void> {
+  const sigtermAt = Date.now();
+  fn.child.kill('SIGTERM');
+  const exit = await exited;
+  expect(exit).toMatchObject({ code: 0, signal: null });
+  expect(exit.at - sigtermAt, 'waited for the grace period').toBeGreaterThanOrEqual(graceSeconds * 1000);
+}
+
 describe('SIGTERM during a burst', () => {
   it('in flight finishes, new runs get 503 while draining, exit 0 in the grace period; nothing accepted is lost', { timeout: 300_000 }, async () => {
     sink = await heldSink();
@@ -182,11 +191,7 @@ describe('SIGTERM during a burst', () => {
     const run = String((await post(h.url(), request(0))).body.run);
     expect((await send(h.url(), { runname: run, modulename: 'grayscale', moduleresult: 'success' })).status, 'answered without the sink').toBe(200);
     await waitFor(() => sink!.received.length > 0, { message: 'the run-end event reached the sink' });
-    const sigtermAt = Date.now();
-    fn.child.kill('SIGTERM');
-    const exit = await exited;
-    expect(exit).toMatchObject({ code: 0, signal: null });
-    expect(exit.at - sigtermAt, 'waited for the grace period').toBeGreaterThanOrEqual(grace * 1000);
+    await exitsAfterGrace(fn, exited, grace);
     expect(fn.output()).toContain('run-end events still owed at exit: left to the janitor');
     const status = (await h.getRun(run)).status;
     expect([status?.phase, status?.counted, status?.notified], 'ended and counted, its event owed').toEqual(['Succeeded', true, false]);
@@ -201,11 +206,7 @@ describe('SIGTERM during a burst', () => {
     proxy.stall();
     const stuck = send(next.url, request(1));
     await waitFor(() => proxy!.stalled() > 0, { message: 'the run request waits on the API server' });
-    const sigtermAt = Date.now();
-    next.child.kill('SIGTERM');
-    const exit = await exited;
-    expect(exit).toMatchObject({ code: 0, signal: null });
-    expect(exit.at - sigtermAt, 'waited for the grace period').toBeGreaterThanOrEqual(grace * 1000);
+    await exitsAfterGrace(next, exited, grace);
     expect(next.output()).toContain('grace period over with requests in flight');
     expect((await stuck).status, 'the request cut at exit is not answered: its sender sends it again').toBe(0);
     expect(await h.listRuns(), 'nothing reached the API server').toEqual([]);
