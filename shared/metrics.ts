@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Transition, TransitionKind } from './core/types.ts';
 
 export const SCENARIO_BUCKETS = [1, 5, 20, 60, 100, 180];
-const TRANSITIONS: TransitionKind[] = ['ModuleStarted', 'ModuleSucceeded', 'ModuleFailed', 'RunSucceeded', 'RunFailed'];
+const TRANSITIONS: TransitionKind[] = ['ModuleStarted', 'ModuleSucceeded', 'ModuleFailed', 'RunSucceeded', 'RunFailed', 'ModuleRetrying', 'RunResumed'];
 
 export interface RunLabels {
   ob?: string | undefined;

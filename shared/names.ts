@@ -10,6 +10,10 @@ export const LABEL_GO_MODULE = 'modulename';
 export const LABEL_RUN = 'cascade.cascade.net/run';
 export const LABEL_STEP = 'cascade.cascade.net/step';
 export const LABEL_MODULE = 'cascade.cascade.net/module';
+/** Label of a Job: the attempt of its step it runs ("1" for the first). */
+export const LABEL_ATTEMPT = 'cascade.cascade.net/attempt';
+/** Annotation of a CascadeRun: a one-shot resume request (`kubectl annotate ... --overwrite`). */
+export const ANNOTATION_RESUME_REQUESTED = 'cascade.cascade.net/resume-requested-at';
 export const LABEL_IUID_HASH = 'cascade.cascade.net/iuid-hash';
 /** Annotation of a CascadeRun: where its scenario came from (`CascadeAutoOperator/<name>` or `file:<path>`). */
 export const ANNOTATION_SCENARIO_SOURCE = 'cascade.cascade.net/scenario-source';
@@ -80,4 +84,9 @@ export function jobName(scenarioName: string, run: string, moduleNames: readonly
   const repeated = moduleNames.filter((m) => m === module).length > 1;
   const base = `${scenarioName}-${module}-${runSuffix(scenarioName, run)}`;
   return toDnsLabel(repeated ? `${base}-${step}` : base);
+}
+
+/** The Job of attempt `attempt` of a step: the step's Job name for the first, `<that name>-a<n>` after. */
+export function attemptJobName(stepJobName: string, attempt: number): string {
+  return attempt <= 1 ? stepJobName : toDnsLabel(`${stepJobName}-a${attempt}`);
 }

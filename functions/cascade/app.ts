@@ -39,7 +39,7 @@ export interface App {
  * which module failed: the Event names it, as the run's condition does.
  */
 function eventNote(t: Transition): EventNote {
-  const type = t.kind === 'ModuleFailed' || t.kind === 'RunFailed' ? 'Warning' : 'Normal';
+  const type = t.kind === 'ModuleFailed' || t.kind === 'RunFailed' || t.kind === 'ModuleRetrying' ? 'Warning' : 'Normal';
   const message = t.kind === 'ModuleFailed' ? `module ${t.module} (step ${(t.step ?? 0) + 1}): ${t.message}` : t.message;
   return { type, reason: t.kind, message };
 }
@@ -67,7 +67,7 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
   const operator: OperatorCache = {};
   const counter = counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator));
   const notify = sinkNotifier(config.sink, config.ceExtensions, log, FUNCTION_SINK_POLICY);
-  return { config, store, log, now: () => new Date(), notify, outbox, hooks, counter, queue: runQueue(), scenarioSource: {} };
+  return { config, store, log, now: () => new Date(), notify, outbox, hooks, counter, queue: runQueue(), scenarioSource: {}, wakeups: new Map() };
 }
 
 export function createApp(config: Config, log: Logger): App {

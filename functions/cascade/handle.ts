@@ -6,6 +6,7 @@ import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { acceptModuleResult } from '../../shared/engine/accept-result.ts';
 import { observeRun } from '../../shared/engine/observe-run.ts';
 import { accepted, failed, invalid, unavailable, type Outcome } from '../../shared/engine/outcome.ts';
+import { resumeRun } from '../../shared/engine/resume-run.ts';
 import { startRun } from '../../shared/engine/start-run.ts';
 import { apiErrorKind, apiMessage } from '../../shared/kube/errors.ts';
 import type { Request } from './inputs.ts';
@@ -15,6 +16,7 @@ function route(deps: EngineDeps, req: Request): Promise<Outcome> {
     case 'run': return startRun(deps, req.body);
     case 'result': return acceptModuleResult(deps, req.body);
     case 'job': return observeRun(deps, req.runname);
+    case 'resume': return resumeRun(deps, req);
     case 'ignored': return Promise.resolve(accepted({ ignored: req.reason }));
     case 'invalid': return Promise.resolve(invalid(req.reason));
   }
@@ -24,6 +26,7 @@ function logFields(req: Request): Record<string, string> {
   if (req.kind === 'run') return { iuid: req.body.iuid };
   if (req.kind === 'result') return { run: req.body.runname, module: req.body.modulename };
   if (req.kind === 'job') return { run: req.runname, job: req.job };
+  if (req.kind === 'resume') return { run: req.target.runname ?? '', iuid: req.target.iuid ?? '' };
   return {};
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MODULE_FINISHED, RUN_REQUESTED } from '../../shared/api/events.ts';
+import { MODULE_FINISHED, RESUME_REQUESTED, RUN_REQUESTED } from '../../shared/api/events.ts';
 import { fromCloudEvent, fromHttpBody } from './inputs.ts';
 
 const run = { turlinfo: 's3://in/x.tgz', iuid: '33e65374-ee8e', oname: 'o', sname: 's' };
@@ -81,5 +81,35 @@ describe('what arrives is kept byte for byte or refused, never altered', () => {
   it('"X\n" and "X" are never one run: the first is refused, the second kept', () => {
     expect(fromHttpBody({ turlinfo: 's3://x', iuid: 'X\n' }).kind).toBe('invalid');
     expect(fromHttpBody({ turlinfo: 's3://x', iuid: 'X' })).toEqual({ kind: 'run', body: { turlinfo: 's3://x', iuid: 'X' } });
+  });
+});
+
+describe('resume requests', () => {
+  it.each([
+    ['CloudEvent by run name: the event id is the request id', () => fromCloudEvent({ id: 'e-1', type: RESUME_REQUESTED, data: { runname: 'cao-33e65' } }),
+      { kind: 'resume', target: { runname: 'cao-33e65' }, requestId: 'e-1' }],
+    ['CloudEvent by iuid', () => fromCloudEvent({ id: 'e-2', type: RESUME_REQUESTED, data: { iuid: '33e65374-ee8e' } }),
+      { kind: 'resume', target: { iuid: '33e65374-ee8e' }, requestId: 'e-2' }],
+    ['plain body with a requestId', () => fromHttpBody({ action: 'resume', runname: 'cao-33e65', requestId: 'mine' }),
+      { kind: 'resume', target: { runname: 'cao-33e65' }, requestId: 'mine' }],
+    ['plain body without one: known by its digest', () => fromHttpBody({ action: 'resume', runname: 'cao-33e65' }),
+      { kind: 'resume', target: { runname: 'cao-33e65' }, bodyDigest: expect.stringMatching(/^[0-9a-f]{16}$/) }],
+  ])('%s', (_n, parse, expected) => {
+    expect(parse()).toEqual(expected);
+  });
+
+  it.each([
+    ['both runname and iuid', { action: 'resume', runname: 'cao-33e65', iuid: '33e65374-ee8e' }, /exactly one of runname and iuid/],
+    ['neither', { action: 'resume' }, /exactly one of runname and iuid/],
+    ['an unknown action', { action: 'reboot', runname: 'cao-33e65' }, /unknown action "reboot"/],
+    ['a run name that is no name', { action: 'resume', runname: 'Not A Name' }, /DNS-1123/],
+  ])('refused: %s', (_n, body, reason) => {
+    const r = fromHttpBody(body);
+    expect(r.kind).toBe('invalid');
+    expect(r.kind === 'invalid' && r.reason).toMatch(reason);
+  });
+
+  it('the same plain body gives the same digest', () => {
+    expect(fromHttpBody({ action: 'resume', iuid: 'abc' })).toEqual(fromHttpBody({ iuid: 'abc', action: 'resume' }));
   });
 });

@@ -6,10 +6,10 @@ import * as v from 'valibot';
 import { parseWith } from '../../shared/api/parse.ts';
 import { quote } from '../../shared/api/reason.ts';
 import {
-  APISERVER_EVENTS, JobEventSchema, MODULE_FINISHED, ModuleResultSchema, RUN_REQUESTED, RunRequestSchema,
-  type ModuleResult, type RunRequest,
+  APISERVER_EVENTS, CONTROL_ACTIONS, JobEventSchema, MODULE_FINISHED, ModuleResultSchema, RESUME_REQUESTED, RUN_REQUESTED, RunRequestSchema,
+  RunTargetSchema, type ModuleResult, type RunRequest, type RunTarget,
 } from '../../shared/api/events.ts';
-import { LABEL_RUN } from '../../shared/names.ts';
+import { LABEL_RUN, shortHash } from '../../shared/names.ts';
 import { NOT_AN_OBJECT } from './plain-body.ts';
 
 export interface IncomingEvent {
@@ -22,6 +22,8 @@ export type Request =
   | { kind: 'run'; body: RunRequest }
   | { kind: 'result'; body: ModuleResult }
   | { kind: 'job'; runname: string; job: string }
+  /** `requestId`: the CloudEvent's id or the body's; `bodyDigest` when a plain body gave none. */
+  | { kind: 'resume'; target: RunTarget; requestId?: string; bodyDigest?: string }
   | { kind: 'ignored'; reason: string }
   | { kind: 'invalid'; reason: string };
 
@@ -57,8 +59,28 @@ function asJob(data: unknown): Request {
   return runname ? { kind: 'job', runname, job: r.metadata.name } : { kind: 'ignored', reason: `Job ${quote(r.metadata.name)} is not Cascade's` };
 }
 
+function asControl(data: unknown, id: string | undefined): Request {
+  const r = parse(RunTargetSchema, 'control request', data);
+  if ('invalid' in r) return { kind: 'invalid', reason: r.invalid };
+  const { runname, iuid, requestId } = r;
+  const target = runname === undefined ? { iuid } : { runname };
+  if (id !== undefined) return { kind: 'resume', target, requestId: id };
+  if (requestId !== undefined) return { kind: 'resume', target, requestId };
+  return { kind: 'resume', target, bodyDigest: shortHash(JSON.stringify(target), 16) };
+}
+
+/** A plain body with `action`: a control request (contract: run control). */
+function asAction(data: Record<string, unknown>): Request {
+  const { action } = data;
+  if (!(CONTROL_ACTIONS as readonly unknown[]).includes(action)) {
+    return { kind: 'invalid', reason: `unknown action ${typeof action === 'string' ? quote(action) : String(action)}: one of ${CONTROL_ACTIONS.join(', ')}` };
+  }
+  return asControl(data, undefined);
+}
+
 export function fromCloudEvent(event: IncomingEvent): Request {
   const data = dataOf(event.data);
+  if (event.type === RESUME_REQUESTED) return asControl(data, event.id);
   if (event.type === RUN_REQUESTED) return asRun(data);
   if (event.type === MODULE_FINISHED) return asResult(data);
   if (APISERVER_EVENTS.includes(event.type)) return asJob(data);
@@ -71,6 +93,7 @@ export function fromHttpBody(body: unknown): Request {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return { kind: 'invalid', reason: NOT_AN_OBJECT };
   }
+  if ('action' in data) return asAction(data as Record<string, unknown>);
   if ('runname' in data || 'modulename' in data || 'moduleresult' in data) return asResult(data);
   return asRun(data);
 }

@@ -39,6 +39,7 @@ export const CONDITION_REASONS = [
   'DeadlineExceeded',
   'Stalled',
   'InvalidSpec',
+  'Retrying',
 ] as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[number];
 
@@ -53,6 +54,27 @@ export const ConditionSchema = v.object({
 });
 export type Condition = v.InferOutput<typeof ConditionSchema>;
 
+/** What started an attempt of a step: the run's progress, a retry after a failure, a resume request. */
+export const ATTEMPT_TRIGGERS = ['Initial', 'Retry', 'Resume'] as const;
+export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];
+
+/** An earlier attempt of a step (one Job), as it ended. */
+export const AttemptRecordSchema = v.object({
+  attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  jobName: NonEmptyStringSchema,
+  phase: v.picklist(MODULE_PHASES),
+  startTime: v.optional(TimestampSchema),
+  completionTime: v.optional(TimestampSchema),
+  result: v.optional(v.string()),
+  reason: v.optional(v.string()),
+  message: v.optional(v.string()),
+  trigger: v.picklist(ATTEMPT_TRIGGERS),
+});
+export type AttemptRecord = v.InferOutput<typeof AttemptRecordSchema>;
+
+/** Most resume request ids kept in `status.resumeRequests`; the oldest go first. */
+export const RESUME_REQUESTS_MAX = 32;
+
 /** What happened to one module of a run. */
 export const ModuleRecordSchema = v.object({
   step: v.pipe(NonNegativeIntSchema, v.description('Index of the module in spec.cascademodules.')),
@@ -64,6 +86,10 @@ export const ModuleRecordSchema = v.object({
   result: v.optional(v.pipe(v.string(), v.description('The moduleresult the module reported.'))),
   reason: v.optional(v.string()),
   message: v.optional(v.string()),
+  attempt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Current attempt, 1-based (absent: 1).'))),
+  trigger: v.optional(v.pipe(v.picklist(ATTEMPT_TRIGGERS), v.description('What started the current attempt (absent: Initial).'))),
+  attempts: v.optional(v.pipe(v.array(AttemptRecordSchema), v.description('Earlier attempts of this step, oldest first.'))),
+  retryAt: v.optional(v.pipe(TimestampSchema, v.description('While a retry waits for its backoff: when its Job is due.'))),
 });
 export type ModuleRecord = v.InferOutput<typeof ModuleRecordSchema>;
 
@@ -92,5 +118,14 @@ export const CascadeRunStatusSchema = v.object({
   modules: v.optional(v.pipe(v.array(ModuleRecordSchema), v.description('One record per module started, in order.'))),
   counted: v.optional(v.pipe(v.boolean(), v.description("The run's end is counted in the CascadeAutoOperator's status."))),
   notified: v.optional(v.pipe(v.boolean(), v.description('The run-end CloudEvent has been sent to K_SINK (or none is owed: no K_SINK when the run ended); false while it is owed.'))),
+  resumes: v.optional(v.pipe(NonNegativeIntSchema, v.description('Times the run was resumed.'))),
+  resumedFrom: v.optional(v.pipe(v.picklist(RUN_PHASES), v.description('Phase the run was in when it was last resumed.'))),
+  resumedAt: v.optional(v.pipe(TimestampSchema, v.description('When the run was last resumed: its deadline and stall times count from it.'))),
+  resumeCounted: v.optional(v.pipe(NonNegativeIntSchema, v.description('The last resume counted in the CascadeAutoOperator (equals resumes once counted).'))),
+  resumeRequests: v.optional(v.pipe(
+    v.array(v.string()), v.maxLength(RESUME_REQUESTS_MAX),
+    v.description('Ids of the resume requests applied, oldest first (a redelivery is a duplicate).'),
+  )),
+  lastHandledResume: v.optional(v.pipe(v.string(), v.description('Value of the resume-requested-at annotation handled last.'))),
 });
 export type CascadeRunStatus = v.InferOutput<typeof CascadeRunStatusSchema>;

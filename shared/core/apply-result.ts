@@ -1,7 +1,8 @@
 // A module's reported result: which step it belongs to, and what it changes. Pure.
 import { isTerminalPhase, type ModuleRecord } from '../api/cascade-run.ts';
-import { completeStep, failStep, isTerminal, jobOf, type Draft } from './draft.ts';
+import { completeStep, isTerminal, jobOf, type Draft } from './draft.ts';
 import { resultMeaning } from './result-meaning.ts';
+import { failOrRetry } from './retry.ts';
 import type { Fact } from './types.ts';
 
 type Result = Extract<Fact, { kind: 'ModuleResult' }>;
@@ -35,13 +36,26 @@ function applyToActive(d: Draft, rec: ModuleRecord, fact: Result): void {
   d.verdict = 'applied';
   const meaning = resultMeaning(fact.moduleresult);
   if (meaning === 'success') completeStep(d, rec.step, undefined);
-  if (meaning === 'failure') failStep(d, rec.step, 'ModuleResultFailed', `module reported "${fact.moduleresult}"`);
+  if (meaning === 'failure') failOrRetry(d, rec.step, 'ModuleResultFailed', `module reported "${fact.moduleresult}"`);
+}
+
+/**
+ * The result that ended the step's last attempt, delivered again before the
+ * next attempt's Job runs (during a retry's backoff, or after a resume): a
+ * duplicate. Results carry no attempt: once the new Job runs, a result is its.
+ */
+function isEchoOfLastAttempt(d: Draft, rec: ModuleRecord, fact: Result): boolean {
+  return !isActive(d, rec) && rec.phase === 'Pending' && rec.attempts?.at(-1)?.result === fact.moduleresult;
 }
 
 export function applyResult(d: Draft, fact: Result): void {
   const steps = d.records.filter((r) => r.name === fact.modulename);
   if (steps.length === 0) {
     d.verdict = 'unknown-module';
+    return;
+  }
+  if (steps.some((r) => isEchoOfLastAttempt(d, r, fact))) {
+    d.verdict = 'duplicate';
     return;
   }
   const active = steps.find((r) => isActive(d, r));

@@ -36,3 +36,38 @@ describe('CascadeAutoOperator counters', () => {
     expect(status?.active).toBe(COUNTED_RUNS_MAX + 1);
   });
 });
+
+describe('counters of a resumed run', () => {
+  const apply = (status: CascadeAutoOperatorStatus | undefined, ...changes: CounterChange[]) =>
+    changes.reduce((s, c) => applyCounter(s, c) ?? s, status);
+  const start: CounterChange = { kind: 'started', run: 'r1' };
+  const failed: CounterChange = { kind: 'ended', run: 'r1', phase: 'Failed' };
+  const resumed = (n: number): CounterChange => ({ kind: 'resumed', run: 'r1', from: 'Failed', resumes: n });
+
+  it('failed, resumed, succeeded: failed-1 and active+1 on the resume, then active-1 and succeeded+1', () => {
+    const ended = apply(undefined, start, failed);
+    expect(ended).toMatchObject({ active: 0, failed: 1 });
+    const back = apply(ended, resumed(1));
+    expect(back).toMatchObject({ active: 1, failed: 0, succeeded: 0 });
+    expect(apply(back, { kind: 'ended', run: 'r1', phase: 'Succeeded', resumes: 1 })).toMatchObject({ active: 0, failed: 0, succeeded: 1, result: 'Success' });
+  });
+
+  it('failed twice, resumed twice: every outcome its own key, every change once', () => {
+    const s = apply(undefined, start, failed, resumed(1), { kind: 'ended', run: 'r1', phase: 'Failed', resumes: 1 }, resumed(2));
+    expect(s).toMatchObject({ active: 1, failed: 0 });
+    expect(s?.countedRuns).toEqual(['start:r1', 'end:r1', 'resume:r1-r1', 'end:r1-r1', 'resume:r1-r2']);
+    expect(apply(s, resumed(2), resumed(1), failed)).toBe(s);
+  });
+
+  it('a resume counted before the end it undoes counts that end; the end counted late changes nothing', () => {
+    const s = apply(undefined, start, resumed(1));
+    expect(s).toMatchObject({ active: 1, failed: 0 });
+    expect(applyCounter(s, failed)).toBeUndefined();
+  });
+
+  it('a resume from Cancelled takes the run from `cancelled`', () => {
+    const s = applyCounter({ active: 0, succeeded: 0, failed: 0, cancelled: 1, countedRuns: ['start:r1', 'end:r1'] } as CascadeAutoOperatorStatus,
+      { kind: 'resumed', run: 'r1', from: 'Cancelled' as 'Failed', resumes: 1 });
+    expect(s).toMatchObject({ active: 1, failed: 0, cancelled: 0 });
+  });
+});

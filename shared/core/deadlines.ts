@@ -5,7 +5,9 @@ import type { ConditionReason } from '../api/cascade-run.ts';
 import { failRun, failStep, isTerminal, seconds, type Draft } from './draft.ts';
 
 function lastProgress(d: Draft): string | undefined {
-  const times = d.records.flatMap((r) => [r.startTime, r.completionTime]).filter((t): t is string => Boolean(t));
+  // A retry's due time and a resume count as progress: a wait for a backoff is not a stall.
+  const times = [...d.records.flatMap((r) => [r.startTime, r.completionTime, r.retryAt]), d.status.resumedAt]
+    .filter((t): t is string => Boolean(t));
   return times.sort().at(-1) ?? d.status.startTime;
 }
 
@@ -19,7 +21,7 @@ function fail(d: Draft, reason: ConditionReason, message: string): void {
 export function enforceRunTimeout(d: Draft): void {
   const { now, settings } = d.input;
   if (isTerminal(d) || settings.runTimeoutSeconds <= 0) return;
-  const age = seconds(d.status.startTime, now) ?? 0;
+  const age = seconds(d.status.resumedAt ?? d.status.startTime, now) ?? 0;
   if (age > settings.runTimeoutSeconds) fail(d, 'DeadlineExceeded', `run is older than its deadline of ${settings.runTimeoutSeconds}s`);
 }
 

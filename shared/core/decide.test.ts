@@ -4,7 +4,7 @@ import { IUID, NOW, SETTINGS, input, job, result, run } from './testing/fixtures
 import type { CascadeRunStatus } from '../api/cascade-run.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { ObservedJob } from './observed-job.ts';
-import type { Decision, Fact } from './types.ts';
+import type { Action, Decision, Fact } from './types.ts';
 
 const ABC = ['a', 'b', 'c'];
 const T0 = '2026-11-29T11:00:00.000Z';
@@ -19,12 +19,18 @@ function running(step: number, extra: Partial<CascadeRunStatus> = {}): CascadeRu
   return { ...status, startTime: T0, currentStep: step, currentModule: ABC[step], ...extra };
 }
 
+function actionText(a: Action): string {
+  if (a.type === 'FinishRun' || a.type === 'SendRunEndEvent') return `${a.type === 'FinishRun' ? 'Finish' : 'Send'}:${a.phase}`;
+  if (a.type === 'CountResume') return `CountResume:${a.resumes}`;
+  return `${a.type}:${a.step}`;
+}
+
 function summary(d: Decision) {
   return {
     phase: d.status.phase,
     modules: d.status.modules?.map((m) => m.phase).join(','),
     reason: d.status.conditions?.find((c) => c.type === 'Succeeded')?.reason,
-    actions: d.actions.map((a) => (a.type === 'FinishRun' || a.type === 'SendRunEndEvent' ? `${a.type === 'FinishRun' ? 'Finish' : 'Send'}:${a.phase}` : `${a.type}:${a.step}`)).join(' '),
+    actions: d.actions.map(actionText).join(' '),
     verdict: d.verdict,
     changed: d.changed,
   };

@@ -7,6 +7,7 @@ import { cleanup } from './cleanup.ts';
 import { enforceRunTimeout, enforceStall } from './deadlines.ts';
 import { failRun, isTerminal, newDraft } from './draft.ts';
 import { endActions } from './run-end.ts';
+import { applyResume, resumeActions } from './resume.ts';
 import { adoptLaterJobs, advance } from './progress.ts';
 import type { DecideInput, Decision } from './types.ts';
 
@@ -14,13 +15,14 @@ export function decide(input: DecideInput): Decision {
   const before = JSON.stringify(input.run.status ?? {});
   const d = newDraft(input);
   if (d.records.length === 0 && !isTerminal(d)) failRun(d, 'InvalidSpec', 'spec.cascademodules is empty: the run has no scenario snapshot');
+  if (input.fact.kind === 'Resume') applyResume(d, input.fact);
   adoptLaterJobs(d);
   if (input.fact.kind === 'ModuleResult') applyResult(d, input.fact);
   enforceRunTimeout(d);
   advance(d);
   enforceStall(d);
   cleanup(d);
-  d.actions.push(...endActions(d.status, input.settings.sink));
+  d.actions.push(...resumeActions(d.status), ...endActions(d.status, input.settings.sink));
   return {
     status: d.status,
     changed: JSON.stringify(d.status) !== before,

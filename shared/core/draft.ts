@@ -59,7 +59,8 @@ export function isTerminal(d: Draft): boolean {
 }
 
 export function jobOf(d: Draft, step: number): ObservedJob | undefined {
-  return d.input.jobs.find((j) => j.step === step && j.run === d.run.name);
+  const attempt = d.records[step]?.attempt ?? 1;
+  return d.input.jobs.find((j) => j.step === step && j.run === d.run.name && (j.attempt ?? 1) === attempt);
 }
 
 function record(d: Draft, step: number): ModuleRecord {

@@ -49,8 +49,18 @@ describe('buildJob', () => {
     expect(job.metadata?.labels).toEqual({
       app: 'Cascade', modulename: 'binarization-33e65',
       'cascade.cascade.net/run': ref.name, 'cascade.cascade.net/step': '1', 'cascade.cascade.net/module': 'binarization',
+      'cascade.cascade.net/attempt': '1',
     });
     expect(job.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'CascadeRun', name: ref.name, uid: 'u-1', controller: true })]);
+  });
+
+  it('names a later attempt <Job name>-a<n> and labels it with its attempt', () => {
+    const retried = buildJob(settings, ref, 1, 3);
+    expect(retried.metadata?.name).toBe('cascadeautooperator-ip-binarization-33e65-a3');
+    expect(retried.metadata?.labels).toMatchObject({ 'cascade.cascade.net/step': '1', 'cascade.cascade.net/attempt': '3' });
+    const long = buildJob(settings, { ...ref, modules: [module('m'.repeat(60))] }, 0, 2);
+    expect(long.metadata?.name).toMatch(/^[a-z0-9-]{1,63}$/);
+    expect(long.metadata?.name).not.toBe(buildJob(settings, { ...ref, modules: [module('m'.repeat(60))] }, 0).metadata?.name);
   });
 
   it('copies the module Job fields and keeps the template, env on the first container only', () => {

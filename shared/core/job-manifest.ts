@@ -5,8 +5,8 @@ import type { V1EnvVar, V1Job, V1PodTemplateSpec } from '@kubernetes/client-node
 import type { CascadeModule } from '../api/scenario.ts';
 import { API_VERSION, CASCADE_RUN_KIND } from '../api/group.ts';
 import {
-  LABEL_APP, LABEL_APP_VALUE, LABEL_GO_MODULE, LABEL_MODULE, LABEL_RUN, LABEL_STEP,
-  iuidPrefix, jobName, toLabelValue,
+  LABEL_APP, LABEL_APP_VALUE, LABEL_ATTEMPT, LABEL_GO_MODULE, LABEL_MODULE, LABEL_RUN, LABEL_STEP,
+  attemptJobName, iuidPrefix, jobName, toLabelValue,
 } from '../names.ts';
 
 export interface RunRef {
@@ -56,7 +56,7 @@ export function moduleEnv(settings: JobSettings, run: RunRef, step: number): V1E
   return [...config, ...computed];
 }
 
-export function jobLabels(run: RunRef, step: number): Record<string, string> {
+export function jobLabels(run: RunRef, step: number, attempt = 1): Record<string, string> {
   const module = run.modules[step]?.modulename ?? '';
   return {
     [LABEL_APP]: LABEL_APP_VALUE,
@@ -64,6 +64,7 @@ export function jobLabels(run: RunRef, step: number): Record<string, string> {
     [LABEL_RUN]: run.name,
     [LABEL_STEP]: String(step),
     [LABEL_MODULE]: toLabelValue(module),
+    [LABEL_ATTEMPT]: String(attempt),
   };
 }
 
@@ -79,11 +80,12 @@ function podTemplate(template: unknown, env: V1EnvVar[], labels: Record<string, 
   return copy;
 }
 
-export function buildJob(settings: JobSettings, run: RunRef, step: number): V1Job {
+/** The Job of attempt `attempt` (1 unless retried or resumed) of step `step`. */
+export function buildJob(settings: JobSettings, run: RunRef, step: number, attempt = 1): V1Job {
   const module = run.modules[step];
   if (!module) throw new RangeError(`step ${step} is outside the scenario of ${run.name}`);
-  const labels = jobLabels(run, step);
-  const name = jobName(settings.scenarioName, run.name, run.modules.map((m) => m.modulename), step);
+  const labels = jobLabels(run, step, attempt);
+  const name = attemptJobName(jobName(settings.scenarioName, run.name, run.modules.map((m) => m.modulename), step), attempt);
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',

@@ -1,6 +1,6 @@
 // What the core needs to know of a Job, read from the Job object. Pure.
 import type { V1Job } from '@kubernetes/client-node';
-import { LABEL_RUN, LABEL_STEP } from '../names.ts';
+import { LABEL_ATTEMPT, LABEL_RUN, LABEL_STEP } from '../names.ts';
 
 export type JobState = 'Active' | 'Succeeded' | 'Failed';
 
@@ -8,6 +8,8 @@ export interface ObservedJob {
   name: string;
   run: string;
   step: number;
+  /** The attempt of its step (label cascade.cascade.net/attempt; absent: 1). */
+  attempt?: number;
   state: JobState;
   reason?: string;
   message?: string;
@@ -26,13 +28,14 @@ function iso(value: Date | string | undefined): string | undefined {
   return value instanceof Date ? value.toISOString() : value;
 }
 
-function identity(job: V1Job): { name: string; run: string; step: number } | undefined {
+function identity(job: V1Job): { name: string; run: string; step: number; attempt: number } | undefined {
   const labels = job.metadata?.labels ?? {};
   const step = Number(labels[LABEL_STEP]);
+  const attempt = Number(labels[LABEL_ATTEMPT] ?? '1');
   const run = labels[LABEL_RUN];
   const name = job.metadata?.name;
-  if (!name || !run || !Number.isInteger(step) || step < 0) return undefined;
-  return { name, run, step };
+  if (!name || !run || !Number.isInteger(step) || step < 0 || !Number.isInteger(attempt) || attempt < 1) return undefined;
+  return { name, run, step, attempt };
 }
 
 function outcome(job: V1Job): { state: JobState; why: { reason?: string; message?: string } } {

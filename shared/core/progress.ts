@@ -1,9 +1,12 @@
 // Moving a run forward from what is observed: adopt Jobs that prove earlier
-// steps done, finish steps whose Jobs finished, start the next step's Job. Pure.
+// steps done, finish steps whose Jobs finished, start the next step's Job (of
+// its current attempt, once any retry backoff is over). Pure.
 import type { ConditionReason, ModuleRecord } from '../api/cascade-run.ts';
+import { attemptOf, isWaiting } from './attempts.ts';
 import { buildJob } from './job-manifest.ts';
 import type { ObservedJob } from './observed-job.ts';
 import { completeStep, failStep, isTerminal, jobOf, markRunning, succeedRun, type Draft } from './draft.ts';
+import { failOrRetry } from './retry.ts';
 
 /**
  * A Job exists for step k only after some decision saw every step before k
@@ -30,9 +33,16 @@ function start(d: Draft, rec: ModuleRecord, job: ObservedJob | undefined): boole
     failStep(d, rec.step, 'JobCreationFailed', `the API server refused the Job: ${refused.message}`);
     return false;
   }
-  if (!job) d.actions.push({ type: 'CreateJob', step: rec.step, job: buildJob(d.input.settings, d.run, rec.step) });
+  if (!job) d.actions.push({ type: 'CreateJob', step: rec.step, job: buildJob(d.input.settings, d.run, rec.step, attemptOf(rec)) });
   markRunning(d, rec.step, job?.startTime ?? d.input.now);
+  delete rec.retryAt;
   return true;
+}
+
+/** The step's attempt failed: true when a retry is due at once (no backoff), so the run moves on to it. */
+function attemptFailed(d: Draft, rec: ModuleRecord, reason: ConditionReason, message: string): boolean {
+  failOrRetry(d, rec.step, reason, message);
+  return !isTerminal(d) && rec.phase === 'Pending' && !isWaiting(rec, d.input.now);
 }
 
 /** One look at the first unfinished step; true when the run moved on to another step. */
@@ -43,16 +53,14 @@ function advanceOnce(d: Draft): boolean {
     return false;
   }
   const job = jobOf(d, rec.step);
+  if (isWaiting(rec, d.input.now)) return false;
   if (rec.phase === 'Pending' && !start(d, rec, job)) return false;
   if (!job) {
-    if (!d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) {
-      failStep(d, rec.step, 'JobMissing', `Job ${rec.jobName} is gone before it finished`);
-    }
-    return false;
+    if (d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) return false;
+    return attemptFailed(d, rec, 'JobMissing', `Job ${rec.jobName} is gone before it finished`);
   }
   if (job.state === 'Failed') {
-    failStep(d, rec.step, jobFailureReason(job.reason), job.message ?? `Job ${job.name} failed (${job.reason ?? 'no reason'})`);
-    return false;
+    return attemptFailed(d, rec, jobFailureReason(job.reason), job.message ?? `Job ${job.name} failed (${job.reason ?? 'no reason'})`);
   }
   if (job.state !== 'Succeeded') return false;
   completeStep(d, rec.step, job.completionTime);

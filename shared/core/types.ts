@@ -1,13 +1,19 @@
 // The vocabulary of the pure core: what it is told, what it decides.
 import type { V1Job } from '@kubernetes/client-node';
-import type { CascadeRun, CascadeRunStatus, TerminalPhase } from '../api/cascade-run.ts';
+import type { CascadeRun, CascadeRunStatus, RunPhase, TerminalPhase } from '../api/cascade-run.ts';
 import type { JobSettings } from './job-manifest.ts';
 import type { ObservedJob } from './observed-job.ts';
 
 /** The new fact an event brings; `Observe` when it only asks to look again (a Job changed, a sweep). */
 export type Fact =
   | { kind: 'ModuleResult'; modulename: string; moduleresult: string }
-  | { kind: 'Observe' };
+  | { kind: 'Observe' }
+  /**
+   * Resume a Failed (or Cancelled) run from its stopped step. `requestId`: the
+   * request's id; `bodyDigest` instead for a plain body without one;
+   * `annotation`: the kubectl way's value, recorded as handled.
+   */
+  | { kind: 'Resume'; requestId?: string | undefined; bodyDigest?: string | undefined; annotation?: string | undefined };
 
 /** The API server refused a step's Job as invalid (a bad template in the scenario). */
 export interface Refusal {
@@ -45,9 +51,12 @@ export type Action =
   /** Count the end in the CascadeAutoOperator, then record it counted, and notified unless the event is owed. */
   | { type: 'FinishRun'; phase: TerminalPhase; eventOwed: boolean }
   /** Send the run-end CloudEvent (after any FinishRun, without holding the reply), then record it notified. */
-  | { type: 'SendRunEndEvent'; phase: TerminalPhase };
+  | { type: 'SendRunEndEvent'; phase: TerminalPhase }
+  /** Count resume number `resumes` in the CascadeAutoOperator (`from`-1, active+1), then record it counted. */
+  | { type: 'CountResume'; from: RunPhase; resumes: number };
 
-export type TransitionKind = 'ModuleStarted' | 'ModuleSucceeded' | 'ModuleFailed' | 'RunSucceeded' | 'RunFailed';
+export type TransitionKind = 'ModuleStarted' | 'ModuleSucceeded' | 'ModuleFailed' | 'RunSucceeded' | 'RunFailed'
+  | 'ModuleRetrying' | 'RunResumed';
 
 export interface Transition {
   kind: TransitionKind;
@@ -60,7 +69,8 @@ export interface Transition {
 }
 
 /** What became of the fact: the reply of an entry point derives from it. */
-export type Verdict = 'applied' | 'recorded' | 'duplicate' | 'unknown-module' | 'not-started' | 'observed';
+export type Verdict = 'applied' | 'recorded' | 'duplicate' | 'unknown-module' | 'not-started' | 'observed'
+  | 'resumed' | 'not-resumable';
 
 export interface Decision {
   status: CascadeRunStatus;

@@ -9,6 +9,7 @@ import type { RunEndEvent } from '../api/events.ts';
 import type { CounterChange } from '../core/counters.ts';
 import type { Outbox } from './outbox.ts';
 import type { RunQueue } from './run-queue.ts';
+import type { RetryWakeups } from './retry-wake.ts';
 
 export interface EngineHooks {
   /** Each transition decided and written (metrics, Kubernetes Events). */
@@ -33,4 +34,6 @@ export interface EngineDeps {
   queue?: RunQueue;
   /** The scenario source this process last warned about (start-run.ts): one warning per change, not per run; every run warns without it. */
   scenarioSource?: { last?: string | undefined };
+  /** Timers that look at a run again when its retry is due (retry-wake.ts); without them (the janitor) the next sweep does. */
+  wakeups?: RetryWakeups;
 }

@@ -5,7 +5,7 @@
 // status until `status.notified` records it sent. The function sends it after
 // its reply (deps.outbox); the janitor, which answers no one, inline.
 import pRetry from 'p-retry';
-import { CONDITION_SUCCEEDED, type CascadeRun, type CascadeRunStatus, type TerminalPhase } from '../api/cascade-run.ts';
+import { CONDITION_SUCCEEDED, type CascadeRun, type CascadeRunStatus, type RunPhase, type TerminalPhase } from '../api/cascade-run.ts';
 import { RUN_FAILED, RUN_SUCCEEDED, type RunEndEvent } from '../api/events.ts';
 import { apiErrorKind } from '../kube/errors.ts';
 import { conflictPause } from './conflict-pause.ts';
@@ -14,10 +14,16 @@ import { count } from './operator-counters.ts';
 
 const MAX_ATTEMPTS = 10;
 
+/** `<run uid>-<phase>`, and `-r<N>` after N resumes: unique per outcome, the same on every send of one. */
+export function runEndEventId(run: CascadeRun, phase: TerminalPhase): string {
+  const resumes = run.status?.resumes ?? 0;
+  return `${run.metadata.uid ?? run.metadata.name}-${phase.toLowerCase()}${resumes > 0 ? `-r${resumes}` : ''}`;
+}
+
 export function runEndEvent(deps: Pick<EngineDeps, 'config' | 'now'>, run: CascadeRun, phase: TerminalPhase): RunEndEvent {
   const s = run.status ?? {};
   return {
-    id: `${run.metadata.uid ?? run.metadata.name}-${phase.toLowerCase()}`,
+    id: runEndEventId(run, phase),
     type: phase === 'Succeeded' ? RUN_SUCCEEDED : RUN_FAILED,
     source: `/cascade/${deps.config.namespace}/${deps.config.scenarioName}`,
     subject: run.metadata.name,
@@ -32,24 +38,30 @@ export function runEndEvent(deps: Pick<EngineDeps, 'config' | 'now'>, run: Casca
   };
 }
 
-type Marks = Pick<CascadeRunStatus, 'counted' | 'notified'>;
+type Marks = Pick<CascadeRunStatus, 'counted' | 'notified' | 'resumeCounted'>;
 
 /** The marks only move forward: a run notified by another process meanwhile is not made to owe its event again. */
 export function withMarks(status: CascadeRunStatus, marks: Marks): CascadeRunStatus {
   const next = { ...status };
   if (marks.counted) next.counted = true;
   if (marks.notified !== undefined && next.notified !== true) next.notified = marks.notified;
+  if (marks.resumeCounted !== undefined) next.resumeCounted = Math.max(marks.resumeCounted, next.resumeCounted ?? 0);
   return next;
 }
 
-/** Writes `marks` into the run's status, reloading on conflict; leaves alone a run that has them, is gone or was made anew. */
+/** Marks are of one outcome: a run made anew, or resumed since, is another. */
+function sameOutcome(a: CascadeRun, b: CascadeRun): boolean {
+  return a.metadata.uid === b.metadata.uid && (a.status?.resumes ?? 0) === (b.status?.resumes ?? 0);
+}
+
+/** Writes `marks` into the run's status, reloading on conflict; leaves alone a run that has them, is gone, was made anew or resumed since. */
 async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<CascadeRun> {
   let current: CascadeRun | undefined = run;
   for (let attempt = 1; current && attempt <= MAX_ATTEMPTS; attempt++) {
-    if (current.metadata.uid !== run.metadata.uid) return run;
+    if (!sameOutcome(current, run)) return run;
     const status: CascadeRunStatus = current.status ?? {};
     const next = withMarks(status, marks);
-    if (next.counted === status.counted && next.notified === status.notified) return current;
+    if (next.counted === status.counted && next.notified === status.notified && next.resumeCounted === status.resumeCounted) return current;
     try {
       return await deps.store.writeRunStatus(current, next);
     } catch (error) {
@@ -64,8 +76,14 @@ async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<Ca
 
 /** Counts the end, then records it counted, and notified unless the event is owed. */
 export async function finishRun(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase, eventOwed: boolean): Promise<CascadeRun> {
-  await count(deps, { kind: 'ended', run: run.metadata.name, phase });
+  await count(deps, { kind: 'ended', run: run.metadata.name, phase, resumes: run.status?.resumes });
   return mark(deps, run, { counted: true, notified: !eventOwed });
+}
+
+/** Counts resume number `resumes` (`from`-1, active+1), then records it counted. */
+export async function countResume(deps: EngineDeps, run: CascadeRun, from: RunPhase, resumes: number): Promise<CascadeRun> {
+  await count(deps, { kind: 'resumed', run: run.metadata.name, from, resumes });
+  return mark(deps, run, { resumeCounted: resumes });
 }
 
 /** Sends the run-end event, then records it sent; a failure leaves it owed. */

@@ -9,7 +9,8 @@ import type { Action, Decision, Fact, Refusal } from '../core/types.ts';
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
 import { conflictPause } from './conflict-pause.ts';
-import { finishRun, sendRunEndEvent } from './finish-run.ts';
+import { countResume, finishRun, sendRunEndEvent } from './finish-run.ts';
+import { wakeForRetry } from './retry-wake.ts';
 
 const MAX_ATTEMPTS = 10;
 
@@ -56,8 +57,11 @@ async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision)
   const deletes = decision.actions.filter((a) => a.type === 'DeleteJob');
   await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name)));
   for (const t of decision.transitions) deps.hooks?.transition?.(t, run);
+  wakeForRetry(deps, run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
+  const resume = decision.actions.find((a) => a.type === 'CountResume');
+  const resumed = resume ? await countResume(deps, run, resume.from, resume.resumes) : run;
   const finish = decision.actions.find((a) => a.type === 'FinishRun');
-  const current = finish ? await finishRun(deps, run, finish.phase, finish.eventOwed) : run;
+  const current = finish ? await finishRun(deps, resumed, finish.phase, finish.eventOwed) : resumed;
   const send = decision.actions.find((a) => a.type === 'SendRunEndEvent');
   if (send) await sendRunEndEvent(deps, current, send.phase);
   return current;

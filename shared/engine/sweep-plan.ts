@@ -4,6 +4,7 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import { isTerminalPhase, type CascadeRun } from '../api/cascade-run.ts';
+import { pendingResume } from '../core/resume.ts';
 import { LABEL_RUN } from '../names.ts';
 import { isDeleting, isHeld, needsOperator, withFinalizer, withoutFinalizer } from './operator-finalizer.ts';
 
@@ -11,10 +12,10 @@ export function isTerminalRun(run: CascadeRun): boolean {
   return isTerminalPhase(run.status?.phase);
 }
 
-/** Still to move: not ended, or ended but its end not yet counted, or its run-end event still owed. A run being deleted is left alone. */
+/** Still to move: not ended, or ended but its end not yet counted, or its run-end event still owed, or a resume annotation not handled. A run being deleted is left alone. */
 export function needsReconcile(run: CascadeRun): boolean {
   if (isDeleting(run)) return false;
-  return !isTerminalRun(run) || !run.status?.notified;
+  return !isTerminalRun(run) || !run.status?.notified || pendingResume(run) !== undefined;
 }
 
 /** A run in progress. */

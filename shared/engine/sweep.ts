@@ -11,6 +11,7 @@ import type { CascadeRun } from '../api/cascade-run.ts';
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
 import { reconcileRun } from './reconcile.ts';
+import { annotationResume, pendingResume } from '../core/resume.ts';
 import { finalizerPlan, type FinalizerPlan, isActiveRun, isExpired, jobsOfRun, needsReconcile, orphanJobs } from './sweep-plan.ts';
 import { emptySummary, tally, type SweepSummary } from './sweep-summary.ts';
 
@@ -42,7 +43,8 @@ async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, job
   let current: CascadeRun | undefined = run;
   if (needsReconcile(run)) {
     s.runsHandled++;
-    const result = await reconcileRun(deps, name, { kind: 'Observe' });
+    const resume = pendingResume(run);
+    const result = await reconcileRun(deps, name, resume === undefined ? { kind: 'Observe' } : annotationResume(resume));
     if (result.kind === 'missing') return undefined;
     if (result.kind === 'done') {
       tally(s, result.decision);
