@@ -5,11 +5,14 @@
 // wait for states.
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CascadeRun } from '../shared/api/cascade-run.ts';
+import type { CascadeRun, CascadeRunStatus, ModuleRecord } from '../shared/api/cascade-run.ts';
 import { RESUME_REQUESTED } from '../shared/api/events.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { sweep } from '../shared/engine/sweep.ts';
+import { ANNOTATION_RESUME_REQUESTED } from '../shared/names.ts';
+import { createRun, janitorDeps, janitorKubeconfig } from './support/janitor.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { recordingSink } from './support/recording-sink.ts';
 
@@ -168,5 +171,60 @@ describe('resume', () => {
     await h.deliver(RESUME_REQUESTED, { runname: RUN }, 'resume-1');
     expect(await post(h.url(), { action: 'resume', runname: RUN, requestId: 'resume-1' })).toMatchObject({ status: 200, body: { verdict: 'duplicate', phase: 'Succeeded' } });
     expect((await h.getRun(RUN)).status).toMatchObject({ phase: 'Succeeded', resumes: 1 });
+  });
+});
+
+describe('the janitor: retries whose wake-up was missed, resumes asked with kubectl', () => {
+  const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
+  const T0 = '2026-11-30T10:00:00Z';
+  const modules = three({ retry: { limit: 3, backoffSeconds: 30 } });
+  const rec = (step: number, phase: ModuleRecord['phase'], extra: Partial<ModuleRecord> = {}): ModuleRecord => ({
+    step, name: modules[step]!.modulename, jobName: jobOf(modules[step]!.modulename), phase,
+    ...(phase === 'Pending' ? {} : { startTime: T0, completionTime: T0 }), ...extra,
+  });
+  const status = (phase: CascadeRunStatus['phase'], records: ModuleRecord[]): CascadeRunStatus => ({
+    phase, startTime: T0, modules: records, result: [],
+    conditions: [{ type: 'Succeeded', status: phase === 'Failed' ? 'False' : 'Unknown', reason: phase === 'Failed' ? 'ModuleFailed' : 'Retrying', message: 'm', lastTransitionTime: T0 }],
+    ...(phase === 'Failed' ? { completionTime: T0, info: 'Failed', counted: true, notified: true } : {}),
+  });
+
+  async function setUp() {
+    h = await cascadeHarness({ modules, source: false });
+    const deps = janitorDeps(await janitorKubeconfig(h.ns), h.env);
+    return { h, deps };
+  }
+
+  it('a retry due while no process watched it: the sweep creates its Job', async () => {
+    const { h, deps } = await setUp();
+    const attempts = [{ attempt: 1, jobName: jobOf('binarization'), phase: 'Failed' as const, trigger: 'Initial' as const, startTime: T0, completionTime: T0 }];
+    const waiting = rec(1, 'Pending', { attempt: 2, trigger: 'Retry', jobName: jobOf('binarization', 2), attempts, retryAt: '2026-11-30T10:00:30Z' });
+    const name = await createRun(h, SCENARIO, { iuid: IUID, modules, status: status('Running', [rec(0, 'Succeeded'), waiting, rec(2, 'Pending')]) });
+    expect(name).toBe(RUN);
+    // Before its time, nothing; after it, attempt 2's Job.
+    await sweep(deps, new Date('2026-11-30T10:00:29Z'));
+    expect(await liveJobs(h)).toEqual([]);
+    await sweep(deps, new Date('2026-11-30T10:00:31Z'));
+    expect(await liveJobs(h)).toEqual([jobOf('binarization', 2)]);
+    expect((await h.getRun(RUN)).status?.modules?.[1]).toMatchObject({ phase: 'Running', attempt: 2 });
+  });
+
+  it('kubectl annotate resume-requested-at: the sweep resumes the failed run once per value', async () => {
+    const { h, deps } = await setUp();
+    const failedAt1 = status('Failed', [rec(0, 'Succeeded'), rec(1, 'Failed', { reason: 'ModuleFailed' }), rec(2, 'Pending')]);
+    await createRun(h, SCENARIO, { iuid: IUID, modules, status: failedAt1 });
+    const runs = { ...G, namespace: h.ns, plural: 'cascaderuns', name: RUN };
+    const annotate = (value: string) => h.custom.patchNamespacedCustomObject({ ...runs, body: [{ op: 'add', path: '/metadata/annotations', value: { [ANNOTATION_RESUME_REQUESTED]: value } }] });
+    await annotate('2026-11-30T10:05:00Z');
+    const now = new Date();
+    expect(await sweep(deps, now)).toMatchObject({ errors: 0 });
+    const resumed = await h.getRun(RUN);
+    expect(resumed.status).toMatchObject({ phase: 'Running', resumes: 1, lastHandledResume: '2026-11-30T10:05:00Z', resumeRequests: ['annotation:2026-11-30T10:05:00Z'] });
+    expect(resumed.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running', 'Pending']);
+    expect(await liveJobs(h)).toEqual([jobOf('binarization', 2)]);
+    expect((await h.operator()).status).toMatchObject({ active: 1, failed: 0 });
+    // Swept again: handled already, nothing more.
+    await sweep(deps, now);
+    expect((await h.getRun(RUN)).status).toMatchObject({ resumes: 1 });
+    expect(await liveJobs(h)).toEqual([jobOf('binarization', 2)]);
   });
 });
