@@ -12,11 +12,11 @@ export const LABEL_STEP = 'cascade.cascade.net/step';
 export const LABEL_MODULE = 'cascade.cascade.net/module';
 /** Label of a Job: the attempt of its step it runs ("1" for the first). */
 export const LABEL_ATTEMPT = 'cascade.cascade.net/attempt';
-/** Annotation of a CascadeRun: a one-shot resume request (`kubectl annotate ... --overwrite`). */
-export const ANNOTATION_RESUME_REQUESTED = 'cascade.cascade.net/resume-requested-at';
 export const LABEL_IUID_HASH = 'cascade.cascade.net/iuid-hash';
 /** Annotation of a CascadeRun: where its scenario came from (`CascadeAutoOperator/<name>` or `file:<path>`). */
 export const ANNOTATION_SCENARIO_SOURCE = 'cascade.cascade.net/scenario-source';
+/** Annotation of a CascadeRun a user sets to resume it (`kubectl annotate`): a new value is a new request. */
+export const ANNOTATION_RESUME_REQUESTED_AT = 'cascade.cascade.net/resume-requested-at';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;

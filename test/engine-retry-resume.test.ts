@@ -6,12 +6,12 @@
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeRun, CascadeRunStatus, ModuleRecord } from '../shared/api/cascade-run.ts';
-import { RESUME_REQUESTED } from '../shared/api/events.ts';
+import { RUN_RESUME_REQUESTED } from '../shared/api/events.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { sweep } from '../shared/engine/sweep.ts';
-import { ANNOTATION_RESUME_REQUESTED } from '../shared/names.ts';
+import { ANNOTATION_RESUME_REQUESTED_AT } from '../shared/names.ts';
 import { createRun, janitorDeps, janitorKubeconfig } from './support/janitor.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { recordingSink } from './support/recording-sink.ts';
@@ -137,8 +137,8 @@ describe('resume', () => {
     await waitFor(() => sink!.received.some((r) => r.headers['ce-id'] === `${uid}-failed`), { message: 'the first failure announced' });
 
     // Resumed by a CloudEvent, delivered twice with one id.
-    await h.deliver(RESUME_REQUESTED, { runname: RUN }, 'resume-1');
-    await h.deliver(RESUME_REQUESTED, { runname: RUN }, 'resume-1');
+    await h.deliver(RUN_RESUME_REQUESTED, { runname: RUN }, 'resume-1');
+    await h.deliver(RUN_RESUME_REQUESTED, { runname: RUN }, 'resume-1');
     await h.recorded([jobOf('binarization', 2)]);
     const resumed = await waitRun(h, 'resumed and running', (r) => r.status?.phase === 'Running' && r.status.modules?.[1]?.phase === 'Running');
     expect(resumed.metadata.uid).toBe(uid);
@@ -168,7 +168,7 @@ describe('resume', () => {
     expect(h.jobs.has(jobOf('grayscale', 2))).toBe(false);
     expect([...h.jobs.keys()].sort()).toEqual([jobOf('binarization'), jobOf('binarization', 2), jobOf('diff'), jobOf('grayscale')].sort());
     // Delivered once more after the end: still a duplicate, the end stands.
-    await h.deliver(RESUME_REQUESTED, { runname: RUN }, 'resume-1');
+    await h.deliver(RUN_RESUME_REQUESTED, { runname: RUN }, 'resume-1');
     expect(await post(h.url(), { action: 'resume', runname: RUN, requestId: 'resume-1' })).toMatchObject({ status: 200, body: { verdict: 'duplicate', phase: 'Succeeded' } });
     expect((await h.getRun(RUN)).status).toMatchObject({ phase: 'Succeeded', resumes: 1 });
   });
@@ -213,7 +213,7 @@ describe('the janitor: retries whose wake-up was missed, resumes asked with kube
     const failedAt1 = status('Failed', [rec(0, 'Succeeded'), rec(1, 'Failed', { reason: 'ModuleFailed' }), rec(2, 'Pending')]);
     await createRun(h, SCENARIO, { iuid: IUID, modules, status: failedAt1 });
     const runs = { ...G, namespace: h.ns, plural: 'cascaderuns', name: RUN };
-    const annotate = (value: string) => h.custom.patchNamespacedCustomObject({ ...runs, body: [{ op: 'add', path: '/metadata/annotations', value: { [ANNOTATION_RESUME_REQUESTED]: value } }] });
+    const annotate = (value: string) => h.custom.patchNamespacedCustomObject({ ...runs, body: [{ op: 'add', path: '/metadata/annotations', value: { [ANNOTATION_RESUME_REQUESTED_AT]: value } }] });
     await annotate('2026-11-30T10:05:00Z');
     const now = new Date();
     expect(await sweep(deps, now)).toMatchObject({ errors: 0 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { dump, load, loadAll } from 'js-yaml';
-import { APISERVER_EVENTS, MODULE_FINISHED, RESUME_REQUESTED, RUN_REQUESTED } from '../shared/api/events.ts';
+import { APISERVER_EVENTS, MODULE_FINISHED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { LABEL_APP, LABEL_APP_VALUE, LABEL_RUN } from '../shared/names.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
@@ -218,7 +218,7 @@ describe('the wiring, checked on the manifests', () => {
   it('has one Trigger per event type the function accepts, each with a subscriber: the Service cascade', () => {
     const triggers = ofKind('Trigger');
     const types = triggers.map((t) => t.spec.filter.attributes.type).sort();
-    expect(types).toEqual([RUN_REQUESTED, MODULE_FINISHED, RESUME_REQUESTED, ...APISERVER_EVENTS].sort());
+    expect(types).toEqual([RUN_REQUESTED, MODULE_FINISHED, RUN_RESUME_REQUESTED, ...APISERVER_EVENTS].sort());
     for (const t of triggers) {
       expect(t.spec.broker).toBe('default');
       expect(t.spec.subscriber).toEqual({ ref: { apiVersion: 'serving.knative.dev/v1', kind: 'Service', name: 'cascade' } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MODULE_FINISHED, RESUME_REQUESTED, RUN_REQUESTED } from '../../shared/api/events.ts';
+import { MODULE_FINISHED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../../shared/api/events.ts';
 import { fromCloudEvent, fromHttpBody } from './inputs.ts';
 
 const run = { turlinfo: 's3://in/x.tgz', iuid: '33e65374-ee8e', oname: 'o', sname: 's' };
@@ -86,9 +86,9 @@ describe('what arrives is kept byte for byte or refused, never altered', () => {
 
 describe('resume requests', () => {
   it.each([
-    ['CloudEvent by run name: the event id is the request id', () => fromCloudEvent({ id: 'e-1', type: RESUME_REQUESTED, data: { runname: 'cao-33e65' } }),
+    ['CloudEvent by run name: the event id is the request id', () => fromCloudEvent({ id: 'e-1', type: RUN_RESUME_REQUESTED, data: { runname: 'cao-33e65' } }),
       { kind: 'resume', target: { runname: 'cao-33e65' }, requestId: 'e-1' }],
-    ['CloudEvent by iuid', () => fromCloudEvent({ id: 'e-2', type: RESUME_REQUESTED, data: { iuid: '33e65374-ee8e' } }),
+    ['CloudEvent by iuid', () => fromCloudEvent({ id: 'e-2', type: RUN_RESUME_REQUESTED, data: { iuid: '33e65374-ee8e' } }),
       { kind: 'resume', target: { iuid: '33e65374-ee8e' }, requestId: 'e-2' }],
     ['plain body with a requestId', () => fromHttpBody({ action: 'resume', runname: 'cao-33e65', requestId: 'mine' }),
       { kind: 'resume', target: { runname: 'cao-33e65' }, requestId: 'mine' }],

@@ -6,8 +6,8 @@ import * as v from 'valibot';
 import { parseWith } from '../../shared/api/parse.ts';
 import { quote } from '../../shared/api/reason.ts';
 import {
-  APISERVER_EVENTS, CONTROL_ACTIONS, JobEventSchema, MODULE_FINISHED, ModuleResultSchema, RESUME_REQUESTED, RUN_REQUESTED, RunRequestSchema,
-  RunTargetSchema, type ModuleResult, type RunRequest, type RunTarget,
+  APISERVER_EVENTS, JobEventSchema, MODULE_FINISHED, ModuleResultSchema, ResumeRequestIdSchema, RUN_REQUESTED, RUN_RESUME_REQUESTED,
+  RunRequestSchema, RunTargetSchema, type ModuleResult, type RunRequest, type RunTarget,
 } from '../../shared/api/events.ts';
 import { LABEL_RUN, shortHash } from '../../shared/names.ts';
 import { NOT_AN_OBJECT } from './plain-body.ts';
@@ -59,32 +59,35 @@ function asJob(data: unknown): Request {
   return runname ? { kind: 'job', runname, job: r.metadata.name } : { kind: 'ignored', reason: `Job ${quote(r.metadata.name)} is not Cascade's` };
 }
 
-function asControl(data: unknown, id: string | undefined): Request {
-  const r = parse(RunTargetSchema, 'control request', data);
-  if ('invalid' in r) return { kind: 'invalid', reason: r.invalid };
-  const { runname, iuid, requestId } = r;
-  const target = runname === undefined ? { iuid } : { runname };
+/** A resume request: its id is the CloudEvent's, else the plain body's `requestId`, else the body's digest. */
+function asResume(data: unknown, id: string | undefined): Request {
+  const target = parse(RunTargetSchema, 'resume request', data);
+  if ('invalid' in target) return { kind: 'invalid', reason: target.invalid };
   if (id !== undefined) return { kind: 'resume', target, requestId: id };
-  if (requestId !== undefined) return { kind: 'resume', target, requestId };
+  const own = parse(ResumeRequestIdSchema, 'resume request', data);
+  if ('invalid' in own) return { kind: 'invalid', reason: own.invalid };
+  if (own.requestId !== undefined) return { kind: 'resume', target, requestId: own.requestId };
   return { kind: 'resume', target, bodyDigest: shortHash(JSON.stringify(target), 16) };
-}
-
-/** A plain body with `action`: a control request (contract: run control). */
-function asAction(data: Record<string, unknown>): Request {
-  const { action } = data;
-  if (!(CONTROL_ACTIONS as readonly unknown[]).includes(action)) {
-    return { kind: 'invalid', reason: `unknown action ${typeof action === 'string' ? quote(action) : String(action)}: one of ${CONTROL_ACTIONS.join(', ')}` };
-  }
-  return asControl(data, undefined);
 }
 
 export function fromCloudEvent(event: IncomingEvent): Request {
   const data = dataOf(event.data);
-  if (event.type === RESUME_REQUESTED) return asControl(data, event.id);
+  if (event.type === RUN_RESUME_REQUESTED) return asResume(data, event.id);
   if (event.type === RUN_REQUESTED) return asRun(data);
   if (event.type === MODULE_FINISHED) return asResult(data);
   if (APISERVER_EVENTS.includes(event.type)) return asJob(data);
   return { kind: 'invalid', reason: `unsupported event type ${quote(event.type)}` };
+}
+
+/** Plain bodies with an `action`: requests to control a run. */
+const ACTIONS: Record<string, (data: unknown) => Request> = {
+  resume: (data) => asResume(data, undefined),
+};
+
+function asAction(action: unknown, data: unknown): Request {
+  const known = typeof action === 'string' && Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+  if (known) return known(data);
+  return { kind: 'invalid', reason: `unknown action ${typeof action === 'string' ? quote(action) : `of type ${typeof action}`}: must be one of ${Object.keys(ACTIONS).join(', ')}` };
 }
 
 /** A plain POST: the Go controller's run request (`POST /run` before) or module status (`POST /`). */
@@ -93,7 +96,7 @@ export function fromHttpBody(body: unknown): Request {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return { kind: 'invalid', reason: NOT_AN_OBJECT };
   }
-  if ('action' in data) return asAction(data as Record<string, unknown>);
+  if ('action' in data) return asAction(data.action, data);
   if ('runname' in data || 'modulename' in data || 'moduleresult' in data) return asResult(data);
   return asRun(data);
 }

@@ -11,7 +11,7 @@ export const MODULE_FINISHED = 'net.cascade.module.finished.v1';
 /** Knative ApiServerSource, Resource mode: a watched Job was added, changed or deleted. */
 export const APISERVER_EVENTS = ['add', 'update', 'delete'].map((verb) => `dev.knative.apiserver.resource.${verb}`);
 /** Resume a Failed (or Cancelled) run from its stopped step (a plain body: the same data plus `"action": "resume"`). */
-export const RESUME_REQUESTED = 'net.cascade.run.resume.requested.v1';
+export const RUN_RESUME_REQUESTED = 'net.cascade.run.resume.requested.v1';
 /** Sent to K_SINK when a run ends. */
 export const RUN_SUCCEEDED = 'net.cascade.run.succeeded.v1';
 export const RUN_FAILED = 'net.cascade.run.failed.v1';
@@ -61,20 +61,18 @@ export const ModuleResultSchema = v.object({
 }, 'must be a JSON object');
 export type ModuleResult = v.InferOutput<typeof ModuleResultSchema>;
 
-/** Plain bodies with an `action` key are control requests; these are the actions there are. */
-export const CONTROL_ACTIONS = ['resume'] as const;
-
-/** Which run a control request is about: its name, or the iuid of its run request (exactly one). */
+/**
+ * Which run a control request names: its name, or the iuid of its run request
+ * (the run that iuid's request made), exactly one of them.
+ */
 export const RunTargetSchema = v.pipe(
-  v.object({
-    runname: v.optional(RunName),
-    iuid: v.optional(Iuid),
-    action: v.optional(v.string('must be a string')),
-    requestId: v.optional(text(253)),
-  }, 'must be a JSON object'),
+  v.object({ runname: v.optional(RunName), iuid: v.optional(Iuid) }, 'must be a JSON object'),
   v.check((t) => (t.runname === undefined) !== (t.iuid === undefined), 'must name the run by exactly one of runname and iuid'),
 );
 export type RunTarget = v.InferOutput<typeof RunTargetSchema>;
+
+/** A resume request's own id in a plain body (a CloudEvent's is its `id`). */
+export const ResumeRequestIdSchema = v.object({ requestId: v.optional(text(253)) }, 'must be a JSON object');
 
 /** What Cascade reads of an ApiServerSource event's data: the Job's kind, name and labels. */
 export const JobEventSchema = v.object({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CascadeRun, CascadeRunStatus } from '../api/cascade-run.ts';
-import { ANNOTATION_RESUME_REQUESTED } from '../names.ts';
+import { ANNOTATION_RESUME_REQUESTED_AT } from '../names.ts';
 import { decide } from './decide.ts';
 import { annotationResume, pendingResume } from './resume.ts';
 import { NOW, SETTINGS, input, job, result, run } from './testing/fixtures.ts';
@@ -119,7 +119,7 @@ describe('resume: a failed run goes on from its failed step', () => {
 describe('the kubectl way: the resume-requested-at annotation', () => {
   const annotated = (status: CascadeRunStatus, value: string): CascadeRun => {
     const r = run(ABC, status);
-    r.metadata.annotations = { [ANNOTATION_RESUME_REQUESTED]: value };
+    r.metadata.annotations = { [ANNOTATION_RESUME_REQUESTED_AT]: value };
     return r;
   };
 

@@ -5,7 +5,7 @@
 // and the run is Running again under its name. Idempotent by request id: the
 // ids applied are kept (bounded) in status. Pure.
 import { RESUME_REQUESTS_MAX, type CascadeRun, type CascadeRunStatus } from '../api/cascade-run.ts';
-import { ANNOTATION_RESUME_REQUESTED } from '../names.ts';
+import { ANNOTATION_RESUME_REQUESTED_AT } from '../names.ts';
 import { nextAttempt } from './attempts.ts';
 import { setSucceeded } from './conditions.ts';
 import type { Draft } from './draft.ts';
@@ -22,7 +22,7 @@ export function isResumable(status: CascadeRunStatus | undefined): boolean {
 
 /** The kubectl way: the resume-requested-at annotation's value while it differs from the one handled last. */
 export function pendingResume(run: CascadeRun): string | undefined {
-  const value = run.metadata.annotations?.[ANNOTATION_RESUME_REQUESTED];
+  const value = run.metadata.annotations?.[ANNOTATION_RESUME_REQUESTED_AT];
   if (!value || value === run.status?.lastHandledResume) return undefined;
   return value;
 }
