@@ -35,7 +35,6 @@
 // `Authorization: Bearer <token>` is answered 401 before its body is read
 // (caller-token.ts); the probes stay open.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { quote } from '../../shared/api/reason.ts';
 import { CHALLENGE, callerAllowed } from './caller-token.ts';
@@ -73,22 +72,26 @@ export interface RuntimeServer {
   setNotFoundHandler(handler: (request: RuntimeRequest, reply: RuntimeReply) => void): unknown;
 }
 
-type SdkError = Error & { errors?: unknown[] };
-type SdkErrorClass = abstract new (...args: never[]) => SdkError;
+type SdkError = Error & { errors?: unknown };
 
-/** The ValidationError class of the CloudEvents SDK copy that the runtime loads (not ours). */
-function sdkValidationError(): SdkErrorClass {
-  const runtime = createRequire(import.meta.url).resolve('faas-js-runtime');
-  return (createRequire(runtime)('cloudevents') as { ValidationError: SdkErrorClass }).ValidationError;
+/**
+ * Whether an error is the CloudEvents SDK's ValidationError, from the SDK copy
+ * the runtime loads (not ours): the only TypeError the runtime raises with an
+ * `errors` list. Told by its shape, not its class, so that it holds when the
+ * runtime is bundled with the function (scripts/bundle.mjs) as when it is
+ * loaded from node_modules.
+ */
+export function isSdkValidationError(error: Error): error is SdkError & { errors: unknown[] } {
+  return error instanceof TypeError && Array.isArray((error as SdkError).errors);
 }
 
 function send(reply: RuntimeReply, r: Reply): void {
   reply.code(r.statusCode).headers(r.headers).send(r.body);
 }
 
-function described(error: Error & Partial<RuntimeError>, validationError: SdkErrorClass): RuntimeError {
+function described(error: Error & Partial<RuntimeError>): RuntimeError {
   const { name, message, code, statusCode } = error;
-  return { name, message, code, statusCode, ...(error instanceof validationError ? { cloudEventErrors: (error as SdkError).errors ?? [] } : {}) };
+  return { name, message, code, statusCode, ...(isSdkValidationError(error) ? { cloudEventErrors: error.errors } : {}) };
 }
 
 /** Why a request to the function is refused before the runtime reads it, if it is. */
@@ -107,7 +110,6 @@ export function corsHeaderNames(headers: Record<string, unknown>): string[] {
 /** Adds the four patches above to the runtime's server, and the caller check when `authToken` is set. */
 export function patchServer(server: RuntimeServer, log: Logger, authToken?: string): void {
   const bodyLimit = server.initialConfig.bodyLimit ?? 1_048_576;
-  const validationError = sdkValidationError();
   const refuse = (request: RuntimeRequest, reply: RuntimeReply, statusCode: number, reason: string) => {
     log.warn({ method: request.method, url: request.url, status: statusCode, reason }, 'refused before the function');
     send(reply, refused(statusCode, reason));
@@ -125,7 +127,7 @@ export function patchServer(server: RuntimeServer, log: Logger, authToken?: stri
     else done();
   });
   server.setErrorHandler((error, request, reply) => {
-    const refusal = refusalOf(described(error, validationError), bodyLimit);
+    const refusal = refusalOf(described(error), bodyLimit);
     if (refusal) return refuse(request, reply, refusal.statusCode, refusal.reason);
     log.error({ err: error, method: request.method, url: request.url }, 'request failed in the runtime');
     send(reply, refused(500, `internal error: ${error.message}`));
