@@ -66,8 +66,8 @@ describe('Containerfile', () => {
   it('starts the entry the Procfile and `npm run start:function` start; the CronJob runs the janitor the Procfile names', () => {
     const [cmd] = ofKind(runtime!, 'CMD');
     expect(cmd?.argv).toEqual(procfile.web);
-    expect(cmd?.argv).toEqual(['node', 'node_modules/faas-js-runtime/bin/cli.js', pkg.scripts['start:function']!.split(' ')[1]]);
-    expect(pkg.scripts['start:function']).toBe('faas-js-runtime build/functions/cascade/index.js');
+    expect(cmd?.argv).toEqual(pkg.scripts['start:function']!.split(' '));
+    expect(pkg.scripts['start:function']).toBe('node build/functions/cascade/server.cjs');
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a YAML document read as it is
     const cronJob = parseYaml(read('knative/janitor-cronjob.yaml')) as any;
     expect(cronJob.spec.jobTemplate.spec.template.spec.containers[0].command).toEqual(procfile.janitor);

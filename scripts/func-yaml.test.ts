@@ -53,10 +53,10 @@ describe('Procfile', () => {
     read('Procfile').trim().split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
   );
 
-  it('starts faas-js-runtime on the compiled function, which `npm run build` writes from functions/cascade/index.ts', () => {
-    expect(processes.web).toBe('node node_modules/faas-js-runtime/bin/cli.js build/functions/cascade/index.js');
-    expect(existsSync(join(root, 'functions/cascade/index.ts'))).toBe(true);
-    expect(existsSync(join(root, 'node_modules/faas-js-runtime/bin/cli.js'))).toBe(true);
+  it('starts the function\'s bundle (faas-js-runtime serving functions/cascade/index.ts), which `npm run build` writes from functions/cascade/serve.ts', () => {
+    expect(processes.web).toBe('node build/functions/cascade/server.cjs');
+    expect(existsSync(join(root, 'functions/cascade/serve.ts'))).toBe(true);
+    expect(existsSync(join(root, 'scripts/bundle.ts'))).toBe(true);
   });
 
   it('has the janitor process the deploy/func CronJob runs, compiled too', () => {

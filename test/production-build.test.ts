@@ -75,7 +75,7 @@ const ownedInSharedTmp = () => asImageUser
 describe('the image, from the Containerfile\'s stages run in clean copies', () => {
   it('runs on the Node.js the Containerfile names, and holds the compiled function, the janitor and the build\'s identity', () => {
     expect(process.version).toBe(`v${containerfile.args.NODE_VERSION}`);
-    for (const f of ['build/functions/cascade/index.js', 'build/functions/janitor/main.js', 'build/build-info.json']) {
+    for (const f of ['build/functions/cascade/server.cjs', 'build/functions/cascade/function.cjs', 'build/functions/cascade/index.js', 'build/functions/janitor/main.js', 'build/build-info.json']) {
       expect(existsSync(join(image.workdir, f)), f).toBe(true);
     }
   });
@@ -91,7 +91,10 @@ describe('the image, from the Containerfile\'s stages run in clean copies', () =
 
     const own = filesUnder(image.workdir, ['node_modules']);
     expect(own.filter((f) => !f.startsWith('build/')).sort()).toEqual(['package-lock.json', 'package.json']);
-    expect(own.filter((f) => !/\.(js|js\.map|json)$/.test(f))).toEqual([]);
+    // and V8's code cache of the function's bundle, made for the image's user by the build
+    const cache = own.filter((f) => f.startsWith('build/functions/cascade/compile-cache/'));
+    expect(cache.some((f) => f.includes(`-${asImageUser ? image.uid : process.getuid!()}/`))).toBe(true);
+    expect(own.filter((f) => !cache.includes(f) && !/\.(c?js|c?js\.map|json)$/.test(f))).toEqual([]);
   });
 
   it('serves a run end to end as the image\'s user under the function\'s ServiceAccount, loading no TypeScript and writing nothing; the CronJob\'s janitor sweeps', async () => {
