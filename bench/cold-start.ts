@@ -1,10 +1,10 @@
 // Cold start of the function as faas-js-runtime serves it: from the spawn of
 // the process to the first answered /ready, and (in another fresh process) to
-// the first answered run request and the first Job it created.
+// the first answered run request and the first Job it created. The function
+// is BENCH_ENTRY's (bench/entry.ts).
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { repoRoot } from '../local/cluster/paths.ts';
 import { freePort } from '../local/function-process.ts';
+import { benchFunction } from './entry.ts';
 import { postJson, runRequest, scenario, type Install } from './install.ts';
 import { rssMiB } from './procfs.ts';
 import { spread } from './stats.ts';
@@ -22,20 +22,14 @@ export interface ColdStart {
   rssAfterStartMiB: number;
 }
 
-/**
- * The function's entry: the TypeScript source as `npm start` and the tests run
- * it, or BENCH_ENTRY=build/functions/cascade/index.js, compiled by `npm run build`.
- */
-const ENTRY = process.env.BENCH_ENTRY ?? 'functions/cascade/index.ts';
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function spawnFunction(env: Record<string, string>) {
   const port = await freePort();
-  const cli = join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js');
+  const command = benchFunction();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, join(repoRoot, ENTRY), '--port', String(port)], {
-    cwd: repoRoot, env: { ...process.env, CASCADE_METRICS_PORT: '0', ...env }, stdio: 'ignore',
+  const child = spawn(process.execPath, command.args, {
+    cwd: command.cwd, env: { ...process.env, CASCADE_METRICS_PORT: '0', ...env, FUNC_PORT: String(port) }, stdio: 'ignore',
   });
   const stop = () => new Promise<void>((resolve) => {
     if (child.exitCode !== null) return resolve();

@@ -19,6 +19,7 @@ import { runName } from '../shared/names.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import { functionKubeconfig } from '../local/function-rbac.ts';
 import { createNamespace, deleteNamespace, waitFor } from '../local/kube.ts';
+import { benchFunction } from './entry.ts';
 import { startRecorder, type Recorder } from './recorder.ts';
 import { API_VERSION, CASCADE_AUTO_OPERATOR_KIND } from '../shared/api/group.ts';
 
@@ -126,7 +127,7 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
   const recorder = await startRecorder(kc, ns);
   // A CRD just established answers 429 "storage is (re)initializing" for a moment.
   await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), { message: 'cascaderuns can be listed' });
-  let fn = await startFunction(env);
+  let fn = await startFunction(env, benchFunction());
   const deadLetters = await startDeadLetterSink();
   let brokerUrl = '';
   const out = sender(() => brokerUrl);
@@ -155,7 +156,7 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
     async restart() {
       source.stop();
       await fn.stop();
-      fn = await startFunction(env);
+      fn = await startFunction(env, benchFunction());
       broker.setAddresses('Service/cascade', [fn.url]);
       source = await startApiServerSource({ kc, namespace: ns, sink: broker.url });
     },
