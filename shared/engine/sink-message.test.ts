@@ -1,7 +1,7 @@
 import { HTTP } from 'cloudevents';
 import { describe, expect, it } from 'vitest';
 import { RUN_SUCCEEDED, type RunEndEvent } from '../api/events.ts';
-import { binaryMessage } from './sink.ts';
+import { binaryMessage } from './sink-message.ts';
 
 const EVENT: RunEndEvent = {
   id: 'uid-1-succeeded', type: RUN_SUCCEEDED, source: '/cascade/ns/cao', subject: 'cao-abc', time: '2026-11-29T12:00:00.000Z',

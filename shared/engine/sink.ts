@@ -1,9 +1,8 @@
 // Run-end CloudEvents to K_SINK (Knative SinkBinding convention), built and
-// encoded in binary mode by the CloudEvents SDK, with K_CE_OVERRIDES'
-// extensions, retried a few times. A delivery that still fails is logged and
-// reported (false): the event stays owed in the run's status and is sent
+// encoded in binary mode by the CloudEvents SDK (sink-message.ts, loaded when
+// the first event is sent), with K_CE_OVERRIDES' extensions, retried a few
+// times. A delivery that still fails is logged and reported (false): the event stays owed in the run's status and is sent
 // again by the next delivery of the run's events or by the janitor.
-import { CloudEvent, HTTP, type Message } from 'cloudevents';
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import type { Extensions } from '../ce-overrides.ts';
@@ -22,21 +21,12 @@ export const FUNCTION_SINK_POLICY: SinkPolicy = { retries: 5, minTimeoutMs: 200,
 /** The janitor sends each owed event within its sweep: one retry, the next sweep tries again. */
 export const JANITOR_SINK_POLICY: SinkPolicy = { retries: 1, minTimeoutMs: 200, maxTimeoutMs: 1000, attemptTimeoutMs: 5000 };
 
-/** The event as a binary-mode HTTP message: attributes and extensions in `ce-` headers, the data as JSON. Pure. */
-export function binaryMessage(event: RunEndEvent, extensions: Extensions): Message {
-  const ce = new CloudEvent({
-    ...extensions,
-    specversion: '1.0', id: event.id, type: event.type, source: event.source, subject: event.subject, time: event.time,
-    datacontenttype: 'application/json', data: event.data,
-  });
-  return HTTP.binary(ce);
-}
-
 export type Notify = (event: RunEndEvent, signal?: AbortSignal) => Promise<boolean>;
 
 export function sinkNotifier(sink: string | undefined, extensions: Extensions, log: Logger, policy: SinkPolicy): Notify {
   if (!sink) return async () => false;
   return async (event, signal) => {
+    const { binaryMessage } = await import('./sink-message.ts');
     const { headers, body } = binaryMessage(event, extensions);
     try {
       await pRetry(async () => {
