@@ -24,6 +24,12 @@ describe('configuration from the environment', () => {
     }) });
   });
 
+  it('reads CASCADE_SCENARIOS, the scenarios a run request may name: a list, or any when unset or empty', () => {
+    expect(parseConfig({ CASCADE_SCENARIOS: ' a, b ,,c' }, noPod)).toMatchObject({ ok: true, value: { scenarios: ['a', 'b', 'c'] } });
+    expect(parseConfig({ CASCADE_SCENARIOS: '' }, noPod)).toMatchObject({ ok: true, value: { scenarios: undefined } });
+    expect(parseConfig({}, noPod)).toMatchObject({ ok: true, value: { scenarios: undefined } });
+  });
+
   it('reads the Go controller variables', () => {
     const r = parseConfig({ CONFIG_PATH: '/c.json', POD_NAMESPACE: 'ns', SCENARIO_NAME: 's', SID: 'prod', OUT_MINIO_ADDRESS: 'http://m/', K_SINK: 'http://broker' });
     expect(r).toMatchObject({ ok: true, value: { configPath: '/c.json', namespace: 'ns', scenarioName: 's', outMinioAddress: 'http://m/', sink: 'http://broker' } });

@@ -16,6 +16,8 @@ export interface Config {
   configPath: string;
   namespace: string;
   scenarioName: string;
+  /** CASCADE_SCENARIOS: the scenarios a run request may name besides SCENARIO_NAME; undefined = any CascadeAutoOperator of the namespace. */
+  scenarios: string[] | undefined;
   outMinioAddress: string;
   sink: string | undefined;
   /** CloudEvent extensions added to every event sent to K_SINK (K_CE_OVERRIDES). */
@@ -95,6 +97,12 @@ function namespaceOf(env: NodeJS.ProcessEnv, sources: ConfigSources): string {
   return env.POD_NAMESPACE || serviceAccountNamespace(sources.namespaceFile) || 'cascade-operator';
 }
 
+/** A comma-separated list; unset or empty: undefined (no list). */
+function scenarioList(raw: string | undefined): string[] | undefined {
+  const names = (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return names.length > 0 ? names : undefined;
+}
+
 export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {}): ConfigResult {
   const n = numbers(env);
   if (typeof n === 'string') return { ok: false, reason: n };
@@ -108,6 +116,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
       configPath: env.CONFIG_PATH || '/tmp/configuration',
       namespace: namespaceOf(env, sources),
       scenarioName: env.SCENARIO_NAME || 'cascadeautooperator-ip',
+      scenarios: scenarioList(env.CASCADE_SCENARIOS),
       outMinioAddress: env.OUT_MINIO_ADDRESS || 'http://example.com/test-out/',
       sink: env.K_SINK || undefined,
       ceExtensions: overrides.extensions,

@@ -18,4 +18,16 @@ describe('metrics with the Go controller names', () => {
     expect(text).toContain('scenario_current_runs{scenarioName="cao",OName="org",SName="src"} 2');
     expect(text).toContain('cascade_transitions_total{kind="RunFailed"} 1');
   });
+
+  it('labels each run with its own scenario, and counts queued runs per scenario', async () => {
+    const m = cascadeMetrics('cao');
+    m.transition({ kind: 'RunSucceeded', message: '', durationSeconds: 1 }, { ob: 'o', src: 's', scenarioname: 'other' });
+    m.setQueued([{ scenarioname: 'other' }, { scenarioname: 'other' }, { scenarioname: 'cao' }]);
+    const text = await m.registry.metrics();
+    expect(text).toContain('success_scenario_total{scenarioName="other",OName="o",SName="s"} 1');
+    expect(text).toContain('cascade_queued_runs{scenario="other"} 2');
+    expect(text).toContain('cascade_queued_runs{scenario="cao"} 1');
+    m.setQueued([]);
+    expect(await m.registry.metrics()).toContain('cascade_queued_runs{scenario="cao"} 0');
+  });
 });

@@ -12,6 +12,8 @@ const TRANSITIONS: TransitionKind[] = ['ModuleStarted', 'ModuleSucceeded', 'Modu
 export interface RunLabels {
   ob?: string | undefined;
   src?: string | undefined;
+  /** The run's scenario (spec.scenarioname); the function's SCENARIO_NAME when absent. */
+  scenarioname?: string | undefined;
 }
 
 export function cascadeMetrics(scenarioName: string, registry = new Registry()) {
@@ -31,10 +33,12 @@ export function cascadeMetrics(scenarioName: string, registry = new Registry()) 
     apiRetries: new Counter({ name: 'cascade_api_retries_total', help: 'Kubernetes API calls retried after a transient error', registers }),
     conflicts: new Counter({ name: 'cascade_status_conflicts_total', help: 'Status writes that lost an optimistic-concurrency race and were decided again', registers }),
     rateLimited: new Counter({ name: 'cascade_rate_limited_total', help: 'Requests answered 429 by the token bucket', registers }),
+    queued: new Gauge({ name: 'cascade_queued_runs', help: 'Runs waiting for a slot of their scenario (phase Queued, from the CascadeRuns in the API server)', labelNames: ['scenario'], registers }),
   };
   for (const kind of TRANSITIONS) m.transitions.labels({ kind }).inc(0);
 
-  const labels = (run: RunLabels) => ({ scenarioName, OName: run.ob ?? '', SName: run.src ?? '' });
+  const scenarioOf = (run: RunLabels) => run.scenarioname || scenarioName;
+  const labels = (run: RunLabels) => ({ scenarioName: scenarioOf(run), OName: run.ob ?? '', SName: run.src ?? '' });
   return {
     ...m,
     transition(t: Transition, run: RunLabels): void {
@@ -58,6 +62,12 @@ export function cascadeMetrics(scenarioName: string, registry = new Registry()) 
     setCurrent(active: RunLabels[]): void {
       m.current.reset();
       for (const run of active) m.current.labels(labels(run)).inc();
+    },
+    /** Sets cascade_queued_runs from the runs waiting in their scenario's queue; SCENARIO_NAME shows 0 when none wait. */
+    setQueued(queued: RunLabels[]): void {
+      m.queued.reset();
+      m.queued.labels({ scenario: scenarioName }).set(0);
+      for (const run of queued) m.queued.labels({ scenario: scenarioOf(run) }).inc();
     },
   };
 }

@@ -159,21 +159,46 @@ describe('CascadeAutoOperator CRD', () => {
   it("accepts the Go operator's CascadeAutoOperator and Cascade's dedupe keys", async () => {
     const cao = goCascadeAutoOperator() as Obj;
     const created = await create(g.CASCADE_AUTO_OPERATOR_PLURAL, without(named(cao, 'cao'), 'status') as Obj);
-    expect(created.spec).toEqual(cao.spec); // open spec: replicas, template... are kept
+    expect(created.spec).toEqual(cao.spec); // the Go controller's replicas and template: declared, kept (and ignored)
     const status = { ...cao.status, countedRuns: ['run-a/end'] };
     const updated = await putStatus(g.CASCADE_AUTO_OPERATOR_PLURAL, created, status);
     expect(updated.status).toEqual(status);
     expect(parseCascadeAutoOperator(updated)).toMatchObject({ ok: true });
     const table = await kubectl('get', 'cao', '-n', namespace, String(created.metadata?.['name']));
     const [header, row] = table.trim().split('\n').map((line) => line.trim().split(/\s+/));
-    expect(header).toEqual(['NAME', 'ACTIVE', 'SUCCEEDED', 'FAILED', 'AGE']);
-    expect(row?.slice(1, 4)).toEqual(['1', '3', '1']);
+    expect(header).toEqual(['NAME', 'ACTIVE', 'QUEUED', 'SUCCEEDED', 'FAILED', 'AGE']);
+    expect(row?.slice(1, 4)).toEqual(['1', '3', '1']); // QUEUED is blank: kubectl prints nothing for an integer not set
+  });
+
+  it('shows the queue and the limit: a printer column each', async () => {
+    const cao = goCascadeAutoOperator() as Obj;
+    const body = without(named({ ...cao, spec: { ...cao.spec, maxConcurrentRuns: 5 } }, 'limited'), 'status') as Obj;
+    const created = await create(g.CASCADE_AUTO_OPERATOR_PLURAL, body);
+    await putStatus(g.CASCADE_AUTO_OPERATOR_PLURAL, created, { active: 5, queued: 2, holders: ['a', 'b', 'c', 'd', 'e'], queue: ['f', 'g'] });
+    const table = await kubectl('get', 'cao', '-n', namespace, '-o', 'wide', String(created.metadata?.['name']));
+    const [header = '', row = ''] = table.split('\n');
+    // Columns by the header's offsets: blank cells (counters not set) collapse under a split on spaces.
+    const cell = (name: string) => row.slice(header.indexOf(name)).trim().split(/\s+/)[0];
+    expect(header.trim().split(/\s+/)).toEqual(['NAME', 'ACTIVE', 'QUEUED', 'SUCCEEDED', 'FAILED', 'RESULT', 'LIMIT', 'AGE']);
+    expect([cell('ACTIVE'), cell('QUEUED'), cell('LIMIT')]).toEqual(['5', '2', '5']);
+  });
+
+  it('refuses an unknown spec field under strict field validation (kubectl\'s default), and prunes it with a warning otherwise', async () => {
+    const cao = goCascadeAutoOperator() as Obj;
+    const body = (prefix: string) => without(named({ ...cao, spec: { ...cao.spec, maxConcurentRuns: 5 } }, prefix), 'status') as Obj;
+    const strict = api().createNamespacedCustomObject({ ...where(g.CASCADE_AUTO_OPERATOR_PLURAL), body: body('strict'), fieldValidation: 'Strict' });
+    const { code, message } = await rejection(strict);
+    expect(code).toBe(400);
+    expect(message).toMatch(/unknown field "spec\.maxConcurentRuns"/);
+    const pruned = (await api().createNamespacedCustomObject({ ...where(g.CASCADE_AUTO_OPERATOR_PLURAL), body: body('warn') })) as Obj;
+    expect(pruned.spec).toEqual(cao.spec);
   });
 
   it.each<[string, (c: Obj) => Obj, RegExp]>([
     ['no scenarioconfig', (c) => ({ ...c, spec: without(c.spec, 'scenarioconfig') }), /spec\.scenarioconfig: Required value/],
     ['an empty scenario', (c) => ({ ...c, spec: { ...c.spec, scenarioconfig: { cascademodules: [] } } }),
       /spec\.scenarioconfig\.cascademodules/],
+    ['a limit of 0', (c) => ({ ...c, spec: { ...c.spec, maxConcurrentRuns: 0 } }), /spec\.maxConcurrentRuns/],
   ])('rejects a CascadeAutoOperator with %s', async (_name, mutate, expected) => {
     const body = without(mutate(named(goCascadeAutoOperator(), 'badcao')), 'status') as Obj;
     const { code, message } = await rejection(create(g.CASCADE_AUTO_OPERATOR_PLURAL, body));

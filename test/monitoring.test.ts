@@ -247,7 +247,7 @@ function ksmExpectations(ns: string, runs: CascadeRun[], op: CascadeAutoOperator
   for (const r of runs) created.set(one(r.spec.scenarioname, r.spec.ob ?? ''), (created.get(one(r.spec.scenarioname, r.spec.ob ?? '')) ?? 0) + 1);
   const counter = (k: 'active' | 'succeeded' | 'failed') => new Map([[one(ns, op.metadata!.name!), op.status?.[k] ?? 0]]);
   const e: Record<string, { by: string[]; values: Map<string, number> }> = {
-    'CascadeRuns by phase A': { by: ['phase'], values: new Map(['Pending', 'Running', 'Succeeded', 'Failed'].map((p) => [one(p), phase(p).length])) },
+    'CascadeRuns by phase A': { by: ['phase'], values: new Map(['Queued', 'Pending', 'Running', 'Succeeded', 'Failed'].map((p) => [one(p), phase(p).length])) },
     'Run duration (from the CascadeRuns) A': { by: ['namespace', 'cascaderun'], values: byNs(ended, (r) => seconds(r.status!.completionTime) - seconds(r.status!.startTime)) },
     'Age of running runs A': { by: ['namespace', 'cascaderun'], values: byNs(phase('Running'), (r) => t - seconds(r.status!.startTime)) },
     'Current step of running runs A': { by: ['namespace', 'cascaderun'], values: byNs(phase('Running'), (r) => r.status!.currentStep ?? 0) },

@@ -9,7 +9,8 @@ import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { unavailable } from '../../shared/engine/outcome.ts';
 import { outbox as newOutbox, type Outbox } from '../../shared/engine/outbox.ts';
 import { FUNCTION_SINK_POLICY, sinkNotifier } from '../../shared/engine/sink.ts';
-import { counterBatcher } from '../../shared/engine/counter-batcher.ts';
+import { counterBatcher, perScenario } from '../../shared/engine/counter-batcher.ts';
+import { wakePromoted } from '../../shared/engine/admission.ts';
 import { writeCounters, type OperatorCache } from '../../shared/engine/operator-counters.ts';
 import { runQueue } from '../../shared/engine/run-queue.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
@@ -64,10 +65,15 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
         .catch((error) => log.warn({ err: error, run: run.metadata.name }, 'Kubernetes Event not recorded'));
     },
   };
-  const operator: OperatorCache = {};
-  const counter = counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator));
+  const counter = perScenario((scenario) => {
+    const operator: OperatorCache = {};
+    return counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator, scenario));
+  });
   const notify = sinkNotifier(config.sink, config.ceExtensions, log, FUNCTION_SINK_POLICY);
-  return { config, store, log, now: () => new Date(), notify, outbox, hooks, counter, queue: runQueue(), scenarioSource: {}, wakeups: new Map() };
+  const deps: EngineDeps = { config, store, log, now: () => new Date(), notify, outbox, hooks, counter, queue: runQueue(), scenarioSource: {}, wakeups: new Map() };
+  // Started beside the reply that ended a run, yet in flight: the drain after SIGTERM waits for it.
+  hooks.promoted = (scenario, runs) => void g.track(() => wakePromoted(deps, scenario, runs));
+  return deps;
 }
 
 export function createApp(config: Config, log: Logger): App {

@@ -1,6 +1,6 @@
 // Cascade's /metrics on its own port: faas-js-runtime's /metrics serves only
-// the runtime's private registry. scenario_current_runs is read from the
-// CascadeRuns in the API server at scrape time (at most every 5 s), so it is
+// the runtime's private registry. scenario_current_runs (and
+// cascade_queued_runs) is read from the CascadeRuns in the API server at scrape time (at most every 5 s), so it is
 // true whichever replica asks and survives scale to zero.
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
@@ -13,7 +13,9 @@ export function startMetricsServer(port: number, metrics: CascadeMetrics, store:
     if (Date.now() - refreshed < 5000) return;
     refreshed = Date.now();
     const runs = await store.listRuns();
-    metrics.setCurrent(runs.filter((r) => r.status?.phase !== 'Succeeded' && r.status?.phase !== 'Failed').map((r) => r.spec));
+    const inFlight = runs.filter((r) => r.status?.phase !== 'Succeeded' && r.status?.phase !== 'Failed');
+    metrics.setCurrent(inFlight.filter((r) => r.status?.phase !== 'Queued').map((r) => r.spec));
+    metrics.setQueued(inFlight.filter((r) => r.status?.phase === 'Queued').map((r) => r.spec));
   };
   const server = createServer((req, res) => {
     if (req.url !== '/metrics') {

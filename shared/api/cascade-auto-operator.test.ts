@@ -20,10 +20,12 @@ describe('parseCascadeAutoOperator', () => {
     expect(result.value.spec.scenarioconfig.cascademodules).toHaveLength(3);
   });
 
-  it('keeps the spec fields it does not describe', () => {
-    const result = parseCascadeAutoOperator(goCascadeAutoOperator());
+  it("takes the Go controller's replicas and template (declared, ignored) and drops fields it does not declare", () => {
+    const result = parseCascadeAutoOperator(spec({ unknownField: 'x', maxConcurrentRuns: 5 })(goCascadeAutoOperator() as Cao));
     if (!result.ok) throw new Error(result.reason);
-    expect(result.value.spec['replicas']).toBe(1);
+    expect(result.value.spec.replicas).toBe(1);
+    expect(result.value.spec.maxConcurrentRuns).toBe(5);
+    expect(result.value.spec).not.toHaveProperty('unknownField');
     expect(result.value.metadata.finalizers).toEqual(['shutdown.cascade.cascade.net/finalizer']);
   });
 
@@ -33,6 +35,8 @@ describe('parseCascadeAutoOperator', () => {
     ['a negative counter', status({ active: -1 }), 'status.active'],
     ['a fractional counter', status({ failed: 0.5 }), 'status.failed: Invalid integer'],
     ['an unknown result', status({ result: 'OK' }), 'status.result'],
+    ['a limit of 0', spec({ maxConcurrentRuns: 0 }), 'spec.maxConcurrentRuns'],
+    ['a fractional limit', spec({ maxConcurrentRuns: 1.5 }), 'spec.maxConcurrentRuns'],
     ['too many dedupe keys', status({ countedRuns: Array.from({ length: COUNTED_RUNS_MAX + 1 }, (_, i) => `k${i}`) }),
       'status.countedRuns: Invalid length'],
   ])('rejects a CascadeAutoOperator with %s', (_name, mutate, reason) => {

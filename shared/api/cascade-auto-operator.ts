@@ -6,9 +6,11 @@ import { NonNegativeIntSchema } from './primitives.ts';
 import { CascadeModulesSchema } from './scenario.ts';
 
 /**
- * A CascadeAutoOperator: the scenario's resource, holding its module list
- * and the run counters. The Go controller's spec had more fields (a
- * Deployment-like template, replicas, ...): they are kept, not described.
+ * A CascadeAutoOperator: the scenario's resource, holding its module list,
+ * its concurrency limit, the run counters and the run queue. Its spec declares
+ * every field Cascade reads, and the two the Go controller's objects carry
+ * (replicas, template: accepted, ignored); any other field is unknown to the
+ * API server (refused under strict field validation, pruned otherwise: README).
  */
 
 /** Values of `status.result` as the Go controller wrote them ('' before any run ended). */
@@ -18,10 +20,25 @@ export type CaoResult = (typeof CAO_RESULTS)[number];
 /** Most dedupe keys kept in `status.countedRuns`; writers drop the oldest beyond it. */
 export const COUNTED_RUNS_MAX = 256;
 
-export const CascadeAutoOperatorSpecSchema = v.looseObject({
-  scenarioconfig: v.looseObject({
-    cascademodules: v.pipe(CascadeModulesSchema, v.description('Modules of the scenario, in order.')),
-  }),
+/** Most runs a queue holds (`status.queue`): the operator's status must stay well under etcd's object size limit. */
+export const QUEUE_MAX = 2000;
+
+export const CascadeAutoOperatorSpecSchema = v.object({
+  scenarioconfig: v.pipe(
+    v.object({
+      cascademodules: v.pipe(CascadeModulesSchema, v.description('Modules of the scenario, in order.')),
+    }),
+    v.description('The scenario: what a run of it does.'),
+  ),
+  replicas: v.optional(v.pipe(NonNegativeIntSchema, v.description("Go controller: replicas of its own Deployment. Accepted so that its manifests still apply; Cascade ignores it."))),
+  template: v.optional(v.pipe(
+    v.looseObject({}),
+    v.description("Go controller: pod template of its own Deployment. Accepted so that its manifests still apply; Cascade ignores it."),
+  )),
+  maxConcurrentRuns: v.optional(v.pipe(
+    v.number(), v.integer(), v.minValue(1),
+    v.description('Most runs of this scenario in progress at once; a run request beyond it is accepted and queued (phase Queued), first in first out. Unset: no limit.'),
+  )),
 });
 export type CascadeAutoOperatorSpec = v.InferOutput<typeof CascadeAutoOperatorSpecSchema>;
 
@@ -29,7 +46,21 @@ export const CascadeAutoOperatorStatusSchema = v.object({
   active: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs in progress.'))),
   succeeded: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs that succeeded.'))),
   failed: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs that failed.'))),
+  queued: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs waiting in the queue (phase Queued).'))),
   result: v.optional(v.pipe(v.picklist(CAO_RESULTS), v.description('Result of the last run that ended.'))),
+  holders: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.description('Under spec.maxConcurrentRuns: the runs holding one of its slots (admitted, not yet ended).'),
+    ),
+  ),
+  queue: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.maxLength(QUEUE_MAX),
+      v.description('Under spec.maxConcurrentRuns: the runs waiting for a slot, oldest first.'),
+    ),
+  ),
   countedRuns: v.optional(
     v.pipe(
       v.array(v.string()),

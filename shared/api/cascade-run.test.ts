@@ -66,8 +66,8 @@ describe('parseCascadeRun', () => {
   });
 
   it('exports closed vocabularies', () => {
-    expect(RUN_PHASES).toEqual(['Pending', 'Running', 'Succeeded', 'Failed']);
-    expect(MODULE_PHASES).toEqual(RUN_PHASES);
+    expect(RUN_PHASES).toEqual(['Queued', 'Pending', 'Running', 'Succeeded', 'Failed']);
+    expect(MODULE_PHASES).toEqual(RUN_PHASES.filter((p) => p !== 'Queued'));
     expect(CONDITION_REASONS).toEqual(expect.arrayContaining(['Running', 'ModuleFailed', 'ModuleResultFailed',
       'JobMissing', 'DeadlineExceeded', 'Stalled', 'Succeeded', 'InvalidSpec']));
   });

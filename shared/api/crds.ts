@@ -70,9 +70,11 @@ const CASCADE_AUTO_OPERATOR: CrdDefinition = {
   schema: CascadeAutoOperatorSchema,
   columns: [
     { name: 'Active', type: 'integer', jsonPath: '.status.active', description: 'Runs in progress' },
+    { name: 'Queued', type: 'integer', jsonPath: '.status.queued', description: 'Runs waiting for a slot' },
     { name: 'Succeeded', type: 'integer', jsonPath: '.status.succeeded', description: 'Runs that succeeded' },
     { name: 'Failed', type: 'integer', jsonPath: '.status.failed', description: 'Runs that failed' },
     { name: 'Result', type: 'string', jsonPath: '.status.result', description: 'Last run result', priority: 1 },
+    { name: 'Limit', type: 'integer', jsonPath: '.spec.maxConcurrentRuns', description: 'Most runs in progress at once', priority: 1 },
     AGE,
   ],
 };

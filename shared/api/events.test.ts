@@ -45,6 +45,9 @@ describe('the other fields of a run request', () => {
     ['oname', { oname: 'org\u001b[31m' }, /^oname: must not contain control characters/],
     ['sname', { sname: 'src\u2028' }, /^sname: must not contain control characters or line breaks$/],
     ['sname', { sname: 5 }, /^sname: must be a string$/],
+    ['scenario', { scenario: 'Upper_Case' }, /^scenario: must be a CascadeAutoOperator's name: a DNS-1123 label/],
+    ['scenario', { scenario: 's'.repeat(64) }, /^scenario: must be a CascadeAutoOperator's name/],
+    ['scenario', { scenario: '' }, /^scenario: must be a CascadeAutoOperator's name/],
   ])('%s %j is refused', (_n, fields, reason) => {
     expect(reasonOf(run(fields))).toMatch(reason);
   });
@@ -52,6 +55,10 @@ describe('the other fields of a run request', () => {
   it('accepts the longest values and an empty oname and sname, unchanged', () => {
     const fields = { turlinfo: 's'.repeat(TEXT_MAX.turlinfo), oname: '', sname: 'n'.repeat(TEXT_MAX.sname) };
     expect(run(fields)).toEqual({ ok: true, value: { iuid: 'abcdef', ...fields } });
+  });
+
+  it('may name its scenario (a CascadeAutoOperator of the namespace)', () => {
+    expect(run({ scenario: 'resizer-2' })).toEqual({ ok: true, value: expect.objectContaining({ scenario: 'resizer-2' }) });
   });
 
   it('a body that is no object says so', () => {

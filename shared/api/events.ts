@@ -46,11 +46,17 @@ const Turlinfo = v.pipe(text(TEXT_MAX.turlinfo), v.check((s) => s.trim() === s, 
 const RUN_NAME_RULE = 'must be a run\'s name: a DNS-1123 label (a-z, 0-9, inner "-") of at most 63 characters';
 const RunName = v.pipe(v.string('must be a string'), v.check(isDnsLabel, RUN_NAME_RULE));
 
+/** A scenario is a CascadeAutoOperator's name, and the first part of its runs' names: a DNS-1123 label. */
+const SCENARIO_RULE = 'must be a CascadeAutoOperator\'s name: a DNS-1123 label (a-z, 0-9, inner "-") of at most 63 characters';
+const ScenarioName = v.pipe(v.string('must be a string'), v.check(isDnsLabel, SCENARIO_RULE));
+
 export const RunRequestSchema = v.object({
   turlinfo: Turlinfo,
   iuid: Iuid,
   oname: v.optional(text(TEXT_MAX.oname, 0)),
   sname: v.optional(text(TEXT_MAX.sname, 0)),
+  /** The CascadeAutoOperator (in the function's namespace) to run; SCENARIO_NAME when absent. */
+  scenario: v.optional(ScenarioName),
 }, 'must be a JSON object');
 export type RunRequest = v.InferOutput<typeof RunRequestSchema>;
 

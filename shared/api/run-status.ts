@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { NonEmptyStringSchema, NonNegativeIntSchema, openapi, TimestampSchema } from './primitives.ts';
 
 /** Phase of a whole run. */
-export const RUN_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed'] as const;
+export const RUN_PHASES = ['Queued', 'Pending', 'Running', 'Succeeded', 'Failed'] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
 /** Phase of one module (one Job) of a run. */
@@ -29,6 +29,7 @@ export const CONDITION_SUCCEEDED = 'Succeeded';
  * with the cause of failure otherwise.
  */
 export const CONDITION_REASONS = [
+  'Queued',
   'Pending',
   'Running',
   'Succeeded',

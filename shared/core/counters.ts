@@ -1,9 +1,12 @@
 // The CascadeAutoOperator's run counters, as the Go controller kept them
 // (active, succeeded, failed, result), made exactly-once: each change carries a
 // key, the keys applied are kept (bounded) in the same status write, and a key
-// seen before changes nothing. Pure.
+// seen before changes nothing. Under `spec.maxConcurrentRuns` the same write
+// admits a starting run or queues it, and an ending run's slot goes to the
+// oldest queued run (queue.ts). Pure.
 import { COUNTED_RUNS_MAX, type CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
 import type { RunPhase, TerminalPhase } from '../api/cascade-run.ts';
+import { admit, release } from './queue.ts';
 
 /**
  * `resumes`: how often the run had been resumed when it ended (an end after
@@ -13,13 +16,15 @@ import type { RunPhase, TerminalPhase } from '../api/cascade-run.ts';
 export type CounterChange =
   | { kind: 'started'; run: string }
   | { kind: 'ended'; run: string; phase: TerminalPhase; resumes?: number | undefined }
-  | { kind: 'resumed'; run: string; from: RunPhase; resumes: number };
+  | { kind: 'resumed'; run: string; from: RunPhase; resumes: number }
+  /** The run is gone before its end was counted (deleted): it leaves its slot or its place in the queue. Not keyed: idempotent. */
+  | { kind: 'gone'; run: string };
 
 function endKey(run: string, resumes: number | undefined): string {
   return resumes ? `end:${run}-r${resumes}` : `end:${run}`;
 }
 
-export function counterKey(change: CounterChange): string {
+export function counterKey(change: Exclude<CounterChange, { kind: 'gone' }>): string {
   if (change.kind === 'started') return `start:${change.run}`;
   if (change.kind === 'resumed') return `resume:${change.run}-r${change.resumes}`;
   return endKey(change.run, change.resumes);
@@ -31,11 +36,17 @@ function counts(status: CascadeAutoOperatorStatus | undefined): Counts {
   return { active: status?.active ?? 0, succeeded: status?.succeeded ?? 0, failed: status?.failed ?? 0 };
 }
 
-function ended(c: Counts, started: boolean, phase: TerminalPhase): Counts {
+/** Only a run holding a slot or queued is released; with neither, nothing changes. */
+function gone(status: CascadeAutoOperatorStatus | undefined, run: string, limit: number): CascadeAutoOperatorStatus | undefined {
+  if (!status?.holders?.includes(run) && !status?.queue?.includes(run)) return undefined;
+  return release(status, run, limit, false);
+}
+
+function ended(s: CascadeAutoOperatorStatus & Counts, change: { run: string; phase: TerminalPhase }, started: boolean, limit: number): CascadeAutoOperatorStatus {
   // A run that ends before its start was counted (the start write was lost)
   // must not drive `active` below zero.
-  const active = started || c.active > 0 ? Math.max(0, c.active - 1) : c.active;
-  return phase === 'Succeeded' ? { ...c, active, succeeded: c.succeeded + 1 } : { ...c, active, failed: c.failed + 1 };
+  const c = release(s, change.run, limit, started || s.active > 0);
+  return change.phase === 'Succeeded' ? { ...c, succeeded: s.succeeded + 1 } : { ...c, failed: s.failed + 1 };
 }
 
 /** Where the run was counted before its resume: that counter loses it, `active` gets it back. */
@@ -52,23 +63,28 @@ function resumed(status: CascadeAutoOperatorStatus | undefined, change: Extract<
  * has not been (a crash, or a resume racing the count of the end), so that the
  * end's late change, with the same key, changes nothing.
  */
-function applyResumed(status: CascadeAutoOperatorStatus | undefined, change: Extract<CounterChange, { kind: 'resumed' }>, key: string): CascadeAutoOperatorStatus {
+function applyResumed(status: CascadeAutoOperatorStatus | undefined, change: Extract<CounterChange, { kind: 'resumed' }>, key: string, limit: number): CascadeAutoOperatorStatus {
   const end: CounterChange = { kind: 'ended', run: change.run, phase: change.from as TerminalPhase, resumes: change.resumes - 1 };
-  const base = applyCounter(status, end) ?? status;
+  const base = applyCounter(status, end, limit) ?? status;
   return resumed(base, change, [...(base?.countedRuns ?? []), key].slice(-COUNTED_RUNS_MAX));
 }
 
-/** The next status, or undefined when this change was already counted. */
-export function applyCounter(status: CascadeAutoOperatorStatus | undefined, change: CounterChange): CascadeAutoOperatorStatus | undefined {
+/**
+ * The next status, or undefined when this change was already counted.
+ * `limit` is the operator's maxConcurrentRuns as read with this status
+ * (queue.ts limitOf: Infinity when unset).
+ */
+export function applyCounter(status: CascadeAutoOperatorStatus | undefined, change: CounterChange, limit = Infinity): CascadeAutoOperatorStatus | undefined {
+  if (change.kind === 'gone') return gone(status, change.run, limit);
   const key = counterKey(change);
   const counted = status?.countedRuns ?? [];
   if (counted.includes(key)) return undefined;
-  if (change.kind === 'resumed') return applyResumed(status, change, key);
+  if (change.kind === 'resumed') return applyResumed(status, change, key, limit);
   const countedRuns = [...counted, key].slice(-COUNTED_RUNS_MAX);
-  const c = counts(status);
-  // A start counted after its run's end (its write was retried late) adds nothing to `active`.
-  if (change.kind === 'started') return { ...status, ...c, active: counted.includes(`end:${change.run}`) ? c.active : c.active + 1, countedRuns };
+  const c = { ...status, ...counts(status), countedRuns };
+  // A start counted after its run's end (its write was retried late) adds nothing to `active` and takes no slot.
+  if (change.kind === 'started') return counted.includes(`end:${change.run}`) ? c : admit(c, change.run, limit);
   const started = counted.includes(`start:${change.run}`) || Boolean(change.resumes && counted.includes(`resume:${change.run}-r${change.resumes}`));
-  const next = ended(c, started, change.phase);
-  return { ...status, ...next, countedRuns, result: change.phase === 'Succeeded' ? 'Success' : 'Fail' };
+  const next = ended(c, change, started, limit);
+  return { ...next, result: change.phase === 'Succeeded' ? 'Success' : 'Fail' };
 }

@@ -5,10 +5,11 @@
 import { applyResult } from './apply-result.ts';
 import { cleanup } from './cleanup.ts';
 import { enforceRunTimeout, enforceStall } from './deadlines.ts';
-import { failRun, isTerminal, newDraft } from './draft.ts';
+import { failRun, isTerminal, newDraft, type Draft } from './draft.ts';
 import { endActions } from './run-end.ts';
 import { applyResume, resumeActions } from './resume.ts';
 import { adoptLaterJobs, advance } from './progress.ts';
+import { holdQueued } from './queued.ts';
 import type { DecideInput, Decision } from './types.ts';
 
 export function decide(input: DecideInput): Decision {
@@ -16,6 +17,7 @@ export function decide(input: DecideInput): Decision {
   const d = newDraft(input);
   if (d.records.length === 0 && !isTerminal(d)) failRun(d, 'InvalidSpec', 'spec.cascademodules is empty: the run has no scenario snapshot');
   if (input.fact.kind === 'Resume') applyResume(d, input.fact);
+  if (!isTerminal(d) && holdQueued(d)) return decision(d, before);
   adoptLaterJobs(d);
   if (input.fact.kind === 'ModuleResult') applyResult(d, input.fact);
   enforceRunTimeout(d);
@@ -23,6 +25,10 @@ export function decide(input: DecideInput): Decision {
   enforceStall(d);
   cleanup(d);
   d.actions.push(...resumeActions(d.status), ...endActions(d.status, input.settings.sink));
+  return decision(d, before);
+}
+
+function decision(d: Draft, before: string): Decision {
   return {
     status: d.status,
     changed: JSON.stringify(d.status) !== before,

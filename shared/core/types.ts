@@ -43,6 +43,12 @@ export interface DecideInput {
    * result recorded, the steps before it completed) stands.
    */
   refused?: Refusal | undefined;
+  /**
+   * A run not started yet (no phase, or Queued): whether its scenario's
+   * concurrency limit gives it a slot (queue.ts). Unset: a new run starts, a
+   * Queued one keeps waiting.
+   */
+  admission?: 'admitted' | 'queued' | undefined;
 }
 
 export type Action =

@@ -35,3 +35,13 @@ export function counterBatcher<R>(write: (changes: CounterChange[]) => Promise<R
     if (!writing) void drain();
   });
 }
+
+/** One group commit per scenario (each has its own CascadeAutoOperator), made on first use. */
+export function perScenario<R>(make: (scenario: string) => (change: CounterChange) => Promise<R>): (change: CounterChange, scenario: string) => Promise<R> {
+  const batchers = new Map<string, (change: CounterChange) => Promise<R>>();
+  return (change, scenario) => {
+    let batcher = batchers.get(scenario);
+    if (!batcher) batchers.set(scenario, batcher = make(scenario));
+    return batcher(change);
+  };
+}

@@ -16,6 +16,8 @@ export interface EngineHooks {
   transition?: (transition: Transition, run: CascadeRun) => void;
   /** Each conflict that made the engine reload and decide again. */
   conflict?: () => void;
+  /** Runs of `scenario` a counter write moved from its queue to a slot: to be started now (admission.ts wakePromoted). */
+  promoted?: (scenario: string, runs: string[]) => void;
 }
 
 export interface EngineDeps {
@@ -28,8 +30,8 @@ export interface EngineDeps {
   /** Where the function sends run-end events after its reply (outbox.ts); sent before returning without it (the janitor). */
   outbox?: Outbox;
   hooks?: EngineHooks;
-  /** Group commit of CascadeAutoOperator counter changes (counter-batcher.ts); written one by one without it. */
-  counter?: (change: CounterChange) => Promise<CascadeAutoOperator | undefined>;
+  /** Group commit of CascadeAutoOperator counter changes, one per scenario (counter-batcher.ts); written one by one without it. */
+  counter?: (change: CounterChange, scenario: string) => Promise<CascadeAutoOperator | undefined>;
   /** One reconcile at a time per run in this process, looks-again shared (run-queue.ts); unordered without it. */
   queue?: RunQueue;
   /** The scenario source this process last warned about (start-run.ts): one warning per change, not per run; every run warns without it. */

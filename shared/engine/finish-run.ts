@@ -20,12 +20,17 @@ export function runEndEventId(run: CascadeRun, phase: TerminalPhase): string {
   return `${run.metadata.uid ?? run.metadata.name}-${phase.toLowerCase()}${resumes > 0 ? `-r${resumes}` : ''}`;
 }
 
+/** The scenario (CascadeAutoOperator) a run was started under: its counters, its queue, its events' source. */
+export function scenarioOf(deps: Pick<EngineDeps, 'config'>, run: CascadeRun): string {
+  return run.spec.scenarioname || deps.config.scenarioName;
+}
+
 export function runEndEvent(deps: Pick<EngineDeps, 'config' | 'now'>, run: CascadeRun, phase: TerminalPhase): RunEndEvent {
   const s = run.status ?? {};
   return {
     id: runEndEventId(run, phase),
     type: phase === 'Succeeded' ? RUN_SUCCEEDED : RUN_FAILED,
-    source: `/cascade/${deps.config.namespace}/${deps.config.scenarioName}`,
+    source: `/cascade/${deps.config.namespace}/${scenarioOf(deps, run)}`,
     subject: run.metadata.name,
     time: s.completionTime ?? deps.now().toISOString(),
     data: {
@@ -76,13 +81,13 @@ async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<Ca
 
 /** Counts the end, then records it counted, and notified unless the event is owed. */
 export async function finishRun(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase, eventOwed: boolean): Promise<CascadeRun> {
-  await count(deps, { kind: 'ended', run: run.metadata.name, phase, resumes: run.status?.resumes });
+  await count(deps, { kind: 'ended', run: run.metadata.name, phase, resumes: run.status?.resumes }, scenarioOf(deps, run));
   return mark(deps, run, { counted: true, notified: !eventOwed });
 }
 
 /** Counts resume number `resumes` (`from`-1, active+1), then records it counted. */
 export async function countResume(deps: EngineDeps, run: CascadeRun, from: RunPhase, resumes: number): Promise<CascadeRun> {
-  await count(deps, { kind: 'resumed', run: run.metadata.name, from, resumes });
+  await count(deps, { kind: 'resumed', run: run.metadata.name, from, resumes }, scenarioOf(deps, run));
   return mark(deps, run, { resumeCounted: resumes });
 }
 

@@ -16,9 +16,11 @@ const HOLD_ATTEMPTS = 10;
  * undefined: the scenario comes from the CONFIG_PATH file), or the answer to
  * give while it is being deleted.
  */
-export async function holdOperator(deps: Pick<EngineDeps, 'store' | 'config' | 'log'>): Promise<{ op: CascadeAutoOperator | undefined } | Outcome> {
+export async function holdOperator(
+  deps: Pick<EngineDeps, 'store' | 'config' | 'log'>, scenario = deps.config.scenarioName,
+): Promise<{ op: CascadeAutoOperator | undefined } | Outcome> {
   for (let attempt = 1; attempt <= HOLD_ATTEMPTS; attempt++) {
-    const op = await deps.store.getOperator(deps.config.scenarioName);
+    const op = await deps.store.getOperator(scenario);
     const gate = operatorGate(op);
     if (gate.kind === 'absent') return { op: undefined };
     if (gate.kind === 'deleting') return unavailable(gate.reason);
@@ -34,5 +36,5 @@ export async function holdOperator(deps: Pick<EngineDeps, 'store' | 'config' | '
       await conflictPause(attempt);
     }
   }
-  return unavailable(`CascadeAutoOperator ${deps.config.scenarioName}: its finalizer could not be added after ${HOLD_ATTEMPTS} attempts, retry`);
+  return unavailable(`CascadeAutoOperator ${scenario}: its finalizer could not be added after ${HOLD_ATTEMPTS} attempts, retry`);
 }

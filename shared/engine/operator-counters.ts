@@ -3,6 +3,7 @@
 // concurrency from the copy this process last wrote.
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import { applyCounter, type CounterChange } from '../core/counters.ts';
+import { limitOf, promotedRuns } from '../core/queue.ts';
 import { apiErrorKind } from '../kube/errors.ts';
 import { conflictPause } from './conflict-pause.ts';
 import type { EngineDeps } from './deps.ts';
@@ -25,23 +26,35 @@ function staleCache(cached: CascadeAutoOperator | undefined, error: unknown): bo
   return cached !== undefined && (kind === 'conflict' || kind === 'not-found');
 }
 
+/** The runs a write moved from the queue to a slot are woken (hooks.promoted): they wait for no one else. */
+function tellPromoted(deps: Pick<EngineDeps, 'hooks'>, write: { before: CascadeAutoOperator; after: CascadeAutoOperator }, changes: CounterChange[]): void {
+  const left = changes.filter((c) => c.kind !== 'started').map((c) => c.run);
+  const promoted = promotedRuns(write.before.status, write.after.status, left);
+  if (promoted.length > 0) deps.hooks?.promoted?.(write.after.metadata.name, promoted);
+}
+
 /**
  * Applies counter changes to the scenario's CascadeAutoOperator, if it exists,
  * in one write. Returns the operator the changes are in (as written, or as read
  * when they were in already), or undefined when there is no operator to count on.
+ * The write carries the resourceVersion of the operator it was computed from,
+ * spec (maxConcurrentRuns) and status alike: admission is decided on the API server.
  */
 export async function writeCounters(
   deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>, changes: CounterChange[], cache: OperatorCache = {},
+  scenario = deps.config.scenarioName,
 ): Promise<CascadeAutoOperator | undefined> {
   for (let attempt = 1; attempt <= COUNT_ATTEMPTS; attempt++) {
     const cached = cache.op;
     cache.op = undefined;
-    const op = cached ?? await deps.store.getOperator(deps.config.scenarioName);
+    const op = cached ?? await deps.store.getOperator(scenario);
     if (!op) return undefined;
-    const next = changes.reduce((status, change) => applyCounter(status, change) ?? status, op.status);
+    const limit = limitOf(op.spec.maxConcurrentRuns);
+    const next = changes.reduce((status, change) => applyCounter(status, change, limit) ?? status, op.status);
     if (next === op.status) return op;
     try {
       cache.op = await deps.store.writeOperatorStatus(op, next!);
+      tellPromoted(deps, { before: op, after: cache.op }, changes);
       return cache.op;
     } catch (error) {
       if (staleCache(cached, error)) continue;
@@ -50,10 +63,10 @@ export async function writeCounters(
       await conflictPause(attempt);
     }
   }
-  throw new Error(`CascadeAutoOperator ${deps.config.scenarioName}: still conflicting after ${COUNT_ATTEMPTS} attempts`);
+  throw new Error(`CascadeAutoOperator ${scenario}: still conflicting after ${COUNT_ATTEMPTS} attempts`);
 }
 
-/** One counter change: through the process's group commit when it has one. Resolves as writeCounters does. */
-export function count(deps: EngineDeps, change: CounterChange): Promise<CascadeAutoOperator | undefined> {
-  return deps.counter ? deps.counter(change) : writeCounters(deps, [change]);
+/** One counter change on `scenario`'s operator: through the process's group commit when it has one. Resolves as writeCounters does. */
+export function count(deps: EngineDeps, change: CounterChange, scenario = deps.config.scenarioName): Promise<CascadeAutoOperator | undefined> {
+  return deps.counter ? deps.counter(change, scenario) : writeCounters(deps, [change], {}, scenario);
 }

@@ -5,7 +5,7 @@
 import type { CascadeRun } from '../api/cascade-run.ts';
 import { decide } from '../core/decide.ts';
 import { observeJob, type ObservedJob } from '../core/observed-job.ts';
-import type { Action, Decision, Fact, Refusal } from '../core/types.ts';
+import type { Action, DecideInput, Decision, Fact, Refusal } from '../core/types.ts';
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
 import { conflictPause } from './conflict-pause.ts';
@@ -33,10 +33,11 @@ async function load(deps: EngineDeps, name: string, known?: CascadeRun): Promise
   return [run, jobs.map(observeJob).filter((j): j is ObservedJob => j !== undefined)];
 }
 
-function settings(deps: EngineDeps) {
+/** A run's Jobs and archive paths are named after the scenario it was started under (spec.scenarioname). */
+function settings(deps: EngineDeps, run: CascadeRun) {
   const c = deps.config;
   return {
-    namespace: c.namespace, scenarioName: c.scenarioName, outMinioAddress: c.outMinioAddress,
+    namespace: c.namespace, scenarioName: run.spec.scenarioname || c.scenarioName, outMinioAddress: c.outMinioAddress,
     stallAfterSeconds: c.stallAfterSeconds, runTimeoutSeconds: c.runTimeoutSeconds, sink: c.sink !== undefined,
   };
 }
@@ -78,23 +79,27 @@ async function writeStatus(deps: EngineDeps, run: CascadeRun, decision: Decision
   }
 }
 
-/**
- * Moves run `name` on `first`. `known` is the run as the caller just got it
- * from the API server (the reply to its creation): it spares the first read.
- */
-export function reconcileRun(deps: EngineDeps, name: string, first: Fact, known?: CascadeRun): Promise<ReconcileResult> {
-  const work = () => reconcile(deps, name, first, known);
-  return deps.queue ? deps.queue(name, first.kind === 'Observe' && !known, work) : work();
+export interface ReconcileFrom {
+  /** The run as the caller just got it from the API server (the reply to its creation): it spares the first read. */
+  known?: CascadeRun | undefined;
+  /** What the scenario's concurrency limit says of a run not started yet (admission.ts). */
+  admission?: DecideInput['admission'];
 }
 
-async function reconcile(deps: EngineDeps, name: string, fact: Fact, known: CascadeRun | undefined): Promise<ReconcileResult> {
+/** Moves run `name` on `first`. */
+export function reconcileRun(deps: EngineDeps, name: string, first: Fact, from: ReconcileFrom = {}): Promise<ReconcileResult> {
+  const work = () => reconcile(deps, name, first, from);
+  return deps.queue ? deps.queue(name, first.kind === 'Observe' && !from.known && !from.admission, work) : work();
+}
+
+async function reconcile(deps: EngineDeps, name: string, fact: Fact, { known, admission }: ReconcileFrom): Promise<ReconcileResult> {
   let refused: Refusal | undefined;
   let hint = known;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const [run, jobs] = await load(deps, name, hint);
     hint = undefined;
     if (!run) return { kind: 'missing' };
-    const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: settings(deps), refused });
+    const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: settings(deps, run), refused, admission });
     if (decision.verdict === 'unknown-module' || decision.verdict === 'not-started') return { kind: 'rejected', decision };
     const refusal = await createJobs(deps, decision.actions);
     if (refusal) {

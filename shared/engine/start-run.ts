@@ -1,7 +1,10 @@
 // A run request: one CascadeRun per iuid (delivered twice, it is still one),
 // started only under a CascadeAutoOperator that holds Cascade's finalizer (or
 // from the CONFIG_PATH file when there is no operator, said so), counted once
-// on the operator, then moved like any other run.
+// on the operator, then moved like any other run. The request may name its
+// scenario (`scenario`, else SCENARIO_NAME); under the scenario's
+// maxConcurrentRuns the count admits or queues the run (admission.ts) before
+// it is moved.
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { RunRequest } from '../api/events.ts';
@@ -14,6 +17,7 @@ import { holdOperator } from './hold-operator.ts';
 import { count } from './operator-counters.ts';
 import { isHeld } from './operator-finalizer.ts';
 import { accepted, failed, invalid, unavailable, type Outcome } from './outcome.ts';
+import { admissionAfterCount } from './admission.ts';
 import { reconcileRun } from './reconcile.ts';
 import { loadScenario } from './scenario-source.ts';
 
@@ -23,7 +27,8 @@ interface Scenario {
 }
 
 function runObject(deps: EngineDeps, name: string, req: RunRequest, scenario: Scenario): CascadeRun {
-  const { namespace, scenarioName } = deps.config;
+  const { namespace } = deps.config;
+  const scenarioName = scenarioNameOf(deps, req);
   return {
     apiVersion: API_VERSION,
     kind: CASCADE_RUN_KIND,
@@ -53,7 +58,7 @@ interface Made {
  */
 async function createOnce(deps: EngineDeps, req: RunRequest, scenario: Scenario): Promise<Made | Outcome> {
   for (const collided of [false, true]) {
-    const name = runName(deps.config.scenarioName, req.iuid, collided);
+    const name = runName(scenarioNameOf(deps, req), req.iuid, collided);
     if (!name.ok) return invalid(name.reason);
     for (let attempt = 0; attempt < 3; attempt++) {
       const created = await deps.store.createRun(runObject(deps, name.name, req, scenario));
@@ -75,13 +80,15 @@ function noteFileSource(deps: EngineDeps, source: string): void {
 }
 
 /** The start was counted on an operator that no longer holds the finalizer (deleted while the run started): say so. */
-function checkHeld(deps: EngineDeps, name: string, counted: CascadeAutoOperator | undefined): void {
+function checkHeld(deps: EngineDeps, name: string, counted: CascadeAutoOperator | undefined, scenario: string): void {
   if (isHeld(counted)) return;
-  deps.log.warn({ run: name }, `CascadeAutoOperator ${deps.config.scenarioName} was deleted while run ${name} started: the run goes on, its counters may not be kept`);
+  deps.log.warn({ run: name }, `CascadeAutoOperator ${scenario} was deleted while run ${name} started: the run goes on, its counters may not be kept`);
 }
 
 /** The scenario of a new run: from the held operator, else from the file (with a warning). */
-async function scenarioFor(deps: EngineDeps, op: CascadeAutoOperator | undefined): Promise<Scenario | Outcome> {
+async function scenarioFor(deps: EngineDeps, op: CascadeAutoOperator | undefined, name: string): Promise<Scenario | Outcome> {
+  // The CONFIG_PATH file stands in for SCENARIO_NAME's operator only.
+  if (!op && name !== deps.config.scenarioName) return failed(`no CascadeAutoOperator ${quote(name)} in namespace ${deps.config.namespace}`);
   if (deps.scenarioSource && op) deps.scenarioSource.last = undefined;
   const scenario = await loadScenario(op, deps.config.configPath);
   if (!scenario.ok) return failed(`the scenario is not usable: ${scenario.reason}`);
@@ -89,21 +96,52 @@ async function scenarioFor(deps: EngineDeps, op: CascadeAutoOperator | undefined
   return scenario;
 }
 
+/** The scenario a run request names, else SCENARIO_NAME. */
+export function scenarioNameOf(deps: Pick<EngineDeps, 'config'>, req: RunRequest): string {
+  return req.scenario ?? deps.config.scenarioName;
+}
+
+/** A scenario outside CASCADE_SCENARIOS (when set) is refused: the request, not the deployment, is wrong. */
+function allowed(deps: EngineDeps, scenario: string): boolean {
+  const list = deps.config.scenarios;
+  return scenario === deps.config.scenarioName || list === undefined || list.includes(scenario);
+}
+
+/** Under a limit (or with runs still queued), admission comes first: the run is started only once the operator says so. */
+function limited(op: CascadeAutoOperator | undefined): boolean {
+  return op?.spec.maxConcurrentRuns !== undefined || (op?.status?.queue?.length ?? 0) > 0;
+}
+
+/** Counted and moved: at once without a limit, admitted (or queued) first under one. */
+async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: CascadeAutoOperator | undefined) {
+  const { name, run, created } = made;
+  const known = created ? run : undefined;
+  if (limited(op)) {
+    const counted = await count(deps, { kind: 'started', run: name }, scenario);
+    const admission = admissionAfterCount(counted, name);
+    return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, { known, admission }) };
+  }
+  const [counted, result] = await Promise.all([
+    count(deps, { kind: 'started', run: name }, scenario),
+    reconcileRun(deps, name, { kind: 'Observe' }, { known }),
+  ]);
+  return { counted, result };
+}
+
 export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outcome> {
-  const held = await holdOperator(deps);
+  const scenarioName = scenarioNameOf(deps, req);
+  if (!allowed(deps, scenarioName)) return invalid(`scenario ${quote(scenarioName)} is not one this function serves (CASCADE_SCENARIOS)`);
+  const held = await holdOperator(deps, scenarioName);
   if ('kind' in held) return held;
-  const scenario = await scenarioFor(deps, held.op);
+  const scenario = await scenarioFor(deps, held.op, scenarioName);
   if ('kind' in scenario) return scenario;
   const made = await createOnce(deps, req, scenario);
   if ('kind' in made) return made;
-  const { name, run, created } = made;
-  // Counted and moved at once: both must succeed for the reply to be 200, and a
+  const { name, run } = made;
+  // Counted and moved: both must succeed for the reply to be 200, and a
   // run request sent again counts nothing twice (counters are keyed by run).
-  const [counted, result] = await Promise.all([
-    count(deps, { kind: 'started', run: name }),
-    reconcileRun(deps, name, { kind: 'Observe' }, created ? run : undefined),
-  ]);
-  if (held.op) checkHeld(deps, name, counted);
+  const { counted, result } = await countAndMove(deps, made, scenarioName, held.op);
+  if (held.op) checkHeld(deps, name, counted, scenarioName);
   if (result.kind !== 'done') return unavailable(`run ${name} vanished while it was being started`);
   const source = run.metadata.annotations?.[ANNOTATION_SCENARIO_SOURCE];
   return accepted({ run: name, phase: result.run.status?.phase, iuid: req.iuid, ...(source ? { scenario: source } : {}) });

@@ -12,6 +12,7 @@ import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
 import { reconcileRun } from './reconcile.ts';
 import { annotationResume, pendingResume } from '../core/resume.ts';
+import { admissionInSweep, releaseGone, sweepWakes } from './admission.ts';
 import { finalizerPlan, type FinalizerPlan, isActiveRun, isExpired, jobsOfRun, needsReconcile, orphanJobs } from './sweep-plan.ts';
 import { emptySummary, tally, type SweepSummary } from './sweep-summary.ts';
 
@@ -44,7 +45,7 @@ async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, job
   if (needsReconcile(run)) {
     s.runsHandled++;
     const resume = pendingResume(run);
-    const result = await reconcileRun(deps, name, resume === undefined ? { kind: 'Observe' } : annotationResume(resume));
+    const result = await reconcileRun(deps, name, resume === undefined ? { kind: 'Observe' } : annotationResume(resume), { admission: await admissionInSweep(deps, run) });
     if (result.kind === 'missing') return undefined;
     if (result.kind === 'done') {
       tally(s, result.decision);
@@ -150,13 +151,16 @@ async function list(deps: EngineDeps, s: SweepSummary): Promise<Listed | undefin
 export async function sweep(deps: EngineDeps, now: Date, options: SweepOptions = {}): Promise<SweepSummary> {
   const started = performance.now();
   const s = emptySummary();
-  const at: EngineDeps = { ...deps, now: () => now };
+  const wakes = sweepWakes({ ...deps, now: () => now });
+  const at = wakes.deps;
   const listed = await list(deps, s);
   if (listed) {
     s.runsSeen = listed.runs.length;
+    await releaseGone(at, listed.runs).catch((error: unknown) => fail(deps, s, error, { msg: 'slots of deleted runs not released' }));
     await handleRuns(at, s, listed, options.concurrency ?? 8);
     await deleteOrphans(at, s, listed.jobs, listed.runs);
     await tendFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, { msg: 'finalizer not tended' }));
+    await wakes.settle();
   }
   s.durationMs = Math.round(performance.now() - started);
   return s;

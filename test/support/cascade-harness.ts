@@ -35,6 +35,8 @@ export interface HarnessOptions {
   modules: CascadeModule[];
   /** Scenario from a CascadeAutoOperator (default) or from a CONFIG_PATH file. */
   from?: 'operator' | 'file';
+  /** More of the CascadeAutoOperator's spec (e.g. maxConcurrentRuns). */
+  operatorSpec?: Record<string, unknown>;
   replicas?: number;
   env?: Record<string, string>;
   /** Run the ApiServerSource stand-in (default true); 2 runs two, so that every Job change reaches the Broker twice. */
@@ -153,7 +155,7 @@ async function scenarioSource(ns: string, opts: HarnessOptions, custom: CustomOb
   }
   await custom.createNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascadeautooperators', body: {
     apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator',
-    metadata: { name: SCENARIO }, spec: { scenarioconfig: { cascademodules: opts.modules } },
+    metadata: { name: SCENARIO }, spec: { scenarioconfig: { cascademodules: opts.modules }, ...opts.operatorSpec },
   } });
   return { CONFIG_PATH: '/nonexistent/configuration' };
 }

@@ -1,0 +1,71 @@
+// Every change of the CascadeRuns of a namespace, from a watch of the API
+// server (each change in resourceVersion order, none sampled away): the phase
+// each run is in, the most runs seen in progress at once, and the order in
+// which runs left the queue (were first seen in progress or ended). Beside
+// it, the order in which the CascadeAutoOperators granted their slots
+// (a run's first appearance in status.holders).
+import { Watch } from '@kubernetes/client-node';
+import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator.ts';
+import type { CascadeRun } from '../../shared/api/cascade-run.ts';
+import { adminKubeConfig } from './kube.ts';
+
+/** Watches `path` from now on, resuming after a drop; `gaps` counts the times history was lost (410). */
+function watchPath<T extends { metadata: { resourceVersion?: string | undefined } }>(path: string, on: (type: string, obj: T) => void) {
+  const state = { controller: undefined as AbortController | undefined, stopped: false, resourceVersion: undefined as string | undefined, gaps: 0 };
+  const begin = async (): Promise<void> => {
+    if (state.stopped) return;
+    const query = { allowWatchBookmarks: true, resourceVersion: state.resourceVersion };
+    state.controller = await new Watch(adminKubeConfig()).watch(path, query, (type, obj: T & { code?: number }) => {
+      if (type === 'ERROR') {
+        if (obj.code === 410) Object.assign(state, { resourceVersion: undefined, gaps: state.gaps + 1 });
+        return;
+      }
+      state.resourceVersion = obj.metadata?.resourceVersion ?? state.resourceVersion;
+      if (type !== 'BOOKMARK') on(type, obj);
+    }, () => {
+      if (!state.stopped) setTimeout(() => void begin().catch(() => {}), 100);
+    });
+    if (state.stopped) state.controller.abort();
+  };
+  return { ready: begin(), gaps: () => state.gaps, stop: () => { state.stopped = true; state.controller?.abort(); } };
+}
+
+const IN_PROGRESS = new Set(['Pending', 'Running']);
+
+export function watchRuns(namespace: string) {
+  const phases = new Map<string, string | undefined>();
+  const started: string[] = [];
+  const state = { maxInProgress: 0 };
+  const inProgress = () => [...phases.values()].filter((p) => IN_PROGRESS.has(p ?? '')).length;
+  const record = (type: string, run: CascadeRun) => {
+    const name = run.metadata.name;
+    if (type === 'DELETED') {
+      phases.delete(name);
+      return;
+    }
+    const phase = run.status?.phase;
+    phases.set(name, phase);
+    if (phase !== undefined && phase !== 'Queued' && !started.includes(name)) started.push(name);
+    state.maxInProgress = Math.max(state.maxInProgress, inProgress());
+  };
+  const base = `/apis/cascade.cascade.net/v1alpha1/namespaces/${namespace}`;
+  const runs = watchPath<CascadeRun>(`${base}/cascaderuns`, record);
+  const granted = new Map<string, string[]>();
+  const operators = watchPath<CascadeAutoOperator>(`${base}/cascadeautooperators`, (_type, op) => {
+    const order = granted.get(op.metadata.name) ?? [];
+    for (const run of op.status?.holders ?? []) if (!order.includes(run)) order.push(run);
+    granted.set(op.metadata.name, order);
+  });
+  return {
+    ready: Promise.all([runs.ready, operators.ready]),
+    /** The most runs seen in phase Pending or Running at once. */
+    maxInProgress: () => state.maxInProgress,
+    /** Runs in the order they were first seen out of the queue (in progress or ended). */
+    started: () => [...started],
+    /** Runs in the order operator `name` gave them a slot. */
+    granted: (name: string) => [...(granted.get(name) ?? [])],
+    /** Times a watch lost the API server's history (a gap in what was seen). */
+    gaps: () => runs.gaps() + operators.gaps(),
+    stop: () => { runs.stop(); operators.stop(); },
+  };
+}
