@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { acceptModuleResult } from '../../shared/engine/accept-result.ts';
-import { observeRun } from '../../shared/engine/observe-run.ts';
+import { observeJobEvent } from '../../shared/engine/observe-run.ts';
 import { accepted, failed, invalid, unavailable, type Outcome } from '../../shared/engine/outcome.ts';
 import { resumeRun } from '../../shared/engine/resume-run.ts';
 import { startRun } from '../../shared/engine/start-run.ts';
@@ -15,7 +15,7 @@ function route(deps: EngineDeps, req: Request): Promise<Outcome> {
   switch (req.kind) {
     case 'run': return startRun(deps, req.body);
     case 'result': return acceptModuleResult(deps, req.body);
-    case 'job': return observeRun(deps, req.runname);
+    case 'job': return observeJobEvent(deps, req);
     case 'resume': return resumeRun(deps, req);
     case 'ignored': return Promise.resolve(accepted({ ignored: req.reason }));
     case 'invalid': return Promise.resolve(invalid(req.reason));
@@ -25,7 +25,7 @@ function route(deps: EngineDeps, req: Request): Promise<Outcome> {
 function logFields(req: Request): Record<string, string> {
   if (req.kind === 'run') return { iuid: req.body.iuid };
   if (req.kind === 'result') return { run: req.body.runname, module: req.body.modulename };
-  if (req.kind === 'job') return { run: req.runname, job: req.job };
+  if (req.kind === 'job') return { run: req.runname, job: req.job, change: req.change };
   if (req.kind === 'resume') return { run: req.target.runname ?? '', iuid: req.target.iuid ?? '' };
   return {};
 }

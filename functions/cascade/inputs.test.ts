@@ -12,8 +12,10 @@ describe('CloudEvents', () => {
     ['run request as a JSON string', RUN_REQUESTED, JSON.stringify(run), { kind: 'run', body: run }],
     ['run request as bytes', RUN_REQUESTED, new TextEncoder().encode(JSON.stringify(run)), { kind: 'run', body: run }],
     ['module result', MODULE_FINISHED, result, { kind: 'result', body: result }],
-    ['ApiServerSource update of a Cascade Job', 'dev.knative.apiserver.resource.update', job, { kind: 'job', runname: 'cao-33e65', job: job.metadata.name }],
-    ['ApiServerSource delete of a Cascade Job', 'dev.knative.apiserver.resource.delete', job, { kind: 'job', runname: 'cao-33e65', job: job.metadata.name }],
+    ['ApiServerSource update of a Cascade Job with no step label', 'dev.knative.apiserver.resource.update', job,
+      { kind: 'job', runname: 'cao-33e65', job: job.metadata.name, change: 'update', observed: undefined }],
+    ['ApiServerSource delete of a Cascade Job with no step label', 'dev.knative.apiserver.resource.delete', job,
+      { kind: 'job', runname: 'cao-33e65', job: job.metadata.name, change: 'delete', observed: undefined }],
     ['ApiServerSource event of another Job', 'dev.knative.apiserver.resource.add', { kind: 'Job', metadata: { name: 'x' } }, { kind: 'ignored', reason: 'Job "x" is not Cascade\'s' }],
     ['ApiServerSource event of a Job with an empty run label', 'dev.knative.apiserver.resource.add', { kind: 'Job', metadata: { name: 'x', labels: { 'cascade.cascade.net/run': '' } } },
       { kind: 'ignored', reason: 'Job "x" is not Cascade\'s' }],
@@ -32,11 +34,43 @@ describe('CloudEvents', () => {
     ['a Job whose run label names no run', 'dev.knative.apiserver.resource.add', { kind: 'Job', metadata: { name: 'x', labels: { 'cascade.cascade.net/run': '../x' } } },
       /metadata.labels.cascade.cascade.net\/run: must be a run's name/],
     ['result without moduleresult', MODULE_FINISHED, { runname: 'a', modulename: 'b' }, /module result: moduleresult: required field is missing/],
+    ['a Job whose conditions are not a list', 'dev.knative.apiserver.resource.update', { ...job, status: { conditions: {} } }, /status.conditions: must be an array/],
     ['ApiServerSource event of a Pod', 'dev.knative.apiserver.resource.add', { kind: 'Pod', metadata: { name: 'p' } }, /must be a Job/],
   ])('rejects %s with a reason', (_n, type, data, reason) => {
     const r = fromCloudEvent({ id: '1', type, data });
     expect(r.kind).toBe('invalid');
     expect(r.kind === 'invalid' && r.reason).toMatch(reason);
+  });
+});
+
+describe('a Job event carries what the core reads of the Job', () => {
+  const complete = {
+    apiVersion: 'batch/v1', kind: 'Job',
+    metadata: {
+      name: 'cao-grayscale-33e65', uid: 'u-1', creationTimestamp: '2026-11-29T11:00:00Z', resourceVersion: '9',
+      labels: { 'cascade.cascade.net/run': 'cao-33e65', 'cascade.cascade.net/step': '1' },
+    },
+    spec: { template: {} },
+    status: {
+      startTime: '2026-11-29T11:00:01Z', completionTime: '2026-11-29T11:00:05Z', succeeded: 1,
+      conditions: [{ type: 'SuccessCriteriaMet', status: 'True' }, { type: 'Complete', status: 'True', reason: 'CompletionsReached' }],
+    },
+  };
+
+  it('a finished Job: its step, state and times', () => {
+    expect(fromCloudEvent({ id: '1', type: 'dev.knative.apiserver.resource.update', data: complete })).toEqual({
+      kind: 'job', runname: 'cao-33e65', job: 'cao-grayscale-33e65', change: 'update',
+      observed: {
+        name: 'cao-grayscale-33e65', uid: 'u-1', run: 'cao-33e65', step: 1, attempt: 1, state: 'Succeeded', reason: 'CompletionsReached', message: undefined,
+        startTime: '2026-11-29T11:00:01Z', completionTime: '2026-11-29T11:00:05Z', deleting: false,
+      },
+    });
+  });
+
+  it('a running Job being deleted', () => {
+    const running = { ...complete, metadata: { ...complete.metadata, deletionTimestamp: '2026-11-29T11:00:03Z' }, status: {} };
+    const r = fromCloudEvent({ id: '1', type: 'dev.knative.apiserver.resource.delete', data: running });
+    expect(r).toMatchObject({ kind: 'job', change: 'delete', observed: { state: 'Active', deleting: true, startTime: '2026-11-29T11:00:00Z' } });
   });
 });
 

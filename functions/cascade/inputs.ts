@@ -9,6 +9,8 @@ import {
   APISERVER_EVENTS, JobEventSchema, MODULE_FINISHED, ModuleResultSchema, ResumeRequestIdSchema, RUN_REQUESTED, RUN_RESUME_REQUESTED,
   RunRequestSchema, RunTargetSchema, type ModuleResult, type RunRequest, type RunTarget,
 } from '../../shared/api/events.ts';
+import type { JobChange } from '../../shared/core/job-event.ts';
+import { observeJob, type ObservedJob } from '../../shared/core/observed-job.ts';
 import { LABEL_RUN, shortHash } from '../../shared/names.ts';
 import { NOT_AN_OBJECT } from './plain-body.ts';
 
@@ -21,7 +23,8 @@ export interface IncomingEvent {
 export type Request =
   | { kind: 'run'; body: RunRequest }
   | { kind: 'result'; body: ModuleResult }
-  | { kind: 'job'; runname: string; job: string }
+  /** `observed`: the event's Job as the core sees it, when its labels tell its step. */
+  | { kind: 'job'; runname: string; job: string; change: JobChange; observed: ObservedJob | undefined }
   /** `requestId`: the CloudEvent's id or the body's; `bodyDigest` when a plain body gave none. */
   | { kind: 'resume'; target: RunTarget; requestId?: string; bodyDigest?: string }
   | { kind: 'ignored'; reason: string }
@@ -52,11 +55,17 @@ function asResult(data: unknown): Request {
   return 'invalid' in r ? { kind: 'invalid', reason: r.invalid } : { kind: 'result', body: r };
 }
 
-function asJob(data: unknown): Request {
+function asJob(change: JobChange, data: unknown): Request {
   const r = parse(JobEventSchema, 'ApiServerSource event', data);
   if ('invalid' in r) return { kind: 'invalid', reason: r.invalid };
   const runname = r.metadata.labels?.[LABEL_RUN];
-  return runname ? { kind: 'job', runname, job: r.metadata.name } : { kind: 'ignored', reason: `Job ${quote(r.metadata.name)} is not Cascade's` };
+  if (!runname) return { kind: 'ignored', reason: `Job ${quote(r.metadata.name)} is not Cascade's` };
+  return { kind: 'job', runname, job: r.metadata.name, change, observed: observeJob(r) };
+}
+
+function jobChange(type: string): JobChange | undefined {
+  const verb = type.slice(type.lastIndexOf('.') + 1);
+  return APISERVER_EVENTS.includes(type) && (verb === 'add' || verb === 'update' || verb === 'delete') ? verb : undefined;
 }
 
 /** A resume request: its id is the CloudEvent's, else the plain body's `requestId`, else the body's digest. */
@@ -75,7 +84,8 @@ export function fromCloudEvent(event: IncomingEvent): Request {
   if (event.type === RUN_RESUME_REQUESTED) return asResume(data, event.id);
   if (event.type === RUN_REQUESTED) return asRun(data);
   if (event.type === MODULE_FINISHED) return asResult(data);
-  if (APISERVER_EVENTS.includes(event.type)) return asJob(data);
+  const change = jobChange(event.type);
+  if (change) return asJob(change, data);
   return { kind: 'invalid', reason: `unsupported event type ${quote(event.type)}` };
 }
 

@@ -80,11 +80,31 @@ export type RunTarget = v.InferOutput<typeof RunTargetSchema>;
 /** A resume request's own id in a plain body (a CloudEvent's is its `id`). */
 export const ResumeRequestIdSchema = v.object({ requestId: v.optional(text(253)) }, 'must be a JSON object');
 
-/** What Cascade reads of an ApiServerSource event's data: the Job's kind, name and labels. */
+const Timestamp = v.optional(v.string('must be a string'));
+const JobCondition = v.object({
+  type: v.string('must be a string'),
+  status: v.string('must be a string'),
+  reason: v.optional(v.string('must be a string')),
+  message: v.optional(v.string('must be a string')),
+}, 'must be an object');
+
+/**
+ * What Cascade reads of an ApiServerSource event's data: the Job's kind, name
+ * and labels, and what tells whether it finished (uid, deletion, terminal
+ * conditions, times).
+ */
 export const JobEventSchema = v.object({
   kind: v.literal('Job', 'must be a Job'),
+  status: v.optional(v.object({
+    conditions: v.optional(v.array(JobCondition, 'must be an array')),
+    startTime: Timestamp,
+    completionTime: Timestamp,
+  }, 'must be an object')),
   metadata: v.object({
     name: text(253),
+    uid: v.optional(v.string('must be a string')),
+    creationTimestamp: Timestamp,
+    deletionTimestamp: Timestamp,
     labels: v.optional(v.objectWithRest(
       // An empty value names no run: such a Job is not Cascade's.
       { [LABEL_RUN]: v.optional(v.pipe(v.string('must be a string'), v.check((s) => s === '' || isDnsLabel(s), RUN_NAME_RULE))) },

@@ -1,11 +1,12 @@
 // What the core needs to know of a Job, read from the Job object. Pure.
-import type { V1Job } from '@kubernetes/client-node';
 import { LABEL_ATTEMPT, LABEL_RUN, LABEL_STEP } from '../names.ts';
 
 export type JobState = 'Active' | 'Succeeded' | 'Failed';
 
 export interface ObservedJob {
   name: string;
+  /** The Job object's uid, when known: tells a Job from a later one of the same name. */
+  uid?: string | undefined;
   run: string;
   step: number;
   /** The attempt of its step (label cascade.cascade.net/attempt; absent: 1). */
@@ -18,17 +19,35 @@ export interface ObservedJob {
   deleting: boolean;
 }
 
-function isTrue(job: V1Job, type: string): { reason?: string; message?: string } | undefined {
+type Time = Date | string | undefined;
+
+/** What observeJob reads of a Job: a V1Job, or an ApiServerSource event's data as events.ts checked it. */
+export interface JobObject {
+  metadata?: {
+    name?: string | undefined;
+    uid?: string | undefined;
+    labels?: Record<string, string | undefined> | undefined;
+    creationTimestamp?: Time;
+    deletionTimestamp?: Time;
+  } | undefined;
+  status?: {
+    conditions?: ReadonlyArray<{ type: string; status: string; reason?: string | undefined; message?: string | undefined }> | undefined;
+    startTime?: Time;
+    completionTime?: Time;
+  } | undefined;
+}
+
+function isTrue(job: JobObject, type: string): { reason?: string; message?: string } | undefined {
   const c = job.status?.conditions?.find((x) => x.type === type && x.status === 'True');
   return c ? { reason: c.reason, message: c.message } : undefined;
 }
 
-function iso(value: Date | string | undefined): string | undefined {
+function iso(value: Time): string | undefined {
   if (value === undefined) return undefined;
   return value instanceof Date ? value.toISOString() : value;
 }
 
-function identity(job: V1Job): { name: string; run: string; step: number; attempt: number } | undefined {
+function identity(job: JobObject): { name: string; run: string; step: number; attempt: number } | undefined {
   const labels = job.metadata?.labels ?? {};
   const step = Number(labels[LABEL_STEP]);
   const attempt = Number(labels[LABEL_ATTEMPT] ?? '1');
@@ -38,7 +57,7 @@ function identity(job: V1Job): { name: string; run: string; step: number; attemp
   return { name, run, step, attempt };
 }
 
-function outcome(job: V1Job): { state: JobState; why: { reason?: string; message?: string } } {
+function outcome(job: JobObject): { state: JobState; why: { reason?: string; message?: string } } {
   const failed = isTrue(job, 'Failed') ?? isTrue(job, 'FailureTarget');
   if (failed) return { state: 'Failed', why: failed };
   const succeeded = isTrue(job, 'Complete') ?? isTrue(job, 'SuccessCriteriaMet');
@@ -51,12 +70,12 @@ function outcome(job: V1Job): { state: JobState; why: { reason?: string; message
  * FailureTarget). Unlike the Go controller, one failed pod of a Job that may
  * still retry (backoffLimit > 0) does not fail the run.
  */
-export function observeJob(job: V1Job): ObservedJob | undefined {
+export function observeJob(job: JobObject): ObservedJob | undefined {
   const id = identity(job);
   if (!id) return undefined;
   const { state, why } = outcome(job);
   return {
-    ...id, state, reason: why.reason, message: why.message,
+    ...id, uid: job.metadata?.uid, state, reason: why.reason, message: why.message,
     startTime: iso(job.status?.startTime ?? job.metadata?.creationTimestamp),
     completionTime: iso(job.status?.completionTime),
     deleting: Boolean(job.metadata?.deletionTimestamp),

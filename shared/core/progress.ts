@@ -56,7 +56,7 @@ function advanceOnce(d: Draft): boolean {
   if (isWaiting(rec, d.input.now)) return false;
   if (rec.phase === 'Pending' && !start(d, rec, job)) return false;
   if (!job) {
-    if (d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) return false;
+    if (d.input.partialJobs || d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) return false;
     return attemptFailed(d, rec, 'JobMissing', `Job ${rec.jobName} is gone before it finished`);
   }
   if (job.state === 'Failed') {

@@ -49,6 +49,11 @@ export interface DecideInput {
    * Queued one keeps waiting.
    */
   admission?: 'admitted' | 'queued' | undefined;
+  /**
+   * `jobs` holds only the Jobs an event showed, not a list of the run's Jobs:
+   * a step whose Job is not among them is unknown (its Job may exist), not gone.
+   */
+  partialJobs?: boolean;
 }
 
 export type Action =

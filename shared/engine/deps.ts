@@ -8,6 +8,7 @@ import type { CascadeRun } from '../api/cascade-run.ts';
 import type { RunEndEvent } from '../api/events.ts';
 import type { CounterChange } from '../core/counters.ts';
 import type { Outbox } from './outbox.ts';
+import type { FinishedJobs } from './finished-jobs.ts';
 import type { RunQueue } from './run-queue.ts';
 import type { RetryWakeups } from './retry-wake.ts';
 
@@ -34,6 +35,8 @@ export interface EngineDeps {
   counter?: (change: CounterChange, scenario: string) => Promise<CascadeAutoOperator | undefined>;
   /** One reconcile at a time per run in this process, looks-again shared (run-queue.ts); unordered without it. */
   queue?: RunQueue;
+  /** Each finished Job's events read its run once in this process (finished-jobs.ts); every such event reads it without it. */
+  finishedJobs?: FinishedJobs;
   /** The scenario source this process last warned about (start-run.ts): one warning per change, not per run; every run warns without it. */
   scenarioSource?: { last?: string | undefined };
   /** Timers that look at a run again when its retry is due (retry-wake.ts); without them (the janitor) the next sweep does. */

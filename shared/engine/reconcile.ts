@@ -26,9 +26,10 @@ export type ReconcileResult =
  * created and recorded in between would look gone, failing the run with
  * JobMissing.
  */
-async function load(deps: EngineDeps, name: string, known?: CascadeRun): Promise<[CascadeRun | undefined, ObservedJob[]]> {
+async function load(deps: EngineDeps, name: string, known: CascadeRun | undefined, shown: readonly ObservedJob[] | undefined): Promise<[CascadeRun | undefined, readonly ObservedJob[]]> {
   const run = known ?? await deps.store.getRun(name);
   if (!run) return [undefined, []];
+  if (shown) return [run, shown];
   const jobs = await deps.store.listJobs(name);
   return [run, jobs.map(observeJob).filter((j): j is ObservedJob => j !== undefined)];
 }
@@ -82,6 +83,11 @@ async function writeStatus(deps: EngineDeps, run: CascadeRun, decision: Decision
 export interface ReconcileFrom {
   /** The run as the caller just got it from the API server (the reply to its creation): it spares the first read. */
   known?: CascadeRun | undefined;
+  /**
+   * The Jobs an event showed (finished, so final), looked at instead of a list
+   * of the run's Jobs; the run's other Jobs are unknown, not gone.
+   */
+  jobs?: readonly ObservedJob[] | undefined;
   /** What the scenario's concurrency limit says of a run not started yet (admission.ts). */
   admission?: DecideInput['admission'];
 }
@@ -89,17 +95,18 @@ export interface ReconcileFrom {
 /** Moves run `name` on `first`. */
 export function reconcileRun(deps: EngineDeps, name: string, first: Fact, from: ReconcileFrom = {}): Promise<ReconcileResult> {
   const work = () => reconcile(deps, name, first, from);
-  return deps.queue ? deps.queue(name, first.kind === 'Observe' && !from.known && !from.admission, work) : work();
+  return deps.queue ? deps.queue(name, first.kind === 'Observe' && !from.known && !from.jobs && !from.admission, work) : work();
 }
 
-async function reconcile(deps: EngineDeps, name: string, fact: Fact, { known, admission }: ReconcileFrom): Promise<ReconcileResult> {
+async function reconcile(deps: EngineDeps, name: string, fact: Fact, { known, jobs: shown, admission }: ReconcileFrom): Promise<ReconcileResult> {
   let refused: Refusal | undefined;
   let hint = known;
+  const partialJobs = shown !== undefined;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const [run, jobs] = await load(deps, name, hint);
+    const [run, jobs] = await load(deps, name, hint, shown);
     hint = undefined;
     if (!run) return { kind: 'missing' };
-    const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: settings(deps, run), refused, admission });
+    const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: settings(deps, run), refused, admission, partialJobs });
     if (decision.verdict === 'unknown-module' || decision.verdict === 'not-started') return { kind: 'rejected', decision };
     const refusal = await createJobs(deps, decision.actions);
     if (refusal) {

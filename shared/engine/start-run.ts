@@ -115,15 +115,18 @@ function limited(op: CascadeAutoOperator | undefined): boolean {
 /** Counted and moved: at once without a limit, admitted (or queued) first under one. */
 async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: CascadeAutoOperator | undefined) {
   const { name, run, created } = made;
-  const known = created ? run : undefined;
+  // A run this request created is moved from the object the create returned,
+  // with none of its Jobs shown (no list): one created meanwhile by another
+  // delivery is adopted when the create meets it.
+  const from = created ? { known: run, jobs: [] } : {};
   if (limited(op)) {
     const counted = await count(deps, { kind: 'started', run: name }, scenario);
     const admission = admissionAfterCount(counted, name);
-    return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, { known, admission }) };
+    return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission }) };
   }
   const [counted, result] = await Promise.all([
     count(deps, { kind: 'started', run: name }, scenario),
-    reconcileRun(deps, name, { kind: 'Observe' }, { known }),
+    reconcileRun(deps, name, { kind: 'Observe' }, from),
   ]);
   return { counted, result };
 }

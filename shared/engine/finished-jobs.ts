@@ -1,0 +1,24 @@
+// Thrift within one process: a finished Job stays finished, so once one of
+// its events moved its run (or found nothing to move), its later events
+// (another update, its deletion after the step was recorded) have nothing new
+// to tell. The first event's work is shared by those that arrive while it
+// runs, and remembered (the last `capacity` Jobs) once it succeeded; a failure
+// is forgotten, so a redelivery does the work again. Correctness never rests
+// on it: another process, or this one after a restart, reads the run again.
+
+export type FinishedJobs = <T>(key: string, work: () => Promise<T>) => Promise<T>;
+
+export function finishedJobs(capacity = 10_000): FinishedJobs {
+  const seen = new Map<string, Promise<unknown>>();
+  return <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const known = seen.get(key);
+    if (known) return known as Promise<T>;
+    const done = work();
+    seen.set(key, done);
+    if (seen.size > capacity) seen.delete(seen.keys().next().value!);
+    done.catch(() => {
+      if (seen.get(key) === done) seen.delete(key);
+    });
+    return done;
+  };
+}
