@@ -1,19 +1,29 @@
-// API cost from the API server's own apiserver_request_total, before and after
-// a batch of runs: requests per run and per step by resource and verb, and the
-// marginal cost of one more step (the steady state), against the lower bound
-// of writes a run cannot avoid.
+// API cost per client, from the local API server's audit log
+// (local/cluster/audit-policy.yaml): each client talks to the API server as
+// its own identity (install.ts: the function, the ApiServerSource stand-in
+// and the janitor as their ServiceAccounts, the bench's own driver as the
+// admin user), so the function's requests are told from the Job
+// controller's. Counted per run and per step transition for a batch of runs,
+// beside the targets of issue 10, and the marginal cost of one more step.
+import { auditLinesSince, auditMark, countByClient, perUnitRequests, type ClientRequests } from '../local/audit-log.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { runRequest, scenario, type Install } from './install.ts';
-import { diffSamples, perUnit, requestCounts, summarizeCost, type CostSummary } from './prom.ts';
 
 export interface ApiCost {
   modules: number;
   runs: number;
-  perRun: CostSummary;
-  perStep: CostSummary;
+  /** Step transitions per run: the first Job's start, each hand-off, the end (N+1). */
+  stepTransitionsPerRun: number;
+  /** Client label (install.ts identities) → its requests per run. */
+  perRun: Record<string, ClientRequests>;
+  /** The function's requests per step transition. */
+  functionPerTransition: ClientRequests;
   /** Create the run, N+1 status writes (start, each hand-off, end), N Job creates, N Job deletes. */
   lowerBoundWritesPerRun: number;
 }
+
+/** Issue 10's targets for the function's own requests. */
+export const TARGETS = { requestsPer3ModuleRun: 17, eventsPerTransition: 1, readsPerTransition: 1 } as const;
 
 export async function runBatch(inst: Install, tag: string, runs: number, concurrency: number): Promise<string[]> {
   const names: string[] = [];
@@ -35,21 +45,26 @@ export async function runBatch(inst: Install, tag: string, runs: number, concurr
 export async function apiCost(cp: ControlPlane, inst: Install, modules: number, runs: number): Promise<ApiCost> {
   await inst.setScenario(scenario(modules, 0));
   await new Promise((r) => setTimeout(r, 1000));
-  const before = await cp.requests();
+  const mark = auditMark(cp.auditLog);
   await runBatch(inst, `cost${modules}`, runs, Math.min(5, runs));
-  // The last Jobs' deletions still come back as events for the function to look at.
-  await new Promise((r) => setTimeout(r, 2000));
-  const after = await cp.requests();
-  const total = summarizeCost(requestCounts(diffSamples(before, after)));
-  return { modules, runs, perRun: perUnit(total, runs), perStep: perUnit(total, runs * modules), lowerBoundWritesPerRun: 3 * modules + 2 };
+  // The last Jobs' deletions still come back as events for the function to
+  // look at, and the audit log is written asynchronously.
+  await new Promise((r) => setTimeout(r, 3000));
+  const counts = countByClient(auditLinesSince(cp.auditLog, mark), inst.identities);
+  const transitions = modules + 1;
+  return {
+    modules, runs, stepTransitionsPerRun: transitions,
+    perRun: Object.fromEntries(Object.entries(counts).map(([label, c]) => [label, perUnitRequests(c, runs)])),
+    functionPerTransition: perUnitRequests(counts.function ?? { reads: 0, writes: 0, events: 0, byVerb: {} }, runs * transitions),
+    lowerBoundWritesPerRun: 3 * modules + 2,
+  };
 }
 
-/** Extra requests of one more step: (cost of a run of b steps − of a steps) / (b − a). */
-export function marginalPerStep(a: ApiCost, b: ApiCost): { reads: number; cascadeWrites: number; events: number } {
+/** The function's extra requests of one more step: (cost of a run of b steps − of a steps) / (b − a). */
+export function marginalPerStep(a: ApiCost, b: ApiCost): { reads: number; writes: number; events: number } {
   const steps = b.modules - a.modules;
-  return {
-    reads: (b.perRun.reads - a.perRun.reads) / steps,
-    cascadeWrites: (b.perRun.cascadeWrites - a.perRun.cascadeWrites) / steps,
-    events: (b.perRun.events - a.perRun.events) / steps,
-  };
+  const fa = a.perRun.function;
+  const fb = b.perRun.function;
+  if (!fa || !fb) return { reads: Number.NaN, writes: Number.NaN, events: Number.NaN };
+  return { reads: (fb.reads - fa.reads) / steps, writes: (fb.writes - fa.writes) / steps, events: (fb.events - fa.events) / steps };
 }

@@ -12,6 +12,7 @@ import { startCluster } from '../local/cluster/cluster.ts';
 import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { readPids } from '../local/cluster/processes.ts';
+import { auditLogOf } from '../local/audit-log.ts';
 import { parseMetrics, type Sample } from './prom.ts';
 
 export interface ControlPlane {
@@ -19,6 +20,8 @@ export interface ControlPlane {
   kubernetesVersion: string;
   /** Component name → pid, when known (kube-apiserver, etcd, kwok ...). */
   pids: Record<string, number>;
+  /** The API server's audit log (local/cluster/audit-policy.yaml). */
+  auditLog: string;
   /** apiserver_request_total from the API server's /metrics. */
   requests(): Promise<Sample[]>;
   stop(): Promise<void>;
@@ -67,6 +70,7 @@ export async function controlPlane(log: (m: string) => void): Promise<ControlPla
   return {
     kubeconfig,
     kubernetesVersion: version.gitVersion,
+    auditLog: auditLogOf(kubeconfig),
     pids: componentPids(dirname(kubeconfig)),
     requests: async () => parseMetrics(await get('/metrics'), 'apiserver_request_total'),
     stop,

@@ -17,13 +17,15 @@ import type { Attempt } from '../local/eventing/dispatch.ts';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { runName } from '../shared/names.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
-import { functionKubeconfig } from '../local/function-rbac.ts';
+import { apiServerSourceIdentity, functionKubeconfig, janitorKubeconfig, serviceAccountUser } from '../local/function-rbac.ts';
 import { createNamespace, deleteNamespace, waitFor } from '../local/kube.ts';
 import { benchFunction } from './entry.ts';
 import { startRecorder, type Recorder } from './recorder.ts';
 import { API_VERSION, CASCADE_AUTO_OPERATOR_KIND } from '../shared/api/group.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
+/** The user of the local control plane's admin client certificate (local/cluster/certs.ts): the bench's own driver and recorder. */
+const ADMIN_USER = 'cascade-admin';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1', plural: 'cascadeautooperators' };
 
 /** `count` modules m0…m(count-1), each pod running `delayMs` under kwok; `stuck` pods are never scheduled. */
@@ -42,6 +44,10 @@ export interface Install {
   recorder: Recorder;
   custom: CustomObjectsApi;
   broker: RunningBroker;
+  /** A kubeconfig file of the janitor's ServiceAccount, for sweeps made by the bench. */
+  janitorKubeconfig: string;
+  /** Each client's label → the user it authenticates as (the audit log tells them apart by it). */
+  identities: Record<string, string>;
   setScenario(modules: CascadeModule[]): Promise<void>;
   /**
    * Sends a run request or a module result to the Broker as a CloudEvent and
@@ -136,9 +142,17 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
     addresses: { 'Service/cascade': [fn.url], 'Service/cascade-dead-letters': [deadLetters.url] },
   });
   brokerUrl = broker.url;
-  let source: RunningSource = await startApiServerSource({ kc, namespace: ns, sink: broker.url });
+  const sourceKc = await apiServerSourceIdentity(kc, ns);
+  let source: RunningSource = await startApiServerSource({ kc: sourceKc, namespace: ns, sink: broker.url });
+  const identities = {
+    function: serviceAccountUser(ns, 'cascade-function'),
+    janitor: serviceAccountUser(ns, 'cascade-janitor'),
+    apiserversource: serviceAccountUser(ns, 'cascade-apiserversource'),
+    bench: ADMIN_USER,
+    'job-controller': 'system:serviceaccount:kube-system:job-controller',
+  };
   return {
-    ns, env, recorder, custom, broker,
+    ns, env, recorder, custom, broker, identities, janitorKubeconfig: await janitorKubeconfig(kc, ns),
     get fn() { return fn; },
     async setScenario(next) {
       // The function writes the operator's counters meanwhile: retry on 409.
@@ -158,7 +172,7 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
       await fn.stop();
       fn = await startFunction(env, benchFunction());
       broker.setAddresses('Service/cascade', [fn.url]);
-      source = await startApiServerSource({ kc, namespace: ns, sink: broker.url });
+      source = await startApiServerSource({ kc: sourceKc, namespace: ns, sink: broker.url });
     },
     async stop() {
       source.stop();

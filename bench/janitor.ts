@@ -35,7 +35,7 @@ export async function janitorSweeps(cp: ControlPlane, inst: Install, sizes: read
   const parsed = parseConfig({ ...inst.env, LOG_LEVEL: 'silent' });
   if (!parsed.ok) throw new Error(parsed.reason);
   const deps = {
-    config: parsed.value, store: connectStore(inst.ns, DEFAULT_RETRY, inst.env.KUBECONFIG), log: pino({ level: 'silent' }),
+    config: parsed.value, store: connectStore(inst.ns, DEFAULT_RETRY, inst.janitorKubeconfig), log: pino({ level: 'silent' }),
     now: () => new Date(), notify: async () => false,
   };
   const out: JanitorSweep[] = [];

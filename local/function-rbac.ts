@@ -35,19 +35,39 @@ export async function applyManifests(admin: KubeConfig, objects: KubernetesObjec
 }
 
 /**
- * Applies the documents of knative/rbac.yaml named `sa` (its ServiceAccount,
- * Role and RoleBinding) to `namespace`; returns the path of a kubeconfig
- * acting as that ServiceAccount.
+ * Applies the documents of `file` (knative/rbac.yaml unless told) named `sa`
+ * (its ServiceAccount, Role and RoleBinding) to `namespace`; returns a
+ * kubeconfig acting as that ServiceAccount.
  */
-export async function serviceAccountKubeconfigFile(admin: KubeConfig, namespace: string, sa: string): Promise<string> {
-  await applyManifests(admin, manifests('knative/rbac.yaml', namespace).filter((d) => d.metadata?.name === sa), true);
-  const kc = await serviceAccountKubeConfig(admin, namespace, sa);
-  const file = join(mkdtempSync(join(tmpdir(), 'cascade-kc-')), 'kubeconfig');
-  writeFileSync(file, kc.exportConfig(), { mode: 0o600 });
-  return file;
+export async function serviceAccountIdentity(admin: KubeConfig, namespace: string, sa: string, file = 'knative/rbac.yaml'): Promise<KubeConfig> {
+  await applyManifests(admin, manifests(file, namespace).filter((d) => d.metadata?.name === sa), true);
+  return serviceAccountKubeConfig(admin, namespace, sa);
+}
+
+/** serviceAccountIdentity, written to a kubeconfig file (mode 600); returns its path. */
+export async function serviceAccountKubeconfigFile(admin: KubeConfig, namespace: string, sa: string, file?: string): Promise<string> {
+  const kc = await serviceAccountIdentity(admin, namespace, sa, file);
+  const path = join(mkdtempSync(join(tmpdir(), 'cascade-kc-')), 'kubeconfig');
+  writeFileSync(path, kc.exportConfig(), { mode: 0o600 });
+  return path;
 }
 
 /** The function's identity: see serviceAccountKubeconfigFile. */
 export function functionKubeconfig(admin: KubeConfig, namespace: string): Promise<string> {
   return serviceAccountKubeconfigFile(admin, namespace, 'cascade-function');
+}
+
+/** The ApiServerSource adapter's identity (knative/apiserversource-rbac.yaml): it only watches Jobs. */
+export function apiServerSourceIdentity(admin: KubeConfig, namespace: string): Promise<KubeConfig> {
+  return serviceAccountIdentity(admin, namespace, 'cascade-apiserversource', 'knative/apiserversource-rbac.yaml');
+}
+
+/** The janitor's identity (knative/rbac.yaml), as a kubeconfig file. */
+export function janitorKubeconfig(admin: KubeConfig, namespace: string): Promise<string> {
+  return serviceAccountKubeconfigFile(admin, namespace, 'cascade-janitor');
+}
+
+/** The username a ServiceAccount authenticates as. */
+export function serviceAccountUser(namespace: string, sa: string): string {
+  return `system:serviceaccount:${namespace}:${sa}`;
 }

@@ -100,7 +100,7 @@ export async function startCluster(options: StartOptions = {}): Promise<RunningC
   }
   await writeClusterInfo(info);
   const context: CommandContext = {
-    binDir, pki, ports, etcdDataDir: paths.etcdData, kubeconfigs, stageFiles: await stageFiles(),
+    binDir, pki, ports, etcdDataDir: paths.etcdData, auditLog: paths.auditLog, kubeconfigs, stageFiles: await stageFiles(),
   };
   try {
     const { assertAlive } = await launchControlPlane(context, paths, log);

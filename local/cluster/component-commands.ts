@@ -1,6 +1,7 @@
 // Command lines of the control-plane components.
 import { join } from 'node:path';
 import type { Pki } from './certs.ts';
+import { auditPolicyFile } from './paths.ts';
 
 export interface Ports {
   etcdClient: number;
@@ -16,6 +17,8 @@ export interface CommandContext {
   pki: Pki;
   ports: Ports;
   etcdDataDir: string;
+  /** Where the kube-apiserver writes its audit log. */
+  auditLog: string;
   kubeconfigs: { controllerManager: string; scheduler: string; kwok: string };
   stageFiles: string[];
 }
@@ -92,6 +95,12 @@ export function apiserverCommand(c: CommandContext): Command {
       `--service-cluster-ip-range=${serviceClusterIpRange}`,
       // 127.0.0.1 is not a valid endpoint for the `kubernetes` Service
       '--endpoint-reconciler-type=none',
+      // every request as one Metadata line, written asynchronously: each client's requests can be counted
+      `--audit-policy-file=${auditPolicyFile}`,
+      `--audit-log-path=${c.auditLog}`,
+      '--audit-log-mode=batch',
+      '--audit-log-maxsize=200',
+      '--audit-log-maxbackup=1',
       '--profiling=false',
       '--v=1',
     ],

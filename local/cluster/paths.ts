@@ -7,6 +7,7 @@ export const clusterDir = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(clusterDir, '..', '..');
 export const buildScript = join(clusterDir, 'build.sh');
 export const stagesDir = join(clusterDir, 'stages');
+export const auditPolicyFile = join(clusterDir, 'audit-policy.yaml');
 
 export const versions = {
   kubernetes: process.env.CASCADE_K8S_VERSION ?? 'v1.34.4',
@@ -34,6 +35,8 @@ export function statePaths(stateDir: string) {
     root: stateDir,
     pki: join(stateDir, 'pki'),
     logs: join(stateDir, 'logs'),
+    /** The kube-apiserver's audit log (audit-policy.yaml): one JSON line per request. */
+    auditLog: join(stateDir, 'logs', 'audit.log'),
     etcdData: join(stateDir, 'etcd'),
     kubeconfigs: join(stateDir, 'kubeconfigs'),
     adminKubeconfig: join(stateDir, 'admin.kubeconfig'),
