@@ -18,7 +18,7 @@ function keep(d: Draft, job: ObservedJob): boolean {
 
 export function cleanup(d: Draft): void {
   for (const job of d.input.jobs) {
-    if (job.deleting || keep(d, job)) continue;
+    if (job.deleting || job.gone || keep(d, job)) continue;
     d.actions.push({ type: 'DeleteJob', name: job.name, step: job.step });
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decide } from './decide.ts';
-import { jobEventNeed, shownJob, type JobChange, type JobEventNeed } from './job-event.ts';
+import { finalObservationKey, jobEventNeed, shownJob, type JobChange, type JobEventNeed } from './job-event.ts';
 import type { JobState } from './observed-job.ts';
 import { input, job, run } from './testing/fixtures.ts';
 import type { CascadeRunStatus } from '../api/cascade-run.ts';
@@ -16,7 +16,7 @@ describe('jobEventNeed: what a Job change event can move', () => {
     ['add', 'Succeeded', 'this-job'],
     ['delete', 'Succeeded', 'this-job'],
     ['delete', 'Failed', 'this-job'],
-    ['delete', 'Active', 'all-jobs'],
+    ['delete', 'Active', 'this-job'],
   ] as Array<[JobChange, JobState, JobEventNeed]>)('%s of a Job %s: %s', (change, state, need) => {
     expect(jobEventNeed(change, job(ABC, 0, state))).toBe(need);
   });
@@ -25,9 +25,16 @@ describe('jobEventNeed: what a Job change event can move', () => {
     expect(jobEventNeed('update', undefined)).toBe('all-jobs');
   });
 
-  it('a deleted Job is shown as going, so no decision deletes it again', () => {
-    expect(shownJob('delete', job(ABC, 0, 'Succeeded')).deleting).toBe(true);
-    expect(shownJob('update', job(ABC, 0, 'Succeeded')).deleting).toBe(false);
+  it('a deleted Job is shown gone', () => {
+    expect(shownJob('delete', job(ABC, 0, 'Succeeded')).gone).toBe(true);
+    expect(shownJob('update', job(ABC, 0, 'Succeeded')).gone).toBeUndefined();
+  });
+
+  it('one key per final observation: a finished Job\'s update and delete share it, a Job gone unfinished has its own', () => {
+    const done = job(ABC, 0, 'Succeeded', { uid: 'u1' });
+    expect(finalObservationKey(done)).toBe(finalObservationKey(shownJob('delete', done)));
+    expect(finalObservationKey(shownJob('delete', job(ABC, 0, 'Active', { uid: 'u1' })))).toBe('u1/Active/gone');
+    expect(finalObservationKey(job(ABC, 0, 'Succeeded'))).toBeUndefined();
   });
 });
 
@@ -59,6 +66,25 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
   it('without partialJobs the same run fails with JobMissing', () => {
     const d = decide(input(run(ABC, status(1)), [shownJob('delete', job(ABC, 0, 'Succeeded'))]));
     expect(d.status.conditions?.find((c) => c.type === 'Succeeded')?.reason).toBe('JobMissing');
+  });
+
+  it('a running step whose shown Job is gone before it finished fails with JobMissing', () => {
+    const d = partial(status(1), [shownJob('delete', job(ABC, 1, 'Active'))]);
+    expect(d.status.conditions?.find((c) => c.type === 'Succeeded')?.reason).toBe('JobMissing');
+    expect(d.actions.filter((a) => a.type === 'DeleteJob')).toEqual([]);
+  });
+
+  it('a finished Job shown gone still ends its step, and is not deleted again', () => {
+    const d = partial(status(2), [shownJob('delete', job(ABC, 2, 'Succeeded'))]);
+    expect(d.status.phase).toBe('Succeeded');
+    expect(d.actions.map((a) => a.type)).toEqual(['FinishRun']);
+  });
+
+  it('a pending step whose shown Job is gone unfinished gets its Job created', () => {
+    const st = status(1);
+    st.modules![1]!.phase = 'Pending';
+    const d = partial(st, [shownJob('delete', job(ABC, 1, 'Active'))]);
+    expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1']);
   });
 
   it('a shown Job of a later step still proves the earlier steps done', () => {

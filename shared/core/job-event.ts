@@ -2,8 +2,9 @@
 // to its run, from the event alone. Pure. Only a Job that finished or vanished
 // can move a run: a Job still running changes nothing the run records (its
 // step is Running, or a decision that saw it will start it), so its add and
-// update events need no API call at all. A finished Job is final: the event's
-// copy is the observation of its step, and only the run needs reading.
+// update events need no API call at all. A finished or deleted Job is final:
+// the event's copy is the observation of its step, and only the run needs
+// reading.
 import type { ObservedJob } from './observed-job.ts';
 
 export type JobChange = 'add' | 'update' | 'delete';
@@ -11,20 +12,24 @@ export type JobChange = 'add' | 'update' | 'delete';
 /**
  * - `nothing`: no read or write can follow from this event.
  * - `this-job`: read the run and decide with the event's Job as its step's
- *   observation (the run's other Jobs unknown, not gone: `partialJobs`).
- * - `all-jobs`: read the run and list its Jobs (a Job gone before it
- *   finished, or one whose step the event does not tell).
+ *   observation (the run's other Jobs unknown, not gone: `partialJobs`); a
+ *   deleted Job is shown gone.
+ * - `all-jobs`: read the run and list its Jobs (a Job whose step the event
+ *   does not tell).
  */
 export type JobEventNeed = 'nothing' | 'this-job' | 'all-jobs';
 
 export function jobEventNeed(change: JobChange, job: ObservedJob | undefined): JobEventNeed {
   if (!job) return 'all-jobs';
-  const finished = job.state !== 'Active';
-  if (change === 'delete') return finished ? 'this-job' : 'all-jobs';
-  return finished ? 'this-job' : 'nothing';
+  return change === 'delete' || job.state !== 'Active' ? 'this-job' : 'nothing';
 }
 
-/** The event's Job as the core sees it: a deleted Job is going already (no one deletes it again). */
+/** The event's Job as the core sees it: a deleted Job is gone (its step fails if it had not finished; no one deletes it again). */
 export function shownJob(change: JobChange, job: ObservedJob): ObservedJob {
-  return change === 'delete' ? { ...job, deleting: true } : job;
+  return change === 'delete' ? { ...job, gone: true } : job;
+}
+
+/** Every event that shows this (final) observation of a Job has the same effect: one look per key is enough. */
+export function finalObservationKey(job: ObservedJob): string | undefined {
+  return job.uid ? `${job.uid}/${job.state}${job.gone && job.state === 'Active' ? '/gone' : ''}` : undefined;
 }

@@ -17,6 +17,8 @@ export interface ObservedJob {
   startTime?: string;
   completionTime?: string;
   deleting: boolean;
+  /** The Job no longer exists: this is the last copy of it, from its delete event. */
+  gone?: boolean | undefined;
 }
 
 type Time = Date | string | undefined;

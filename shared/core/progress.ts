@@ -45,6 +45,24 @@ function attemptFailed(d: Draft, rec: ModuleRecord, reason: ConditionReason, mes
   return !isTerminal(d) && rec.phase === 'Pending' && !isWaiting(rec, d.input.now);
 }
 
+/**
+ * The step's Job as observed: undefined when none was seen, or when the one
+ * seen is gone before it finished (`vanished`); a gone Job that finished still
+ * tells how its step ended.
+ */
+function stepJob(d: Draft, step: number): { job: ObservedJob | undefined; vanished: boolean } {
+  const seen = jobOf(d, step);
+  const vanished = Boolean(seen?.gone) && seen?.state === 'Active';
+  return { job: vanished ? undefined : seen, vanished };
+}
+
+/** A started step with no Job to look at: it waits while its Job is unknown or being created; else the Job is gone (JobMissing). */
+function noJob(d: Draft, rec: ModuleRecord, vanished: boolean): boolean {
+  const unknown = d.input.partialJobs && !vanished;
+  if (unknown || d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) return false;
+  return attemptFailed(d, rec, 'JobMissing', `Job ${rec.jobName} is gone before it finished`);
+}
+
 /** One look at the first unfinished step; true when the run moved on to another step. */
 function advanceOnce(d: Draft): boolean {
   const rec = d.records.find((r) => r.phase !== 'Succeeded');
@@ -52,13 +70,10 @@ function advanceOnce(d: Draft): boolean {
     succeedRun(d);
     return false;
   }
-  const job = jobOf(d, rec.step);
+  const { job, vanished } = stepJob(d, rec.step);
   if (isWaiting(rec, d.input.now)) return false;
   if (rec.phase === 'Pending' && !start(d, rec, job)) return false;
-  if (!job) {
-    if (d.input.partialJobs || d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) return false;
-    return attemptFailed(d, rec, 'JobMissing', `Job ${rec.jobName} is gone before it finished`);
-  }
+  if (!job) return noJob(d, rec, vanished);
   if (job.state === 'Failed') {
     return attemptFailed(d, rec, jobFailureReason(job.reason), job.message ?? `Job ${job.name} failed (${job.reason ?? 'no reason'})`);
   }

@@ -1,5 +1,5 @@
 // A Job of Cascade's changed (ApiServerSource, or the janitor): look at its run again.
-import { jobEventNeed, shownJob, type JobChange } from '../core/job-event.ts';
+import { finalObservationKey, jobEventNeed, shownJob, type JobChange } from '../core/job-event.ts';
 import type { ObservedJob } from '../core/observed-job.ts';
 import type { EngineDeps } from './deps.ts';
 import { accepted, type Outcome } from './outcome.ts';
@@ -21,9 +21,9 @@ export interface JobEvent {
 
 /**
  * A Job's change, decided from the event first (shared/core/job-event.ts): a
- * running Job is answered without any API call; a finished one reads only the
- * run, once per Job in this process (finished-jobs.ts); a Job gone before it
- * finished, or one of no known step, reads the run and lists its Jobs.
+ * running Job is answered without any API call; a finished or deleted one
+ * reads only the run, once per Job and outcome in this process
+ * (finished-jobs.ts); one of no known step reads the run and lists its Jobs.
  */
 export function observeJobEvent(deps: EngineDeps, ev: JobEvent): Promise<Outcome> {
   const need = jobEventNeed(ev.change, ev.observed);
@@ -31,5 +31,6 @@ export function observeJobEvent(deps: EngineDeps, ev: JobEvent): Promise<Outcome
   if (need === 'all-jobs' || !ev.observed) return observeRun(deps, ev.runname);
   const job = shownJob(ev.change, ev.observed);
   const work = () => observeRun(deps, ev.runname, [job]);
-  return deps.finishedJobs && job.uid ? deps.finishedJobs(`${job.uid}/${job.state}`, work) : work();
+  const key = finalObservationKey(job);
+  return deps.finishedJobs && key ? deps.finishedJobs(key, work) : work();
 }
