@@ -3,9 +3,9 @@
 // server, acting as the function's ServiceAccount: a module's success result
 // is being applied (the next step's Job is created) when another replica
 // handles an informational result of the same module, between this one's
-// read and its status write. That replica sees the new Job, which proves the
-// step done: it moves the run to the next step and records its result. The
-// write is refused, the engine reloads and decides again on top of the other
+// read and its status write. That replica decides from the run alone (a result
+// lists no Jobs) and records its result on the running step. The write is
+// refused, the engine reloads and applies the success on top of the other
 // change: both results are kept, the next Job is created once, the conflict
 // is counted in cascade_status_conflicts_total (the engine's hooks wired to
 // the function's metrics as functions/cascade/app.ts wires them), and the run
@@ -54,12 +54,12 @@ describe('a status write that loses a race', () => {
 
     const other = { runname: name, modulename: 'first', moduleresult: '50% done' };
     const racing = racingStore(real, async () => {
-      expect(await acceptModuleResult(deps(real), other)).toMatchObject({ kind: 'accepted', body: { verdict: 'recorded', phase: 'Running' } });
+      expect(await acceptModuleResult(deps(real), other)).toMatchObject({ kind: 'accepted', body: { verdict: 'applied', phase: 'Running' } });
     });
     const metrics = cascadeMetrics(SCENARIO);
     const moved = await acceptModuleResult(deps(racing.store, metrics), { runname: name, modulename: 'first', moduleresult: 'success' });
     expect(racing.raced()).toBe(true);
-    expect(moved).toMatchObject({ kind: 'accepted', body: { verdict: 'recorded', phase: 'Running' } });
+    expect(moved).toMatchObject({ kind: 'accepted', body: { verdict: 'applied', phase: 'Running' } });
     expect(value(parseMetrics(await metrics.registry.metrics()), 'cascade_status_conflicts_total')).toBe(1);
 
     const run = await h.getRun(name);

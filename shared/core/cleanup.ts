@@ -16,9 +16,23 @@ function keep(d: Draft, job: ObservedJob): boolean {
   return true;
 }
 
+/**
+ * With only some Jobs shown (partialJobs), a step that succeeded in this very
+ * decision has its Job deleted by name whether it was shown or not: it may
+ * exist (a module's success result arrives while its Job still runs).
+ */
+function unseenSucceeded(d: Draft): { name: string; step: number }[] {
+  if (!d.input.partialJobs) return [];
+  const shown = new Set(d.input.jobs.map((j) => j.step));
+  return d.transitions
+    .filter((t) => t.kind === 'ModuleSucceeded' && t.step !== undefined && !shown.has(t.step))
+    .map((t) => ({ name: d.records[t.step!]!.jobName, step: t.step! }));
+}
+
 export function cleanup(d: Draft): void {
   for (const job of d.input.jobs) {
     if (job.deleting || job.gone || keep(d, job)) continue;
     d.actions.push({ type: 'DeleteJob', name: job.name, step: job.step });
   }
+  for (const { name, step } of unseenSucceeded(d)) d.actions.push({ type: 'DeleteJob', name, step });
 }

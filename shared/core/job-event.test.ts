@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decide } from './decide.ts';
 import { finalObservationKey, jobEventNeed, shownJob, type JobChange, type JobEventNeed } from './job-event.ts';
 import type { JobState } from './observed-job.ts';
-import { input, job, run } from './testing/fixtures.ts';
+import { input, job, result, run } from './testing/fixtures.ts';
 import type { CascadeRunStatus } from '../api/cascade-run.ts';
 
 const ABC = ['a', 'b', 'c'];
@@ -85,6 +85,17 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
     st.modules![1]!.phase = 'Pending';
     const d = partial(st, [shownJob('delete', job(ABC, 1, 'Active'))]);
     expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1']);
+  });
+
+  it('a success result with no Job shown: the next Job is created and the step\'s Job deleted by name', () => {
+    const d = decide({ ...input(run(ABC, status(0)), [], result('a', 'success')), partialJobs: true });
+    expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1', 'DeleteJob:0']);
+    expect(d.actions.find((a) => a.type === 'DeleteJob')).toMatchObject({ name: job(ABC, 0, 'Active').name });
+  });
+
+  it('a result for a step not recorded started, with no Job shown, is not-started (the caller lists then)', () => {
+    const st = status(0);
+    expect(decide({ ...input(run(ABC, st), [], result('b', 'success')), partialJobs: true }).verdict).toBe('not-started');
   });
 
   it('a shown Job of a later step still proves the earlier steps done', () => {

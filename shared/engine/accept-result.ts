@@ -5,9 +5,17 @@ import type { EngineDeps } from './deps.ts';
 import { accepted, invalid, type Outcome } from './outcome.ts';
 import { reconcileRun } from './reconcile.ts';
 
+/**
+ * Decided from the run alone first (no list of its Jobs: the step's Job, and
+ * the next one, are unknown, created or deleted by name); only a result for a
+ * step the run has not recorded started looks for that step's Job in a list
+ * (it exists before the status says so after a crash).
+ */
 export async function acceptModuleResult(deps: EngineDeps, res: ModuleResult): Promise<Outcome> {
   const fact = { kind: 'ModuleResult', modulename: res.modulename, moduleresult: res.moduleresult } as const;
-  const result = await reconcileRun(deps, res.runname, fact);
+  const first = await reconcileRun(deps, res.runname, fact, { jobs: [] });
+  const notStarted = first.kind === 'rejected' && first.decision.verdict === 'not-started';
+  const result = notStarted ? await reconcileRun(deps, res.runname, fact) : first;
   if (result.kind === 'missing') return invalid(`unknown run ${quote(res.runname)}`);
   const { verdict } = result.decision;
   if (verdict === 'unknown-module') return invalid(`run ${quote(res.runname)} has no module ${quote(res.modulename)}`);
