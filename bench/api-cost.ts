@@ -18,6 +18,8 @@ export interface ApiCost {
   perRun: Record<string, ClientRequests>;
   /** The function's requests per step transition. */
   functionPerTransition: ClientRequests;
+  /** Transitions per run as the engine records them (an Event each): each module started and ended, the run's end (2N+1). */
+  recordedTransitionsPerRun: number;
   /** Create the run, N+1 status writes (start, each hand-off, end), N Job creates, N Job deletes. */
   lowerBoundWritesPerRun: number;
 }
@@ -56,6 +58,7 @@ export async function apiCost(cp: ControlPlane, inst: Install, modules: number, 
     modules, runs, stepTransitionsPerRun: transitions,
     perRun: Object.fromEntries(Object.entries(counts).map(([label, c]) => [label, perUnitRequests(c, runs)])),
     functionPerTransition: perUnitRequests(counts.function ?? { reads: 0, writes: 0, events: 0, byVerb: {} }, runs * transitions),
+    recordedTransitionsPerRun: 2 * modules + 1,
     lowerBoundWritesPerRun: 3 * modules + 2,
   };
 }

@@ -72,7 +72,12 @@ function cost(f: Tree): Section[] {
       ['Kubernetes Events', ...runs.map((r) => fig(at(r, 'perRun', 'function', 'events')))],
       ['step transitions (N+1)', ...runs.map((r) => fig(r.stepTransitionsPerRun))],
       ['reads per step transition', ...runs.map((r) => vsTarget(at(r, 'functionPerTransition', 'reads'), 1))],
-      ['Events per step transition', ...runs.map((r) => vsTarget(at(r, 'functionPerTransition', 'events'), 1))],
+      ['Events per step transition', ...runs.map((r) => fig(at(r, 'functionPerTransition', 'events')))],
+      ['Events per recorded transition (2N+1: module started, module ended, run ended)', ...runs.map((r) => {
+        const events = num(at(r, 'perRun', 'function', 'events'));
+        const n = num(r.recordedTransitionsPerRun);
+        return events === undefined || !n ? undefined : vsTarget(events / n, 1);
+      })],
       ...fnVerbs.map((v) => [`  ${v}`, ...runs.map((r) => fig(at(r, 'perRun', 'function', 'byVerb', v)))]),
     ],
   }, {
