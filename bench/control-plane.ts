@@ -1,14 +1,16 @@
 // The control plane the benchmarks run against: the one named by
 // $CASCADE_KUBECONFIG when it answers, else a private one started here (its
-// own state dir, stopped at the end). Also the API server's own /metrics and
+// own state dir, stopped at the end, with the components' API rate limits
+// raised as on a production cluster: RAISED_LIMITS). Also the API server's own /metrics and
 // /version, read with the admin client certificate, and the pids of the
 // components so that their CPU can be sampled.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { apiserverReady } from '../local/cluster/cluster-state.ts';
 import { startCluster } from '../local/cluster/cluster.ts';
+import { RAISED_LIMITS } from '../local/cluster/component-commands.ts';
 import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { readPids } from '../local/cluster/processes.ts';
@@ -22,6 +24,8 @@ export interface ControlPlane {
   pids: Record<string, number>;
   /** The API server's audit log (local/cluster/audit-policy.yaml). */
   auditLog: string;
+  /** The API limit flags each component runs with, read from its command line ("default" when it has none). */
+  limits: Record<string, string>;
   /** apiserver_request_total from the API server's /metrics. */
   requests(): Promise<Sample[]>;
   stop(): Promise<void>;
@@ -52,12 +56,30 @@ function componentPids(stateDir: string): Record<string, number> {
   return existsSync(file) ? Object.fromEntries(readPids(file).map((p) => [p.name, p.pid])) : {};
 }
 
+const LIMIT_FLAG = /^--(kube-api-qps|kube-api-burst|concurrent-job-syncs|max-requests-inflight|max-mutating-requests-inflight)=/;
+
+/** The limit flags on each component's command line (/proc), so the figures say what the cluster ran with. */
+function limitsInEffect(pids: Record<string, number>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
+    const pid = pids[name];
+    if (pid === undefined) continue;
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => LIMIT_FLAG.test(a));
+      out[name] = args.length > 0 ? args.map((a) => a.slice(2)).join(' ') : 'default';
+    } catch {
+      out[name] = 'unknown';
+    }
+  }
+  return out;
+}
+
 export async function controlPlane(log: (m: string) => void): Promise<ControlPlane> {
   let kubeconfig = process.env.CASCADE_KUBECONFIG;
   let stop = async () => {};
   if (!kubeconfig || !(await apiserverReady(kubeconfig))) {
     const started = performance.now();
-    const cluster = await startCluster({ stateDir: join(repoRoot, '.cascade', `bench-${process.pid}`), tieToProcess: true, log });
+    const cluster = await startCluster({ stateDir: join(repoRoot, '.cascade', `bench-${process.pid}`), tieToProcess: true, log, limits: RAISED_LIMITS });
     log(`cluster: ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     kubeconfig = cluster.kubeconfig;
     stop = cluster.stop;
@@ -67,11 +89,15 @@ export async function controlPlane(log: (m: string) => void): Promise<ControlPla
   await applyCrds(kubeconfig);
   const get = adminGet(kubeconfig);
   const version = JSON.parse(await get('/version')) as { gitVersion: string };
+  const pids = componentPids(dirname(kubeconfig));
+  const limits = limitsInEffect(pids);
+  log(`cluster: API limits ${JSON.stringify(limits)}`);
   return {
     kubeconfig,
     kubernetesVersion: version.gitVersion,
     auditLog: auditLogOf(kubeconfig),
-    pids: componentPids(dirname(kubeconfig)),
+    pids,
+    limits,
     requests: async () => parseMetrics(await get('/metrics'), 'apiserver_request_total'),
     stop,
   };

@@ -4,8 +4,11 @@
 //           the components keep running (pids in <state>/pids.json).
 //   down:   ends every recorded process and removes the state dir.
 //   status: prints the kubeconfig path if the cluster answers, else exits 1.
+// CASCADE_CLUSTER_LIMITS=raised: `up` raises the components' API rate limits
+// as the bench does (RAISED_LIMITS in component-commands.ts).
 import { apiserverReady, livePids, readClusterInfo } from './cluster-state.ts';
 import { startCluster, stopCluster } from './cluster.ts';
+import { RAISED_LIMITS } from './component-commands.ts';
 import { defaultStateDir } from './paths.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
@@ -20,7 +23,8 @@ async function up(): Promise<void> {
   }
   if (existing) await stopCluster({ stateDir });
   const started = Date.now();
-  const cluster = await startCluster({ stateDir, log });
+  const limits = process.env.CASCADE_CLUSTER_LIMITS === 'raised' ? RAISED_LIMITS : undefined;
+  const cluster = await startCluster({ stateDir, log, limits });
   log(`cluster: ready in ${((Date.now() - started) / 1000).toFixed(1)} s (state ${stateDir})`);
   process.stdout.write(`KUBECONFIG=${cluster.kubeconfig}\n`);
 }

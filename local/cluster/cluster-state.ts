@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Health, KubeConfig } from '@kubernetes/client-node';
-import type { Ports } from './component-commands.ts';
+import type { ApiLimits, Ports } from './component-commands.ts';
 import { isAlive, readPids } from './processes.ts';
 import { statePaths } from './paths.ts';
 
@@ -17,6 +17,8 @@ export interface ClusterInfo {
   startedAt: string;
   /** Pid of the crash watchdog, if one was started. */
   watchdogPid?: number;
+  /** The raised API limits it was started with (a component started again gets them too); absent: the defaults. */
+  limits?: ApiLimits;
 }
 
 export async function writeClusterInfo(info: ClusterInfo): Promise<void> {

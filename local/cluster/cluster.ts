@@ -4,7 +4,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { ensureBinaries } from './binaries.ts';
 import { createPki, type Pki } from './certs.ts';
 import { readClusterInfo, livePids, writeClusterInfo, type ClusterInfo } from './cluster-state.ts';
-import { kubernetesServiceIp, type CommandContext, type Ports } from './component-commands.ts';
+import { kubernetesServiceIp, type ApiLimits, type CommandContext, type Ports } from './component-commands.ts';
 import { componentKubeconfigs, stageFiles } from './components.ts';
 import { launchControlPlane } from './launch.ts';
 import { writeKubeconfig } from './kubeconfig-file.ts';
@@ -27,6 +27,8 @@ export interface StartOptions {
   tieToProcess?: boolean;
   /** Progress messages. */
   log?: (message: string) => void;
+  /** Raised API rate limits of the components (the bench's); default: theirs. */
+  limits?: ApiLimits;
 }
 
 export interface RunningCluster extends ClusterInfo {
@@ -93,6 +95,7 @@ export async function startCluster(options: StartOptions = {}): Promise<RunningC
   const kubeconfigs = await writeKubeconfigs(paths, pki, server);
   const info: ClusterInfo = {
     stateDir: paths.root, kubeconfig: paths.adminKubeconfig, server, ports, binDir, startedAt: new Date().toISOString(),
+    ...(options.limits ? { limits: options.limits } : {}),
   };
   if (options.tieToProcess) {
     info.watchdogPid = startWatchdog({ parentPid: process.pid, pidsFile: paths.pids, removeDir: paths.root });
@@ -100,7 +103,7 @@ export async function startCluster(options: StartOptions = {}): Promise<RunningC
   }
   await writeClusterInfo(info);
   const context: CommandContext = {
-    binDir, pki, ports, etcdDataDir: paths.etcdData, auditLog: paths.auditLog, kubeconfigs, stageFiles: await stageFiles(),
+    binDir, pki, ports, etcdDataDir: paths.etcdData, auditLog: paths.auditLog, kubeconfigs, stageFiles: await stageFiles(), limits: options.limits,
   };
   try {
     const { assertAlive } = await launchControlPlane(context, paths, log);

@@ -21,6 +21,43 @@ export interface CommandContext {
   auditLog: string;
   kubeconfigs: { controllerManager: string; scheduler: string; kwok: string };
   stageFiles: string[];
+  /** Raised API limits (the bench's); unset: each component's own defaults. */
+  limits?: ApiLimits | undefined;
+}
+
+/**
+ * API rate limits of the control plane, as production clusters raise them.
+ * Unset fields keep the component's default: kube-controller-manager 20 QPS /
+ * 30 burst and 5 concurrent Job syncs, kube-scheduler 50 QPS / 100 burst,
+ * kube-apiserver 400 requests in flight / 200 mutating.
+ */
+export interface ApiLimits {
+  /** kube-controller-manager's and kube-scheduler's client-side rate limit (`--kube-api-qps`). */
+  kubeApiQps?: number;
+  /** Their burst (`--kube-api-burst`). */
+  kubeApiBurst?: number;
+  /** Job controller workers (`--concurrent-job-syncs`). */
+  concurrentJobSyncs?: number;
+  /** kube-apiserver `--max-requests-inflight`. */
+  maxRequestsInflight?: number;
+  /** kube-apiserver `--max-mutating-requests-inflight`. */
+  maxMutatingRequestsInflight?: number;
+}
+
+/**
+ * What the bench starts its control plane with (and `CASCADE_CLUSTER_LIMITS=raised
+ * npm run cluster:up`): the Job controller and the scheduler no longer held
+ * to client-go's 20-50 requests a second, as on a production cluster.
+ */
+export const RAISED_LIMITS: ApiLimits = { kubeApiQps: 1000, kubeApiBurst: 2000, concurrentJobSyncs: 50 };
+
+function flags(pairs: Record<string, number | undefined>): string[] {
+  return Object.entries(pairs).filter(([, v]) => v !== undefined).map(([flag, v]) => `--${flag}=${v}`);
+}
+
+/** Rate limit flags of a client component (controller manager, scheduler). */
+function clientLimitArgs(limits: ApiLimits | undefined): string[] {
+  return flags({ 'kube-api-qps': limits?.kubeApiQps, 'kube-api-burst': limits?.kubeApiBurst });
 }
 
 export interface Command {
@@ -103,6 +140,7 @@ export function apiserverCommand(c: CommandContext): Command {
       '--audit-log-maxbackup=1',
       '--profiling=false',
       '--v=1',
+      ...flags({ 'max-requests-inflight': c.limits?.maxRequestsInflight, 'max-mutating-requests-inflight': c.limits?.maxMutatingRequestsInflight }),
     ],
   };
 }
@@ -131,6 +169,8 @@ export function controllerManagerCommand(c: CommandContext): Command {
       `--service-account-private-key-file=${c.pki.saKey}`,
       `--root-ca-file=${c.pki.caCert}`,
       `--service-cluster-ip-range=${serviceClusterIpRange}`,
+      ...clientLimitArgs(c.limits),
+      ...flags({ 'concurrent-job-syncs': c.limits?.concurrentJobSyncs }),
     ],
   };
 }
@@ -138,7 +178,7 @@ export function controllerManagerCommand(c: CommandContext): Command {
 export function schedulerCommand(c: CommandContext): Command {
   return {
     bin: join(c.binDir, 'kube-scheduler'),
-    args: componentAuthArgs(c.kubeconfigs.scheduler, c.ports.scheduler),
+    args: [...componentAuthArgs(c.kubeconfigs.scheduler, c.ports.scheduler), ...clientLimitArgs(c.limits)],
   };
 }
 

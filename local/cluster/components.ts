@@ -34,7 +34,7 @@ export async function commandContext(stateDir: string): Promise<{ context: Comma
   const paths = statePaths(stateDir);
   const context: CommandContext = {
     binDir: info.binDir ?? defaultBinDir(), pki: pkiIn(paths.pki), ports: info.ports, etcdDataDir: paths.etcdData, auditLog: paths.auditLog,
-    kubeconfigs: componentKubeconfigs(paths), stageFiles: await stageFiles(),
+    kubeconfigs: componentKubeconfigs(paths), stageFiles: await stageFiles(), limits: info.limits,
   };
   return { context, paths };
 }
