@@ -20,7 +20,7 @@ describe('configuration from the environment', () => {
     expect(parseConfig({}, noPod)).toEqual({ ok: true, value: expect.objectContaining({
       configPath: '/tmp/configuration', namespace: 'cascade-operator', scenarioName: 'cascadeautooperator-ip',
       outMinioAddress: 'http://example.com/test-out/', sink: undefined,
-      rateLimitPerSecond: 100, rateBurst: 200, stallAfterSeconds: 0, runTimeoutSeconds: 0,
+      rateLimitPerSecond: 100, rateBurst: 200, stallAfterSeconds: 0, runTimeoutSeconds: 0, listPageSize: 500,
     }) });
   });
 
@@ -35,7 +35,11 @@ describe('configuration from the environment', () => {
     expect(r).toMatchObject({ ok: true, value: { configPath: '/c.json', namespace: 'ns', scenarioName: 's', outMinioAddress: 'http://m/', sink: 'http://broker' } });
   });
 
-  it.each([['CASCADE_RATE_LIMIT', 'fast'], ['CASCADE_STALL_AFTER_SECONDS', '-1'], ['CASCADE_METRICS_PORT', '1.5']])('rejects %s=%s with the reason', (key, value) => {
+  it('reads the janitor\'s page size', () => {
+    expect(parseConfig({ CASCADE_LIST_PAGE_SIZE: '2' })).toMatchObject({ ok: true, value: { listPageSize: 2 } });
+  });
+
+  it.each([['CASCADE_RATE_LIMIT', 'fast'], ['CASCADE_STALL_AFTER_SECONDS', '-1'], ['CASCADE_METRICS_PORT', '1.5'], ['CASCADE_LIST_PAGE_SIZE', '0']])('rejects %s=%s with the reason', (key, value) => {
     const r = parseConfig({ [key]: value });
     expect(r.ok).toBe(false);
     expect(!r.ok && r.reason).toContain(key);

@@ -36,6 +36,8 @@ export interface Config {
   metricsPort: number;
   /** How long SIGTERM waits for requests in flight. */
   shutdownGraceSeconds: number;
+  /** Objects per page of the janitor's lists (CASCADE_LIST_PAGE_SIZE, at least 1). */
+  listPageSize: number;
   /** When set, every call of the function must carry `Authorization: Bearer <authToken>` (CASCADE_AUTH_TOKEN). */
   authToken: string | undefined;
 }
@@ -49,7 +51,12 @@ function whole(env: NodeJS.ProcessEnv, key: string, fallback: number, unit = 'se
   return Number.isInteger(n) && n >= 0 ? n : `${key} must be a whole number of ${unit}, got "${raw}"`;
 }
 
-type Numbers = Pick<Config, 'stallAfterSeconds' | 'runTimeoutSeconds' | 'retentionSeconds' | 'rateLimitPerSecond' | 'rateBurst' | 'metricsPort' | 'shutdownGraceSeconds'>;
+type Numbers = Pick<Config, 'stallAfterSeconds' | 'runTimeoutSeconds' | 'retentionSeconds' | 'rateLimitPerSecond' | 'rateBurst' | 'metricsPort' | 'shutdownGraceSeconds' | 'listPageSize'>;
+
+function positive(env: NodeJS.ProcessEnv, key: string, fallback: number, unit: string): number | string {
+  const n = whole(env, key, fallback, unit);
+  return n === 0 ? `${key} must be at least 1, got "0"` : n;
+}
 
 function numbers(env: NodeJS.ProcessEnv): Numbers | string {
   const values = {
@@ -60,6 +67,7 @@ function numbers(env: NodeJS.ProcessEnv): Numbers | string {
     rateBurst: whole(env, 'CASCADE_RATE_BURST', 200, 'requests'),
     metricsPort: whole(env, 'CASCADE_METRICS_PORT', 9095, 'port'),
     shutdownGraceSeconds: whole(env, 'CASCADE_SHUTDOWN_GRACE_SECONDS', 25),
+    listPageSize: positive(env, 'CASCADE_LIST_PAGE_SIZE', 500, 'objects'),
   };
   const problem = Object.values(values).find((v) => typeof v === 'string');
   return typeof problem === 'string' ? problem : (values as Numbers);

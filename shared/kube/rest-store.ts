@@ -8,6 +8,7 @@ import { API_VERSION, CASCADE_AUTO_OPERATOR_PLURAL, CASCADE_RUN_KIND, CASCADE_RU
 import { LABEL_RUN } from '../names.ts';
 import { apiErrorKind } from './errors.ts';
 import { refusalsWhileStarting } from './not-ready.ts';
+import type { Page, PageRequest } from './pages.ts';
 import type { Rest } from './rest.ts';
 import { withRetry, type RetryPolicy } from './retry.ts';
 import type { Store } from './store.ts';
@@ -29,6 +30,14 @@ async function orExists<T>(call: Promise<T>): Promise<T | 'exists'> {
     throw error;
   }
 }
+
+interface List<T> {
+  items: T[];
+  metadata?: { continue?: string };
+}
+
+const page = <T>(list: List<T>): Page<T> => ({ items: list.items, continue: list.metadata?.continue || undefined });
+const pageQuery = (request: PageRequest) => ({ limit: String(request.limit), continue: request.continue });
 
 const BACKGROUND = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };
 
@@ -53,6 +62,8 @@ export function restStore(untimed: Rest, namespace: string, policy: RetryPolicy)
       const labelSelector = runName ? `${LABEL_RUN}=${runName}` : LABEL_RUN;
       return (await r(() => rest<{ items: V1Job[] }>('GET', jobs, { query: { labelSelector } }))).items;
     },
+    pageRuns: async (request) => page(await r(() => rest<List<CascadeRun>>('GET', runs, { query: pageQuery(request) }))),
+    pageJobs: async (request) => page(await r(() => rest<List<V1Job>>('GET', jobs, { query: { labelSelector: LABEL_RUN, ...pageQuery(request) } }))),
     createJob: (job) => r(async () => ((await orExists(rest('POST', jobs, { body: job }))) === 'exists' ? 'exists' : 'created')),
     deleteJob: async (name) => {
       await r(() => orMissing(rest('DELETE', `${jobs}/${name}`, { body: BACKGROUND })));

@@ -3,6 +3,7 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator, CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun, CascadeRunStatus } from '../api/cascade-run.ts';
+import type { Page, PageRequest } from './pages.ts';
 
 export interface EventNote {
   type: 'Normal' | 'Warning';
@@ -17,6 +18,10 @@ export interface Store {
   writeRunStatus(run: CascadeRun, status: CascadeRunStatus): Promise<CascadeRun>;
   deleteRun(name: string): Promise<void>;
   listJobs(runName?: string): Promise<V1Job[]>;
+  /** One page of every CascadeRun (the janitor: pages.ts). */
+  pageRuns(request: PageRequest): Promise<Page<CascadeRun>>;
+  /** One page of every Job of Cascade's (labelled with a run). */
+  pageJobs(request: PageRequest): Promise<Page<V1Job>>;
   createJob(job: V1Job): Promise<'created' | 'exists'>;
   deleteJob(name: string): Promise<void>;
   getOperator(name: string): Promise<CascadeAutoOperator | undefined>;
