@@ -83,9 +83,7 @@ async function goneRuns(deps: EngineDeps, op: CascadeAutoOperator, listed: Reado
 }
 
 /** Frees the slots (and queue places) of runs deleted in flight, in every scenario the sweep saw; the oldest queued runs take them. */
-export async function releaseGone(deps: EngineDeps, runs: readonly CascadeRun[]): Promise<number> {
-  const listed = new Set(runs.map((r) => r.metadata.name));
-  const scenarios = new Set([deps.config.scenarioName, ...runs.map((r) => scenarioOf(deps, r))]);
+export async function releaseGone(deps: EngineDeps, listed: ReadonlySet<string>, scenarios: ReadonlySet<string>): Promise<number> {
   let released = 0;
   for (const scenario of scenarios) {
     const op = await readOnce(deps, scenario);

@@ -3,8 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun, CascadeRunStatus } from '../api/cascade-run.ts';
 import { FINALIZER } from '../api/group.ts';
-import { run as runFixture } from '../core/testing/fixtures.ts';
-import { finalizerPlan, isActiveRun, isExpired, jobsOfRun, needsReconcile, orphanJobs } from './sweep-plan.ts';
+import { decide } from '../core/decide.ts';
+import { input, job as observed, NOW as CORE_NOW, run as runFixture, SETTINGS } from '../core/testing/fixtures.ts';
+import {
+  countNeedingOperator, emptyJobIndex, finalizerPlan, indexJobs, isActiveRun, isExpired, type JobIndex, jobsOfRun, movesOnLook, needsReconcile, orphanJobs,
+} from './sweep-plan.ts';
 
 const NOW = new Date('2026-11-29T12:00:00Z');
 const DELETED = '2026-11-29T11:59:00Z';
@@ -14,14 +17,20 @@ function run(name: string, status?: CascadeRunStatus, deleting = false): Cascade
   return { ...r, metadata: { ...r.metadata, name, creationTimestamp: '2026-11-29T10:00:00Z', ...(deleting ? { deletionTimestamp: DELETED } : {}) } };
 }
 
-function job(name: string, runName: string | undefined, deleting = false): V1Job {
+function job(name: string, runName: string | undefined, deleting = false, step = 0): V1Job {
   return {
     metadata: {
       name,
-      labels: runName ? { 'cascade.cascade.net/run': runName } : {},
+      labels: runName ? { 'cascade.cascade.net/run': runName, 'cascade.cascade.net/step': String(step) } : {},
       ...(deleting ? { deletionTimestamp: new Date(DELETED) } : {}),
     },
   };
+}
+
+function index(...pages: V1Job[][]): JobIndex {
+  const i = emptyJobIndex();
+  for (const page of pages) indexJobs(i, page);
+  return i;
 }
 
 function operator(finalizers: string[], deleting: boolean): CascadeAutoOperator {
@@ -76,23 +85,61 @@ describe('retention', () => {
   });
 });
 
+describe('the index of listed Jobs', () => {
+  it('keeps, page after page, what the core sees of each run\'s Jobs', () => {
+    const i = index([job('a-0', 'a'), job('b-0', 'b')], [job('a-1', 'a', false, 1), job('other', undefined)]);
+    expect([...i.byRun.keys()]).toEqual(['a', 'b']);
+    expect(i.byRun.get('a')?.map((j) => [j.name, j.step, j.state])).toEqual([['a-0', 0, 'Active'], ['a-1', 1, 'Active']]);
+    expect(i.named).toEqual([{ name: 'a-0', run: 'a' }, { name: 'b-0', run: 'b' }, { name: 'a-1', run: 'a' }]);
+  });
+});
+
 describe('orphaned Jobs', () => {
-  const runs = [run('live'), run('going', { phase: 'Running' }, true)];
+  // 'going' is being deleted: not live
+  const live = new Set(['live']);
 
   it('are the Jobs of runs missing or being deleted, never unlabelled or deleting Jobs', () => {
-    const jobs = [
+    const jobs = index([
       job('live-a', 'live'), job('going-a', 'going'), job('ghost-a', 'ghost'),
       job('ghost-b', 'ghost', true), job('other', undefined),
-    ];
-    expect(orphanJobs(jobs, runs)).toEqual(['going-a', 'ghost-a']);
+    ]);
+    expect(orphanJobs(jobs, live)).toEqual(['going-a', 'ghost-a']);
   });
 
   it('none when every run is there', () => {
-    expect(orphanJobs([job('live-a', 'live')], runs)).toEqual([]);
+    expect(orphanJobs(index([job('live-a', 'live')]), live)).toEqual([]);
   });
 
   it('the Jobs of one run, for removal with it', () => {
-    expect(jobsOfRun([job('live-a', 'live'), job('live-b', 'live', true), job('x', 'ghost')], 'live')).toEqual(['live-a']);
+    expect(jobsOfRun(index([job('live-a', 'live'), job('live-b', 'live', true), job('x', 'ghost')]), 'live')).toEqual(['live-a']);
+  });
+});
+
+describe('which listed runs a sweep reads again and reconciles', () => {
+  const names = ['a', 'b'];
+  // the run as the function leaves it after starting it: step 0 recorded, its Job created
+  const started = runFixture(names, decide(input(runFixture(names), [])).status);
+
+  it('not a run whose current Job is still running: nothing to do', () => {
+    expect(movesOnLook(started, [observed(names, 0, 'Active')], CORE_NOW, SETTINGS)).toBe(false);
+  });
+
+  it.each([
+    ['its Job finished unseen', [observed(names, 0, 'Succeeded', { completionTime: CORE_NOW })]],
+    ['its Job failed unseen', [observed(names, 0, 'Failed', { completionTime: CORE_NOW })]],
+    ['its Job is gone', []],
+  ])('a run whose %s', (_n, jobs) => {
+    expect(movesOnLook(started, jobs, CORE_NOW, SETTINGS)).toBe(true);
+  });
+
+  it('a run never started, and one stalled past CASCADE_STALL_AFTER_SECONDS', () => {
+    expect(movesOnLook(runFixture(names), [], CORE_NOW, SETTINGS)).toBe(true);
+    const later = new Date(Date.parse(CORE_NOW) + 3_600_000).toISOString();
+    expect(movesOnLook(started, [observed(names, 0, 'Active')], later, { ...SETTINGS, stallAfterSeconds: 60 })).toBe(true);
+  });
+
+  it('not an ended run counted and notified', () => {
+    expect(movesOnLook(run('r', ended('Succeeded', DELETED, true)), [], CORE_NOW, SETTINGS)).toBe(false);
   });
 });
 
@@ -112,6 +159,6 @@ describe('the CascadeAutoOperator finalizer', () => {
     ['being deleted, nothing active', operator(['other/finalizer', FINALIZER], true), [done], { kind: 'remove', finalizers: ['other/finalizer'] }],
     ['being deleted, no run at all', operator([FINALIZER], true), [], { kind: 'remove', finalizers: [] }],
   ])('%s', (_n, op, runs, expected) => {
-    expect(finalizerPlan(op, runs)).toEqual(expected);
+    expect(finalizerPlan(op, countNeedingOperator(runs))).toEqual(expected);
   });
 });

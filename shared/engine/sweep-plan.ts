@@ -4,7 +4,10 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import { isTerminalPhase, type CascadeRun } from '../api/cascade-run.ts';
+import { decide } from '../core/decide.ts';
+import { observeJob, type ObservedJob } from '../core/observed-job.ts';
 import { pendingResume } from '../core/resume.ts';
+import type { DecideSettings } from '../core/types.ts';
 import { LABEL_RUN } from '../names.ts';
 import { isDeleting, isHeld, needsOperator, withFinalizer, withoutFinalizer } from './operator-finalizer.ts';
 
@@ -39,25 +42,65 @@ export function runOfJob(job: V1Job): string | undefined {
 }
 
 /**
- * Names of the Jobs whose run is gone or being deleted. `jobs` must have been
- * listed BEFORE `runs`: a run exists before its first Job, so a Job listed
- * first whose run is missing from the later list is truly orphaned, never a
- * Job of a run created in between.
+ * What a sweep keeps of the Jobs it listed, page by page: a few fields of each
+ * (never the whole objects, so that 10,000 Jobs cost a few MiB), the Jobs as
+ * the core observes them grouped by run, and which Jobs name a run at all.
  */
-export function orphanJobs(jobs: readonly V1Job[], runs: readonly CascadeRun[]): string[] {
-  const live = new Set(runs.filter((r) => !isDeleting(r)).map((r) => r.metadata.name));
-  return jobs
-    .filter((j) => !isDeleting(j) && j.metadata?.name)
-    .filter((j) => {
-      const run = runOfJob(j);
-      return run !== undefined && !live.has(run);
-    })
-    .map((j) => j.metadata!.name!);
+export interface JobIndex {
+  /** Jobs labelled with a run and not being deleted: what orphanJobs and jobsOfRun look at. */
+  named: { name: string; run: string }[];
+  /** What the core sees of each run's Jobs (observeJob). */
+  byRun: Map<string, ObservedJob[]>;
+}
+
+export function emptyJobIndex(): JobIndex {
+  return { named: [], byRun: new Map() };
+}
+
+/** Adds one page of listed Jobs to the index. */
+export function indexJobs(index: JobIndex, jobs: readonly V1Job[]): void {
+  for (const job of jobs) {
+    const run = runOfJob(job);
+    const name = job.metadata?.name;
+    if (run !== undefined && name && !isDeleting(job)) index.named.push({ name, run });
+    const seen = observeJob(job);
+    if (!seen) continue;
+    const list = index.byRun.get(seen.run);
+    if (list) list.push(seen);
+    else index.byRun.set(seen.run, [seen]);
+  }
+}
+
+/**
+ * Names of the Jobs whose run is gone or being deleted: `live` holds the runs
+ * listed and not being deleted. The Jobs must have been listed BEFORE the
+ * runs: a run exists before its first Job, so a Job listed first whose run is
+ * missing from the later list is truly orphaned, never a Job of a run created
+ * in between.
+ */
+export function orphanJobs(jobs: JobIndex, live: ReadonlySet<string>): string[] {
+  return jobs.named.filter((j) => !live.has(j.run)).map((j) => j.name);
 }
 
 /** The Jobs listed for one run (what may remain after it is deleted). */
-export function jobsOfRun(jobs: readonly V1Job[], run: string): string[] {
-  return jobs.filter((j) => runOfJob(j) === run && !isDeleting(j) && j.metadata?.name).map((j) => j.metadata!.name!);
+export function jobsOfRun(jobs: JobIndex, run: string): string[] {
+  return jobs.named.filter((j) => j.run === run).map((j) => j.name);
+}
+
+/**
+ * Whether looking at the run again would change anything, judged from what
+ * the sweep listed: a resume asked by annotation, else the core's own decision on the listed run and Jobs at
+ * `now`. Only such runs are reconciled (from a fresh read); a run whose
+ * listing shows nothing to do costs no request. A Job that finished after it
+ * was listed is seen by the next sweep, as one that finishes after the sweep.
+ */
+export function movesOnLook(run: CascadeRun, jobs: readonly ObservedJob[], now: string, settings: DecideSettings): boolean {
+  if (!needsReconcile(run)) return false;
+  if (pendingResume(run) !== undefined) return true;
+  // Not started, or waiting for a slot: admission.ts decides, with the operator in hand.
+  if (run.status?.phase === undefined || run.status.phase === 'Queued') return true;
+  const decision = decide({ run, jobs, fact: { kind: 'Observe' }, now, settings });
+  return decision.changed || decision.actions.length > 0;
 }
 
 export type FinalizerPlan =
@@ -66,17 +109,22 @@ export type FinalizerPlan =
   | { kind: 'wait'; active: number }
   | { kind: 'remove'; finalizers: string[] };
 
+/** The runs of a list (a page) that still need the operator: not ended, or ended and not yet counted. */
+export function countNeedingOperator(runs: readonly CascadeRun[]): number {
+  return runs.filter(needsOperator).length;
+}
+
 /**
  * An operator that lacks the finalizer gets it (one created while no run
  * started); once it is being deleted and no run needs it any more (every run
  * ended and counted), the finalizer goes, as the Go controller did on shutdown.
- * `runs` is read only for an operator being deleted.
+ * `active` (countNeedingOperator over every run) is counted only for an
+ * operator being deleted.
  */
-export function finalizerPlan(op: CascadeAutoOperator | undefined, runs: readonly CascadeRun[]): FinalizerPlan {
+export function finalizerPlan(op: CascadeAutoOperator | undefined, active: number): FinalizerPlan {
   if (!op) return { kind: 'none' };
   if (!isDeleting(op)) return isHeld(op) ? { kind: 'none' } : { kind: 'add', finalizers: withFinalizer(op) };
   if (!isHeld(op)) return { kind: 'none' };
-  const active = runs.filter(needsOperator).length;
   if (active > 0) return { kind: 'wait', active };
   return { kind: 'remove', finalizers: withoutFinalizer(op) };
 }

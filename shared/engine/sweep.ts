@@ -5,15 +5,24 @@
 // once the operator is being deleted and no run needs it. Every
 // action is idempotent or guarded by resourceVersion, so two sweeps at once,
 // or a sweep killed half-way, leave a state the next one decides from.
-import type { V1Job } from '@kubernetes/client-node';
+// Runs and Jobs are listed in pages (CASCADE_LIST_PAGE_SIZE): the Jobs are
+// kept as a small index, the runs handled a page at a time, and only a run
+// whose listing shows something to do is read again and reconciled.
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
+import { eachPage } from '../kube/pages.ts';
 import type { EngineDeps } from './deps.ts';
 import { reconcileRun } from './reconcile.ts';
 import { annotationResume, pendingResume } from '../core/resume.ts';
 import { admissionInSweep, releaseGone, sweepWakes } from './admission.ts';
-import { finalizerPlan, type FinalizerPlan, isActiveRun, isExpired, jobsOfRun, needsReconcile, orphanJobs } from './sweep-plan.ts';
+import { scenarioOf } from './finish-run.ts';
+import {
+  countNeedingOperator, emptyJobIndex, finalizerPlan, type FinalizerPlan, indexJobs, isActiveRun, isExpired,
+  type JobIndex, jobsOfRun, movesOnLook, orphanJobs,
+} from './sweep-plan.ts';
+import { isDeleting } from './operator-finalizer.ts';
+import { decideSettings } from './decide-settings.ts';
 import { emptySummary, tally, type SweepSummary } from './sweep-summary.ts';
 
 export interface SweepOptions {
@@ -38,11 +47,12 @@ function fail(deps: EngineDeps, s: SweepSummary, error: unknown, what: { msg: st
   deps.log.error({ err: error, kind: apiErrorKind(error), ...fields }, `${msg}: ${apiMessage(error)}`);
 }
 
-/** Reconciles the run if it needs it, then removes it if retention says so; returns it as it is now. */
-async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, jobs: readonly V1Job[]): Promise<CascadeRun | undefined> {
+/** Reconciles the run if its listing shows something to do, then removes it if retention says so; returns it as it is now. */
+async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, jobs: JobIndex): Promise<CascadeRun | undefined> {
   const name = run.metadata.name;
   let current: CascadeRun | undefined = run;
-  if (needsReconcile(run)) {
+  const moves = movesOnLook(run, jobs.byRun.get(name) ?? [], deps.now().toISOString(), decideSettings(deps.config));
+  if (moves) {
     s.runsHandled++;
     const resume = pendingResume(run);
     const result = await reconcileRun(deps, name, resume === undefined ? { kind: 'Observe' } : annotationResume(resume), { admission: await admissionInSweep(deps, run) });
@@ -53,7 +63,7 @@ async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, job
     }
   }
   if (!isExpired(current, deps.now(), deps.config.retentionSeconds)) return current;
-  if (!needsReconcile(run)) s.runsHandled++;
+  if (!moves) s.runsHandled++;
   await deps.store.deleteRun(name);
   s.runsRemoved++;
   // The Jobs go with their owner (garbage collector); deleting what was listed makes it immediate.
@@ -64,15 +74,29 @@ async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, job
   return undefined;
 }
 
-interface Listed {
-  jobs: V1Job[];
-  runs: CascadeRun[];
+/** What the sweep knows of the runs it went through: each handled once, even when the list starts over. */
+interface RunsSeen {
+  /** The index of the Jobs, listed before the runs. */
+  jobs: JobIndex;
+  concurrency: number;
+  /** Every run handled so far (a list started over skips them). */
+  handled: Set<string>;
+  /** The runs listed and not being deleted: their Jobs are not orphans. */
+  live: Set<string>;
+  /** The scenarios of the runs listed (their slots are checked for runs gone). */
+  scenarios: Set<string>;
 }
 
-async function handleRuns(deps: EngineDeps, s: SweepSummary, { runs, jobs }: Listed, concurrency: number): Promise<void> {
-  await eachLimited(runs, concurrency, async (run) => {
+async function handlePage(deps: EngineDeps, s: SweepSummary, page: CascadeRun[], seen: RunsSeen): Promise<void> {
+  const fresh = page.filter((run) => !seen.handled.has(run.metadata.name));
+  for (const run of fresh) {
+    seen.handled.add(run.metadata.name);
+    seen.scenarios.add(scenarioOf(deps, run));
+    if (!isDeleting(run)) seen.live.add(run.metadata.name);
+  }
+  await eachLimited(fresh, seen.concurrency, async (run) => {
     try {
-      const after = await handleRun(deps, s, run, jobs);
+      const after = await handleRun(deps, s, run, seen.jobs);
       if (after && isActiveRun(after)) s.active++;
     } catch (error) {
       s.runErrors++;
@@ -82,8 +106,8 @@ async function handleRuns(deps: EngineDeps, s: SweepSummary, { runs, jobs }: Lis
   });
 }
 
-async function deleteOrphans(deps: EngineDeps, s: SweepSummary, jobs: readonly V1Job[], runs: readonly CascadeRun[]): Promise<void> {
-  await Promise.all(orphanJobs(jobs, runs).map(async (job) => {
+async function deleteOrphans(deps: EngineDeps, s: SweepSummary, jobs: JobIndex, live: ReadonlySet<string>): Promise<void> {
+  await eachLimited(orphanJobs(jobs, live), 16, async (job) => {
     try {
       await deps.store.deleteJob(job);
       s.orphanJobsDeleted++;
@@ -91,7 +115,7 @@ async function deleteOrphans(deps: EngineDeps, s: SweepSummary, jobs: readonly V
     } catch (error) {
       fail(deps, s, error, { msg: `orphaned Job ${job} not deleted`, job });
     }
-  }));
+  });
 }
 
 /** Writes the planned finalizers; false when someone changed the operator meanwhile (look again). */
@@ -112,6 +136,15 @@ async function writeFinalizers(deps: EngineDeps, s: SweepSummary, op: CascadeAut
   return true;
 }
 
+/** The runs that still need the operator, counted over a fresh paged list. */
+async function countActive(deps: EngineDeps): Promise<number> {
+  let active = 0;
+  await eachPage((request) => deps.store.pageRuns(request), async (page) => {
+    active += countNeedingOperator(page);
+  }, { limit: deps.config.listPageSize, onRestart: () => { active = 0; } });
+  return active;
+}
+
 /**
  * Adds the finalizer to an operator that lacks it; removes it from one being
  * deleted once no run needs it. Looks at the operator and the runs afresh, so
@@ -122,7 +155,7 @@ async function writeFinalizers(deps: EngineDeps, s: SweepSummary, op: CascadeAut
 async function tendFinalizer(deps: EngineDeps, s: SweepSummary): Promise<void> {
   for (let attempt = 1; attempt <= FINALIZER_ATTEMPTS; attempt++) {
     const op = await deps.store.getOperator(deps.config.scenarioName);
-    const plan = finalizerPlan(op, op?.metadata.deletionTimestamp ? await deps.store.listRuns() : []);
+    const plan = finalizerPlan(op, op?.metadata.deletionTimestamp ? await countActive(deps) : 0);
     if (plan.kind === 'wait') deps.log.info({ active: plan.active }, 'CascadeAutoOperator is being deleted: finalizer kept while runs are active');
     if (plan.kind === 'none' || plan.kind === 'wait' || !op) return;
     if (await writeFinalizers(deps, s, op, plan)) return;
@@ -130,16 +163,36 @@ async function tendFinalizer(deps: EngineDeps, s: SweepSummary): Promise<void> {
   throw new Error(`CascadeAutoOperator ${deps.config.scenarioName}: finalizer still conflicting after ${FINALIZER_ATTEMPTS} attempts`);
 }
 
-/** Jobs first, runs second: see orphanJobs(). Without both lists the sweep cannot work. */
-async function list(deps: EngineDeps, s: SweepSummary): Promise<Listed | undefined> {
+/** Every Job of Cascade's, page by page, into the index (started afresh if the list starts over). */
+async function listJobs(deps: EngineDeps): Promise<JobIndex> {
+  let index = emptyJobIndex();
+  await eachPage((request) => deps.store.pageJobs(request), async (page) => indexJobs(index, page), {
+    limit: deps.config.listPageSize, onRestart: () => { index = emptyJobIndex(); },
+  });
+  return index;
+}
+
+/**
+ * Jobs first, runs second (see orphanJobs()): the Jobs into an index, then
+ * each page of runs handled as it comes. Without both lists whole the sweep
+ * cannot tell orphans: undefined (aborted, counted and logged).
+ */
+async function listAndHandle(deps: EngineDeps, s: SweepSummary, concurrency: number): Promise<{ jobs: JobIndex; live: Set<string>; seen: Set<string>; scenarios: Set<string> } | undefined> {
+  const seen: RunsSeen = { jobs: emptyJobIndex(), concurrency, handled: new Set(), live: new Set(), scenarios: new Set([deps.config.scenarioName]) };
   try {
-    const jobs = await deps.store.listJobs();
-    const runs = await deps.store.listRuns();
-    return { jobs, runs };
+    const jobs = await listJobs(deps);
+    seen.jobs = jobs;
+    await eachPage((request) => deps.store.pageRuns(request), (page) => handlePage(deps, s, page, seen), {
+      limit: deps.config.listPageSize,
+      onRestart: () => deps.log.info({ handled: seen.handled.size }, 'list of runs expired: listed again, the runs handled skipped'),
+    });
+    return { jobs, live: seen.live, seen: seen.handled, scenarios: seen.scenarios };
   } catch (error) {
     s.aborted = `cannot list runs or Jobs: ${apiMessage(error)}`;
     fail(deps, s, error, { msg: 'sweep aborted' });
     return undefined;
+  } finally {
+    s.runsSeen = seen.handled.size;
   }
 }
 
@@ -153,12 +206,10 @@ export async function sweep(deps: EngineDeps, now: Date, options: SweepOptions =
   const s = emptySummary();
   const wakes = sweepWakes({ ...deps, now: () => now });
   const at = wakes.deps;
-  const listed = await list(deps, s);
+  const listed = await listAndHandle(at, s, options.concurrency ?? 8);
   if (listed) {
-    s.runsSeen = listed.runs.length;
-    await releaseGone(at, listed.runs).catch((error: unknown) => fail(deps, s, error, { msg: 'slots of deleted runs not released' }));
-    await handleRuns(at, s, listed, options.concurrency ?? 8);
-    await deleteOrphans(at, s, listed.jobs, listed.runs);
+    await releaseGone(at, listed.seen, listed.scenarios).catch((error: unknown) => fail(deps, s, error, { msg: 'slots of deleted runs not released' }));
+    await deleteOrphans(at, s, listed.jobs, listed.live);
     await tendFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, { msg: 'finalizer not tended' }));
     await wakes.settle();
   }
