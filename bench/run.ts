@@ -58,7 +58,7 @@ async function cost(cp: ControlPlane, inst: Install, out: Figures): Promise<void
 async function janitor(cp: ControlPlane, kc: KubeConfig, out: Figures): Promise<void> {
   const j = await install(kc, scenario(1, 0, true), 'cascade-bench-janitor');
   try {
-    out.janitor = await janitorSweeps(cp, j, quick ? [10, 100] : [10, 100, 1000]);
+    out.janitor = await janitorSweeps(cp, kc, j, quick ? [10, 100] : [100, 1000, 10_000], log);
   } finally {
     await j.stop();
   }
