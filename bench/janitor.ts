@@ -29,6 +29,8 @@ export interface JanitorSweep {
   runsHandled: number;
   errors: number;
   requests: CostSummary;
+  /** The same sweep by the janitor of $BENCH_JANITOR_COMPARE (another checkout's functions/janitor/main.ts: before/after). */
+  compare?: { sweepMs: number; processMs: number; peakRssMiB: number; runsHandled: number; requests: CostSummary } | undefined;
 }
 
 async function fill(inst: Install, target: number, have: number, log: (m: string) => void): Promise<void> {
@@ -47,12 +49,12 @@ async function fill(inst: Install, target: number, have: number, log: (m: string
 
 interface JanitorRun { summary: Record<string, unknown>; processMs: number; peakRssMiB: number }
 
-function runJanitor(env: Record<string, string>): Promise<JanitorRun> {
+function runJanitor(env: Record<string, string>, entry = join(repoRoot, 'functions/janitor/main.ts')): Promise<JanitorRun> {
   const dir = mkdtempSync(join(tmpdir(), 'cascade-bench-janitor-'));
   const rssFile = join(dir, 'max-rss');
   const t0 = performance.now();
   return new Promise<JanitorRun>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', join(repoRoot, 'bench/max-rss.ts'), join(repoRoot, 'functions/janitor/main.ts')], {
+    const child = spawn(process.execPath, ['--import', join(repoRoot, 'bench/max-rss.ts'), entry], {
       cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...env, BENCH_MAX_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'inherit'],
     });
     let stdout = '';
@@ -73,6 +75,15 @@ function runJanitor(env: Record<string, string>): Promise<JanitorRun> {
   });
 }
 
+/** One janitor process over the namespace, and the API requests it made. */
+async function measured(cp: ControlPlane, env: Record<string, string>, entry?: string) {
+  const before = await cp.requests();
+  const j = await runJanitor(env, entry);
+  const requests = summarizeCost(requestCounts(diffSamples(before, await cp.requests())));
+  const n = (k: string) => Number(j.summary[k]);
+  return { sweepMs: n('durationMs'), processMs: j.processMs, peakRssMiB: j.peakRssMiB, runsSeen: n('runsSeen'), runsHandled: n('runsHandled'), errors: n('errors'), requests };
+}
+
 /** Sweeps at each size in turn, adding runs between sweeps. `inst` runs a scenario whose pods never start. */
 export async function janitorSweeps(cp: ControlPlane, kc: KubeConfig, inst: Install, sizes: readonly number[], log: (m: string) => void): Promise<JanitorSweep[]> {
   const env = {
@@ -85,15 +96,12 @@ export async function janitorSweeps(cp: ControlPlane, kc: KubeConfig, inst: Inst
     await fill(inst, size, have, log);
     have = size;
     await new Promise((r) => setTimeout(r, 1000));
-    const before = await cp.requests();
-    const j = await runJanitor(env);
-    const after = await cp.requests();
-    const n = (k: string) => Number(j.summary[k]);
-    out.push({
-      liveRuns: size, sweepMs: n('durationMs'), processMs: j.processMs, peakRssMiB: j.peakRssMiB,
-      runsSeen: n('runsSeen'), runsHandled: n('runsHandled'), errors: n('errors'), requests: summarizeCost(requestCounts(diffSamples(before, after))),
-    });
-    log(`janitor: ${size} live runs swept in ${n('durationMs')} ms (process ${Math.round(j.processMs)} ms), peak RSS ${j.peakRssMiB.toFixed(0)} MiB, ${n('runsHandled')} handled`);
+    const m = await measured(cp, env);
+    const other = process.env.BENCH_JANITOR_COMPARE;
+    const compare = other ? await measured(cp, env, other) : undefined;
+    out.push({ liveRuns: size, ...m, compare });
+    log(`janitor: ${size} live runs swept in ${m.sweepMs} ms (process ${Math.round(m.processMs)} ms, target < ${JANITOR_TARGET_MS} ms), peak RSS ${m.peakRssMiB.toFixed(0)} MiB, ${m.runsHandled} handled, ${m.requests.reads} reads` +
+      (compare ? `; ${other}: ${compare.sweepMs} ms, peak RSS ${compare.peakRssMiB.toFixed(0)} MiB, ${compare.requests.reads} reads` : ''));
   }
   return out;
 }

@@ -136,9 +136,36 @@ function janitor(f: Tree): Section | undefined {
   if (!f.janitor) return undefined;
   return {
     title: 'Janitor: one sweep (the janitor process, as its ServiceAccount) over N live runs; target 10,000 in < 10 s, memory bounded',
-    head: ['live runs', 'sweep ms', 'process ms', 'peak RSS MiB', 'runs handled', 'reads', 'writes by Cascade', 'Events (any component)', 'errors'],
+    head: ['live runs', 'sweep ms', 'process ms', 'peak RSS MiB', 'runs handled', 'reads', 'writes by Cascade', 'Events (any component)', 'errors',
+      'compared: sweep ms', 'peak RSS MiB', 'reads'],
     rows: list(f.janitor).map((r) => [String(num(r.liveRuns)), fig(r.sweepMs), fig(r.processMs), fig(r.peakRssMiB), fig(r.runsHandled),
-      fig(at(r, 'requests', 'reads')), fig(at(r, 'requests', 'cascadeWrites')), fig(at(r, 'requests', 'events')), fig(r.errors)]),
+      fig(at(r, 'requests', 'reads')), fig(at(r, 'requests', 'cascadeWrites')), fig(at(r, 'requests', 'events')), fig(r.errors),
+      fig(at(r, 'compare', 'sweepMs')), fig(at(r, 'compare', 'peakRssMiB')), fig(at(r, 'compare', 'requests', 'reads'))]),
+  };
+}
+
+function ceilingSection(f: Tree): Section[] {
+  if (!f.ceiling) return [];
+  const v = at(f, 'ceiling', 'verdict') as Tree | undefined;
+  const cores = (r: Tree, p: string) => fig(at(r, 'cores', p));
+  return [{
+    title: `Ceiling of one function process: module results drive the steps (runs of ${num(at(f, 'ceiling', 'modulesPerRun'))} modules, pods never scheduled); target ≥ 300 transitions/s`,
+    head: ['senders', 'transitions/s', 'reply p50 ms', 'p99', 'fn CPU', 'apiserver', 'etcd', 'ctrl-mgr', 'scheduler', 'kwok', 'machine busy', 'API req/s', '429s', 'loop p99 ms', 'fn RSS MiB'],
+    rows: list(at(f, 'ceiling', 'levels')).map((r) => [
+      String(num(r.senders)), fig(r.transitionsPerSecond), fig(at(r, 'replyMs', 'p50')), fig(at(r, 'replyMs', 'p99')),
+      cores(r, 'function'), cores(r, 'kube-apiserver'), cores(r, 'etcd'), cores(r, 'kube-controller-manager'), cores(r, 'kube-scheduler'), cores(r, 'kwok'),
+      fig(r.machineBusyCores), fig(r.apiserverRequestsPerSecond), fig(r.apiserver429), fig(r.eventLoopDelayP99Ms), fig(r.functionRssMiB),
+    ]),
+  }, ...(v ? [{ title: 'Where it saturates', head: ['transitions/s', 'limit', 'evidence'], rows: [[fig(v.transitionsPerSecond), String(v.limit), String(v.evidence)]] }] : [])];
+}
+
+function exactSection(f: Tree): Section | undefined {
+  if (!f.exact) return undefined;
+  const e = f.exact as Tree;
+  return {
+    title: 'Runs in flight at once, each to its end: counters must equal the runs sent',
+    head: ['runs sent', 'most active at once', 'send s', 'all counted s', 'retried', 'fn RSS MiB', 'check'],
+    rows: [[fig(e.runsSent), fig(e.maxActive), fig(e.sendSeconds), fig(e.seconds), fig(e.retried), fig(e.functionMaxRssMiB), String(e.check)]],
   };
 }
 
@@ -150,6 +177,6 @@ export function report(figures: Tree, machine: Tree, settings: Tree): Section[] 
       `${(machine.loadAverageAtStart as number[]).map((x) => x.toFixed(2)).join(' ')} → ${(machine.loadAverageAtEnd as number[]).map((x) => x.toFixed(2)).join(' ')}`,
       fig(settings.podDelayMs), String(settings.quick), fig(settings.repeat)]],
   };
-  return [head, transitions(figures), e2e(figures), ...cost(figures), tp(figures), ...cold(figures), memory(figures), janitor(figures), deadSink(figures)]
+  return [head, transitions(figures), e2e(figures), ...cost(figures), tp(figures), ...cold(figures), memory(figures), ...ceilingSection(figures), exactSection(figures), janitor(figures), deadSink(figures)]
     .filter((s): s is Section => s !== undefined);
 }

@@ -6,7 +6,8 @@
 //   BENCH_POD_DELAY_MS  pod run time under kwok (default 0)
 //   BENCH_REPEAT        repeats; figures become median and spread (default 1)
 //   BENCH_QUICK=1       a fast subset (up to 100 runs in flight)
-//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput)
+//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,exact)
+//   BENCH_EXACT_RUNS    runs in flight of the exact phase (default 10000, quick 500)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,8 @@ import { endToEnd } from './end-to-end.ts';
 import { importTimes } from './imports.ts';
 import { deleteBenchNamespaces, install, scenario, type Install } from './install.ts';
 import { janitorSweeps } from './janitor.ts';
+import { ceiling } from './ceiling.ts';
+import { exactCounters } from './exact.ts';
 import { rssMiB } from './procfs.ts';
 import { combineRepeats, distribution } from './stats.ts';
 import { formatTable } from './table.ts';
@@ -64,6 +67,16 @@ async function janitor(cp: ControlPlane, kc: KubeConfig, out: Figures): Promise<
   }
 }
 
+/** One process's ceiling, driven by module results (bench/ceiling.ts). */
+async function ceilingPhase(cp: ControlPlane, kc: KubeConfig, out: Figures): Promise<void> {
+  const c = await install(kc, scenario(1, 0, true), 'cascade-bench-ceiling');
+  try {
+    out.ceiling = await ceiling(cp, c, quick ? [4, 16] : [4, 16, 64, 128], quick ? 20_000 : 40_000, log);
+  } finally {
+    await c.stop();
+  }
+}
+
 /** Last: the last window leaves its unfinished runs running. */
 async function throughputs(cp: ControlPlane, inst: Install, out: Figures, round: number): Promise<void> {
   const tp = [];
@@ -98,6 +111,8 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
     await phase('imports', round, async () => { out.importMs = await importTimes(quick ? 1 : 3); }, out);
     await phase('e2e', round, () => e2eAndTransitions(inst, out), out);
     await phase('cost', round, () => cost(cp, inst, out), out);
+    await phase('ceiling', round, () => ceilingPhase(cp, kc, out), out);
+    await phase('exact', round, async () => { out.exact = await exactCounters(kc, Number(env.BENCH_EXACT_RUNS ?? (quick ? 500 : 10_000)), 1, log); }, out);
     await phase('janitor', round, () => janitor(cp, kc, out), out);
     await phase('sink', round, async () => { out.deadSink = await deadSinkReplies(kc, quick ? 5 : 15); }, out);
     await phase('throughput', round, () => throughputs(cp, inst, out, round), out);
@@ -125,7 +140,7 @@ async function main(): Promise<void> {
     cores: cpus().length, cpu: cpus()[0]?.model, memoryGiB: totalmem() / 2 ** 30, node: process.version,
     kubernetes: cp.kubernetesVersion, loadAverageAtStart: loadAvgAtStart, loadAverageAtEnd: loadavg(),
   };
-  const settings = { quick, podDelayMs: delayMs, repeat, only: only ? [...only] : 'all' };
+  const settings = { quick, podDelayMs: delayMs, repeat, only: only ? [...only] : 'all', apiLimits: cp.limits };
   const result = { startedAt: started.toISOString(), durationSeconds: (Date.now() - started.getTime()) / 1000, machine, settings, figures, rounds: repeat > 1 ? rounds : undefined };
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { verdict, type LevelFigures } from './ceiling-verdict.ts';
+
+const level = (senders: number, tps: number, fn: number, machine: number, apiserver429 = 0): LevelFigures => ({
+  senders, transitionsPerSecond: tps, cores: { function: fn, 'kube-apiserver': 0.5 }, machineBusyCores: machine, machineCores: 2, apiserver429,
+});
+
+describe('where the function saturates', () => {
+  it('takes the level with the highest rate, and says the function when its thread is busy there', () => {
+    const v = verdict([level(8, 100, 0.4, 1.2), level(32, 310, 0.95, 1.9), level(128, 290, 0.97, 2)]);
+    expect(v).toMatchObject({ transitionsPerSecond: 310, atSenders: 32, limit: 'function' });
+    expect(v?.evidence).toContain('function 0.95');
+  });
+
+  it('says the machine when every core is busy and the function is not', () => {
+    expect(verdict([level(8, 50, 0.3, 1.95)])).toMatchObject({ limit: 'machine' });
+  });
+
+  it('says the API server when it answered 429s', () => {
+    expect(verdict([level(8, 50, 0.3, 1.0, 12)])).toMatchObject({ limit: 'apiserver-inflight' });
+  });
+
+  it('says nothing is used up when no resource is', () => {
+    expect(verdict([level(8, 50, 0.3, 1.0)])).toMatchObject({ limit: 'none' });
+    expect(verdict([])).toBeUndefined();
+  });
+});

@@ -1,0 +1,48 @@
+// Where one function process saturates, read from the levels of the ceiling
+// phase (bench/ceiling.ts): the highest rate reached, and which resource was
+// used up there, with the figures that say so. Pure.
+
+export interface LevelFigures {
+  senders: number;
+  transitionsPerSecond: number;
+  /** CPU in cores by process (function, kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok). */
+  cores: Record<string, number>;
+  /** Busy cores of the whole machine (all processes, other users' included). */
+  machineBusyCores: number;
+  machineCores: number;
+  /** Requests the API server answered 429 during the level. */
+  apiserver429: number;
+}
+
+export interface Verdict {
+  transitionsPerSecond: number;
+  atSenders: number;
+  /** `function`, `machine`, `apiserver-inflight`, or `none` (more senders would go faster). */
+  limit: 'function' | 'machine' | 'apiserver-inflight' | 'none';
+  evidence: string;
+}
+
+/** One Node.js thread is all the function has: at 85 % of a core it is saturated. */
+export const FUNCTION_SATURATED_CORES = 0.85;
+/** The machine is saturated when 90 % of its cores are busy. */
+export const MACHINE_SATURATED = 0.9;
+
+const f2 = (x: number) => x.toFixed(2);
+
+function processes(l: LevelFigures): string {
+  return Object.entries(l.cores).sort(([, a], [, b]) => b - a).map(([name, c]) => `${name} ${f2(c)}`).join(', ');
+}
+
+export function verdict(levels: readonly LevelFigures[]): Verdict | undefined {
+  if (levels.length === 0) return undefined;
+  const best = levels.reduce((a, b) => (b.transitionsPerSecond > a.transitionsPerSecond ? b : a));
+  const fn = best.cores.function ?? 0;
+  const cpu = `CPU in cores at ${best.senders} senders: ${processes(best)}; machine ${f2(best.machineBusyCores)} of ${best.machineCores} busy`;
+  const base = { transitionsPerSecond: best.transitionsPerSecond, atSenders: best.senders };
+  if (fn >= FUNCTION_SATURATED_CORES) return { ...base, limit: 'function', evidence: `the function's one thread is busy (${f2(fn)} cores); ${cpu}` };
+  if (best.apiserver429 > 0) return { ...base, limit: 'apiserver-inflight', evidence: `the API server refused ${best.apiserver429} requests with 429; ${cpu}` };
+  if (best.machineBusyCores >= MACHINE_SATURATED * best.machineCores) {
+    return { ...base, limit: 'machine', evidence: `every core is busy, the function at ${f2(fn)} cores: the control plane and the function share the machine; ${cpu}` };
+  }
+  return { ...base, limit: 'none', evidence: `nothing is used up (${cpu}): more senders would go faster` };
+}
