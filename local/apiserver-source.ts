@@ -1,20 +1,39 @@
 // A local stand-in for Knative's ApiServerSource (Resource mode): watches the
-// Jobs that carry Cascade's run label and POSTs each change to its sink as a
-// binary CloudEvent `dev.knative.apiserver.resource.add|update|delete` with
-// the Job as data, as the real source does on a Knative cluster. Its sink is
+// Jobs that carry Cascade's run label, and the CascadeRuns, and POSTs each
+// change to its sink as a binary CloudEvent
+// `dev.knative.apiserver.resource.add|update|delete` with the object as data,
+// as the real source does on a Knative cluster (knative/apiserversource.yaml). Its sink is
 // the Broker stand-in's ingress (local/eventing/) in `npm start`, the cluster
 // tests and the benchmarks, as knative/apiserversource.yaml's is the Broker;
 // a few fault tests point it at a function directly. On Knative the real
 // source is used.
 import { randomUUID } from 'node:crypto';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../shared/api/group.ts';
 import { LABEL_RUN } from '../shared/names.ts';
 
 const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };
 
+/** What knative/apiserversource.yaml watches: Cascade's Jobs, and the CascadeRuns (annotations requesting a cancel). */
+export type WatchedResource = 'jobs' | 'cascaderuns';
+
+interface Resource {
+  path: (namespace: string) => string;
+  apiVersion: string;
+  kind: string;
+  labelSelector?: string;
+}
+
+const RESOURCES: Record<WatchedResource, Resource> = {
+  jobs: { path: (ns) => `/apis/batch/v1/namespaces/${ns}/jobs`, apiVersion: 'batch/v1', kind: 'Job', labelSelector: LABEL_RUN },
+  cascaderuns: { path: (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${CASCADE_RUN_PLURAL}`, apiVersion: `${GROUP}/${VERSION}`, kind: CASCADE_RUN_KIND },
+};
+
 export interface SourceOptions {
   kc: KubeConfig;
   namespace: string;
+  /** What is watched (default both, as knative/apiserversource.yaml). */
+  resources?: WatchedResource[];
   /** Every change goes to each sink. */
   sink: string | string[];
   /** Told of each delivery given up after its retries, and of a watch that could not restart. */
@@ -38,9 +57,14 @@ export interface RunningSource {
   delivered(): number;
 }
 
-type JobData = { metadata?: { name?: string; namespace?: string } };
+type ObjectData = { metadata?: { name?: string; namespace?: string } };
 
-async function postOnce(sink: string, type: string, job: JobData): Promise<{ status: number; detail: string }> {
+interface Change {
+  resource: Resource;
+  obj: ObjectData;
+}
+
+async function postOnce(sink: string, type: string, { resource, obj }: Change): Promise<{ status: number; detail: string }> {
   const res = await fetch(sink, {
     method: 'POST',
     headers: {
@@ -49,9 +73,9 @@ async function postOnce(sink: string, type: string, job: JobData): Promise<{ sta
       'ce-id': randomUUID(),
       'ce-type': `dev.knative.apiserver.resource.${type}`,
       'ce-source': 'https://kubernetes.default.svc',
-      'ce-subject': `/apis/batch/v1/namespaces/${job.metadata?.namespace}/jobs/${job.metadata?.name}`,
+      'ce-subject': `${resource.path(obj.metadata?.namespace ?? '')}/${obj.metadata?.name}`,
     },
-    body: JSON.stringify({ apiVersion: 'batch/v1', kind: 'Job', ...job }),
+    body: JSON.stringify({ apiVersion: resource.apiVersion, kind: resource.kind, ...obj }),
   });
   return { status: res.status, detail: await res.text() };
 }
@@ -60,10 +84,10 @@ async function postOnce(sink: string, type: string, job: JobData): Promise<{ sta
  * As Knative delivery does: a connection error, 429 or 5xx is retried with
  * backoff (each retried attempt told to `onRetry`), other answers are final.
  */
-async function post(sink: string, type: string, job: JobData, tell: Pick<SourceOptions, 'onRetry' | 'onAnswer'>): Promise<void> {
-  const what = `${type} of Job ${job.metadata?.name} to ${sink}`;
+async function post(sink: string, type: string, change: Change, tell: Pick<SourceOptions, 'onRetry' | 'onAnswer'>): Promise<void> {
+  const what = `${type} of ${change.resource.kind} ${change.obj.metadata?.name} to ${sink}`;
   for (let attempt = 0; attempt < 8; attempt++) {
-    const reply = await postOnce(sink, type, job).catch((e: unknown) => ({ status: 0, detail: String((e as { cause?: unknown }).cause ?? e) }));
+    const reply = await postOnce(sink, type, change).catch((e: unknown) => ({ status: 0, detail: String((e as { cause?: unknown }).cause ?? e) }));
     tell.onAnswer?.(reply.status);
     if (reply.status !== 0 && reply.status !== 429 && reply.status < 500) return;
     if (attempt < 7) tell.onRetry?.({ ...reply, what });
@@ -75,25 +99,32 @@ async function post(sink: string, type: string, job: JobData, tell: Pick<SourceO
 export async function startApiServerSource(opts: SourceOptions): Promise<RunningSource> {
   let stopped = false;
   let count = 0;
-  let controller: AbortController | undefined;
-  const path = `/apis/batch/v1/namespaces/${opts.namespace}/jobs`;
+  const controllers = new Map<Resource, AbortController>();
   // Watched again whenever the watch ends (the API server went away, or the
-  // client's inactivity timeout): from a fresh list, so every Job that exists
-  // is delivered again as `add`, and whatever was missed meanwhile is seen.
-  const begin = async (): Promise<void> => {
+  // client's inactivity timeout): from a fresh list, so every object that
+  // exists is delivered again as `add`, and whatever was missed meanwhile is seen.
+  const begin = async (resource: Resource): Promise<void> => {
     if (stopped) return;
-    controller = await new Watch(opts.kc).watch(path, { labelSelector: LABEL_RUN }, (phase, obj) => {
+    const query = resource.labelSelector ? { labelSelector: resource.labelSelector } : {};
+    const controller = await new Watch(opts.kc).watch(resource.path(opts.namespace), query, (phase, obj) => {
       const type = TYPES[phase];
       if (!type) return;
       for (const sink of [opts.sink].flat()) {
         count++;
-        post(sink, type, obj, opts).catch((e) => opts.onError?.(e));
+        post(sink, type, { resource, obj }, opts).catch((e) => opts.onError?.(e));
       }
     }, () => {
-      if (!stopped) setTimeout(() => void begin().catch((e) => opts.onError?.(e)), 100);
+      if (!stopped) setTimeout(() => void begin(resource).catch((e) => opts.onError?.(e)), 100);
     });
+    controllers.set(resource, controller);
     if (stopped) controller.abort();
   };
-  await begin();
-  return { stop: () => { stopped = true; controller?.abort(); }, delivered: () => count };
+  await Promise.all((opts.resources ?? ['jobs', 'cascaderuns']).map((r) => begin(RESOURCES[r])));
+  return {
+    stop: () => {
+      stopped = true;
+      for (const c of controllers.values()) c.abort();
+    },
+    delivered: () => count,
+  };
 }

@@ -171,20 +171,20 @@ describe('knative/monitoring/kube-state-metrics-cascaderuns.yaml', () => {
   it('has a StateSet over exactly the phases the CRD allows', () => {
     const phase = ksm.spec.resources[0]!.metrics.find((m) => m.each.type === 'StateSet')!.each.stateSet!;
     const allowed = resolve(crdSchemas.get('CascadeRun/v1alpha1')!, phase.path)?.enum;
-    expect(phase.list).toEqual(['Queued', 'Pending', 'Running', 'Succeeded', 'Failed']);
+    expect(phase.list).toEqual(['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled']);
     expect([...phase.list].sort()).toEqual([...(allowed as string[])].sort());
   });
 
   it('turns the run times, the current step and the operator counters into gauges', () => {
     const gauges = ksm.spec.resources.flatMap((r) => r.metrics.filter((m) => m.each.type === 'Gauge').map((m) => m.each.gauge!.path.join('.')));
     expect(gauges).toEqual(expect.arrayContaining([
-      'status.startTime', 'status.completionTime', 'status.currentStep', 'status.active', 'status.succeeded', 'status.failed',
+      'status.startTime', 'status.completionTime', 'status.currentStep', 'status.active', 'status.succeeded', 'status.failed', 'status.cancelled',
     ]));
   });
 
   it('reads every status field with nilIsZero: a run without a completionTime yet is 0, not an error at each scrape', () => {
     const statusGauges = ksm.spec.resources.flatMap((r) => r.metrics.filter((m) => m.each.gauge?.path[0] === 'status'));
-    expect(statusGauges.length).toBe(7);
+    expect(statusGauges.length).toBe(8);
     for (const m of statusGauges) expect(m.each.gauge!.nilIsZero, m.name).toBe(true);
   });
 

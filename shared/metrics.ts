@@ -7,7 +7,8 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Transition, TransitionKind } from './core/types.ts';
 
 export const SCENARIO_BUCKETS = [1, 5, 20, 60, 100, 180];
-const TRANSITIONS: TransitionKind[] = ['ModuleStarted', 'ModuleSucceeded', 'ModuleFailed', 'RunSucceeded', 'RunFailed', 'ModuleRetrying', 'RunResumed'];
+const TRANSITIONS: TransitionKind[] = ['ModuleStarted', 'ModuleSucceeded', 'ModuleFailed', 'ModuleCancelled', 'RunSucceeded', 'RunFailed', 'RunCancelled', 'ModuleRetrying', 'RunResumed'];
+const MODULE_ENDS: Partial<Record<TransitionKind, string>> = { ModuleSucceeded: 'succeeded', ModuleFailed: 'failed', ModuleCancelled: 'cancelled' };
 
 export interface RunLabels {
   ob?: string | undefined;
@@ -26,6 +27,7 @@ export function cascadeMetrics(scenarioName: string, registry = new Registry()) 
     httpTime: new Histogram({ name: 'http_response_time_seconds', help: 'HTTP request duration', labelNames: ['path'], registers }),
     succeeded: new Counter({ name: 'success_scenario_total', help: 'Successful scenario executions', labelNames: scenarioLabels, registers }),
     failed: new Counter({ name: 'failed_scenario_total', help: 'Failed scenario executions', labelNames: scenarioLabels, registers }),
+    cancelled: new Counter({ name: 'cascade_cancelled_scenario_total', help: 'Cancelled scenario executions', labelNames: scenarioLabels, registers }),
     current: new Gauge({ name: 'scenario_current_runs', help: 'Currently running scenarios (from the CascadeRuns in the API server)', labelNames: scenarioLabels, registers }),
     scenarioTime: new Histogram({ name: 'scenarion_execution_time_seconds', help: 'Full scenario execution duration', labelNames: scenarioLabels, buckets: SCENARIO_BUCKETS, registers }),
     jobTime: new Histogram({ name: 'job_execution_time_seconds', help: 'Per-job execution duration', labelNames: ['scenarioName', 'moduleName', 'OName', 'SName', 'status'], buckets: SCENARIO_BUCKETS, registers }),
@@ -44,10 +46,10 @@ export function cascadeMetrics(scenarioName: string, registry = new Registry()) 
     transition(t: Transition, run: RunLabels): void {
       m.transitions.labels({ kind: t.kind }).inc();
       const seconds = t.durationSeconds ?? 0;
-      if (t.kind === 'ModuleSucceeded' || t.kind === 'ModuleFailed') {
-        const status = t.kind === 'ModuleSucceeded' ? 'succeeded' : 'failed';
-        m.jobTime.labels({ ...labels(run), moduleName: t.module ?? '', status }).observe(seconds);
-      }
+      const status = MODULE_ENDS[t.kind];
+      if (status) m.jobTime.labels({ ...labels(run), moduleName: t.module ?? '', status }).observe(seconds);
+      // A cancelled run is counted, not timed: the Go controller's histogram times executions that ran to their end.
+      if (t.kind === 'RunCancelled') m.cancelled.labels(labels(run)).inc();
       if (t.kind === 'RunSucceeded' || t.kind === 'RunFailed') {
         (t.kind === 'RunSucceeded' ? m.succeeded : m.failed).labels(labels(run)).inc();
         m.scenarioTime.labels(labels(run)).observe(seconds);

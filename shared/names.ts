@@ -17,6 +17,8 @@ export const LABEL_IUID_HASH = 'cascade.cascade.net/iuid-hash';
 export const ANNOTATION_SCENARIO_SOURCE = 'cascade.cascade.net/scenario-source';
 /** Annotation of a CascadeRun a user sets to resume it (`kubectl annotate`): a new value is a new request. */
 export const ANNOTATION_RESUME_REQUESTED_AT = 'cascade.cascade.net/resume-requested-at';
+/** Annotation of a CascadeRun a user sets to cancel it (`kubectl annotate`): a new value is a new request. */
+export const ANNOTATION_CANCEL_REQUESTED_AT = 'cascade.cascade.net/cancel-requested-at';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;

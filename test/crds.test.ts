@@ -166,7 +166,7 @@ describe('CascadeAutoOperator CRD', () => {
     expect(parseCascadeAutoOperator(updated)).toMatchObject({ ok: true });
     const table = await kubectl('get', 'cao', '-n', namespace, String(created.metadata?.['name']));
     const [header, row] = table.trim().split('\n').map((line) => line.trim().split(/\s+/));
-    expect(header).toEqual(['NAME', 'ACTIVE', 'QUEUED', 'SUCCEEDED', 'FAILED', 'AGE']);
+    expect(header).toEqual(['NAME', 'ACTIVE', 'QUEUED', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'AGE']);
     expect(row?.slice(1, 4)).toEqual(['1', '3', '1']); // QUEUED is blank: kubectl prints nothing for an integer not set
   });
 
@@ -179,7 +179,7 @@ describe('CascadeAutoOperator CRD', () => {
     const [header = '', row = ''] = table.split('\n');
     // Columns by the header's offsets: blank cells (counters not set) collapse under a split on spaces.
     const cell = (name: string) => row.slice(header.indexOf(name)).trim().split(/\s+/)[0];
-    expect(header.trim().split(/\s+/)).toEqual(['NAME', 'ACTIVE', 'QUEUED', 'SUCCEEDED', 'FAILED', 'RESULT', 'LIMIT', 'AGE']);
+    expect(header.trim().split(/\s+/)).toEqual(['NAME', 'ACTIVE', 'QUEUED', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'RESULT', 'LIMIT', 'AGE']);
     expect([cell('ACTIVE'), cell('QUEUED'), cell('LIMIT')]).toEqual(['5', '2', '5']);
   });
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { dump, load, loadAll } from 'js-yaml';
-import { APISERVER_EVENTS, MODULE_FINISHED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../shared/api/events.ts';
+import { APISERVER_EVENTS, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { LABEL_APP, LABEL_APP_VALUE, LABEL_RUN } from '../shared/names.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
@@ -218,7 +218,7 @@ describe('the wiring, checked on the manifests', () => {
   it('has one Trigger per event type the function accepts, each with a subscriber: the Service cascade', () => {
     const triggers = ofKind('Trigger');
     const types = triggers.map((t) => t.spec.filter.attributes.type).sort();
-    expect(types).toEqual([RUN_REQUESTED, MODULE_FINISHED, RUN_RESUME_REQUESTED, ...APISERVER_EVENTS].sort());
+    expect(types).toEqual([RUN_REQUESTED, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, ...APISERVER_EVENTS].sort());
     for (const t of triggers) {
       expect(t.spec.broker).toBe('default');
       expect(t.spec.subscriber).toEqual({ ref: { apiVersion: 'serving.knative.dev/v1', kind: 'Service', name: 'cascade' } });
@@ -237,13 +237,16 @@ describe('the wiring, checked on the manifests', () => {
     expect(sink.spec.template.spec.containers[0].image).toMatch(/event_display/);
   });
 
-  it('sends Job events of runs and the modules\' results to the Broker', () => {
+  it('sends Job events of runs, CascadeRun events and the modules\' results to the Broker', () => {
     const broker = { ref: { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: 'default' } };
     const source = find('ApiServerSource');
     expect(source.spec).toMatchObject({
       mode: 'Resource',
       serviceAccountName: 'cascade-apiserversource',
-      resources: [{ apiVersion: 'batch/v1', kind: 'Job', selector: { matchExpressions: [{ key: LABEL_RUN, operator: 'Exists' }] } }],
+      resources: [
+        { apiVersion: 'batch/v1', kind: 'Job', selector: { matchExpressions: [{ key: LABEL_RUN, operator: 'Exists' }] } },
+        { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeRun' },
+      ],
       sink: broker,
     });
     expect(find('SinkBinding', 'cascade-modules').spec).toEqual({

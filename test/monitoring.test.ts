@@ -245,15 +245,16 @@ function ksmExpectations(ns: string, runs: CascadeRun[], op: CascadeAutoOperator
   const byNs = (list: CascadeRun[], value: (r: CascadeRun) => number) => new Map(list.map((r) => [one(ns, r.metadata!.name!), value(r)]));
   const created = new Map<string, number>();
   for (const r of runs) created.set(one(r.spec.scenarioname, r.spec.ob ?? ''), (created.get(one(r.spec.scenarioname, r.spec.ob ?? '')) ?? 0) + 1);
-  const counter = (k: 'active' | 'succeeded' | 'failed') => new Map([[one(ns, op.metadata!.name!), op.status?.[k] ?? 0]]);
+  const counter = (k: 'active' | 'succeeded' | 'failed' | 'cancelled') => new Map([[one(ns, op.metadata!.name!), op.status?.[k] ?? 0]]);
   const e: Record<string, { by: string[]; values: Map<string, number> }> = {
-    'CascadeRuns by phase A': { by: ['phase'], values: new Map(['Queued', 'Pending', 'Running', 'Succeeded', 'Failed'].map((p) => [one(p), phase(p).length])) },
+    'CascadeRuns by phase A': { by: ['phase'], values: new Map(['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'].map((p) => [one(p), phase(p).length])) },
     'Run duration (from the CascadeRuns) A': { by: ['namespace', 'cascaderun'], values: byNs(ended, (r) => seconds(r.status!.completionTime) - seconds(r.status!.startTime)) },
     'Age of running runs A': { by: ['namespace', 'cascaderun'], values: byNs(phase('Running'), (r) => t - seconds(r.status!.startTime)) },
     'Current step of running runs A': { by: ['namespace', 'cascaderun'], values: byNs(phase('Running'), (r) => r.status!.currentStep ?? 0) },
     'CascadeAutoOperator counters A': { by: ['namespace', 'cascadeautooperator'], values: counter('active') },
     'CascadeAutoOperator counters B': { by: ['namespace', 'cascadeautooperator'], values: counter('succeeded') },
     'CascadeAutoOperator counters C': { by: ['namespace', 'cascadeautooperator'], values: counter('failed') },
+    'CascadeAutoOperator counters D': { by: ['namespace', 'cascadeautooperator'], values: counter('cancelled') },
     'Runs created per hour A': { by: ['scenarioname', 'ob'], values: created },
   };
   return e;
@@ -280,7 +281,7 @@ describe('the kube-state-metrics panels against a real Prometheus and kube-state
     expect([op.status?.succeeded, op.status?.failed]).toEqual([1, 1]);
     const vars = { namespace: h.ns, scenario: '.*', __rate_interval: '1m' };
     const queries = panelQueries().filter((q) => `${q.panel} ${q.refId}` in ksmExpectations(h!.ns, runs, op, 0));
-    expect(queries.length).toBe(8);
+    expect(queries.length).toBe(9);
     // kube-state-metrics follows the objects through a watch, Prometheus scrapes it every second: poll until all agree.
     const mismatches = async () => {
       const t = Math.floor(Date.now() / 1000);

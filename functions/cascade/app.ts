@@ -42,7 +42,7 @@ export interface App {
  */
 function eventNote(t: Transition): EventNote {
   const type = t.kind === 'ModuleFailed' || t.kind === 'RunFailed' || t.kind === 'ModuleRetrying' ? 'Warning' : 'Normal';
-  const message = t.kind === 'ModuleFailed' ? `module ${t.module} (step ${(t.step ?? 0) + 1}): ${t.message}` : t.message;
+  const message = t.kind === 'ModuleFailed' || t.kind === 'ModuleCancelled' ? `module ${t.module} (step ${(t.step ?? 0) + 1}): ${t.message}` : t.message;
   return { type, reason: t.kind, message };
 }
 

@@ -4,7 +4,8 @@
 import type { Logger } from 'pino';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { acceptModuleResult } from '../../shared/engine/accept-result.ts';
-import { observeJobEvent } from '../../shared/engine/observe-run.ts';
+import { cancelRun } from '../../shared/engine/cancel-run.ts';
+import { observeJobEvent, observeRun } from '../../shared/engine/observe-run.ts';
 import { accepted, failed, invalid, unavailable, type Outcome } from '../../shared/engine/outcome.ts';
 import { resumeRun } from '../../shared/engine/resume-run.ts';
 import { startRun } from '../../shared/engine/start-run.ts';
@@ -17,6 +18,9 @@ function route(deps: EngineDeps, req: Request): Promise<Outcome> {
     case 'result': return acceptModuleResult(deps, req.body);
     case 'job': return observeJobEvent(deps, req);
     case 'resume': return resumeRun(deps, req);
+    case 'cancel': return cancelRun(deps, req.target);
+    // The decision applies what the run's annotations request (shared/core/apply-requests.ts).
+    case 'run-requests': return observeRun(deps, req.runname);
     case 'ignored': return Promise.resolve(accepted({ ignored: req.reason }));
     case 'invalid': return Promise.resolve(invalid(req.reason));
   }
@@ -27,6 +31,8 @@ function logFields(req: Request): Record<string, string> {
   if (req.kind === 'result') return { run: req.body.runname, module: req.body.modulename };
   if (req.kind === 'job') return { run: req.runname, job: req.job, change: req.change };
   if (req.kind === 'resume') return { run: req.target.runname ?? '', iuid: req.target.iuid ?? '' };
+  if (req.kind === 'cancel') return req.target.runname === undefined ? { iuid: req.target.iuid ?? '' } : { run: req.target.runname };
+  if (req.kind === 'run-requests') return { run: req.runname };
   return {};
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MODULE_FINISHED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../../shared/api/events.ts';
+import { MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../../shared/api/events.ts';
 import { fromCloudEvent, fromHttpBody } from './inputs.ts';
 
 const run = { turlinfo: 's3://in/x.tgz', iuid: '33e65374-ee8e', oname: 'o', sname: 's' };
@@ -145,5 +145,55 @@ describe('resume requests', () => {
 
   it('the same plain body gives the same digest', () => {
     expect(fromHttpBody({ action: 'resume', iuid: 'abc' })).toEqual(fromHttpBody({ iuid: 'abc', action: 'resume' }));
+  });
+});
+
+describe('requests to cancel a run', () => {
+  const cr = (annotations?: Record<string, string>, status?: Record<string, unknown>) => ({
+    apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeRun',
+    metadata: { name: 'cao-33e65', ...(annotations ? { annotations } : {}) }, ...(status ? { status } : {}),
+  });
+  const ANNOTATION = 'cascade.cascade.net/cancel-requested-at';
+
+  it.each([
+    ['by run name', { runname: 'cao-33e65' }, { kind: 'cancel', target: { runname: 'cao-33e65' } }],
+    ['by iuid', { iuid: '33e65374-ee8e' }, { kind: 'cancel', target: { iuid: '33e65374-ee8e' } }],
+  ])('a CloudEvent names the run %s', (_n, data, expected) => {
+    expect(fromCloudEvent({ id: '1', type: RUN_CANCEL_REQUESTED, data })).toEqual(expected);
+  });
+
+  it('a plain body with "action": "cancel" is the same request', () => {
+    expect(fromHttpBody({ action: 'cancel', runname: 'cao-33e65' })).toEqual({ kind: 'cancel', target: { runname: 'cao-33e65' } });
+    expect(fromHttpBody({ action: 'cancel', iuid: '33e65374-ee8e' })).toEqual({ kind: 'cancel', target: { iuid: '33e65374-ee8e' } });
+  });
+
+  it.each([
+    ['neither runname nor iuid', { action: 'cancel' }, /cancel request: .*must name the run by exactly one of runname and iuid/],
+    ['both runname and iuid', { action: 'cancel', runname: 'cao-33e65', iuid: '33e65374' }, /exactly one of runname and iuid/],
+    ['a run name that names no run', { action: 'cancel', runname: '../x' }, /runname: must be a run's name/],
+    ['an iuid out of its rule', { action: 'cancel', iuid: 'x/y' }, /iuid: must be 1-64 characters/],
+    ['an unknown action', { action: 'explode', runname: 'cao-33e65' }, /^unknown action "explode": must be one of resume, cancel/],
+    ['an action that is no string', { action: 5, runname: 'cao-33e65' }, /^unknown action of type number/],
+    ['an action named like a property of every object', { action: 'toString', runname: 'cao-33e65' }, /^unknown action "toString"/],
+  ])('refuses %s', (_n, body, reason) => {
+    const r = fromHttpBody(body);
+    expect(r.kind === 'invalid' && r.reason).toMatch(reason);
+  });
+
+  it.each([
+    ['a cancel annotation not handled yet', 'update', cr({ [ANNOTATION]: 't1' }), { kind: 'run-requests', runname: 'cao-33e65' }],
+    ['a run created with the annotation', 'add', cr({ [ANNOTATION]: 't1' }), { kind: 'run-requests', runname: 'cao-33e65' }],
+    ['a new value after a handled one', 'update', cr({ [ANNOTATION]: 't2' }, { lastHandledCancel: 't1' }), { kind: 'run-requests', runname: 'cao-33e65' }],
+    ['the value handled already (Cascade\'s own status write)', 'update', cr({ [ANNOTATION]: 't1' }, { lastHandledCancel: 't1', phase: 'Cancelled' }),
+      { kind: 'ignored', reason: 'CascadeRun "cao-33e65": no request pending' }],
+    ['no annotation (a status write)', 'update', cr(undefined, { phase: 'Running' }), { kind: 'ignored', reason: 'CascadeRun "cao-33e65": no request pending' }],
+    ['a run deleted', 'delete', cr({ [ANNOTATION]: 't1' }), { kind: 'ignored', reason: 'CascadeRun "cao-33e65": no request pending' }],
+  ])('an ApiServerSource event of a CascadeRun: %s', (_n, verb, data, expected) => {
+    expect(fromCloudEvent({ id: '1', type: `dev.knative.apiserver.resource.${verb}`, data })).toEqual(expected);
+  });
+
+  it('refuses a CascadeRun event whose name names no run', () => {
+    const r = fromCloudEvent({ id: '1', type: 'dev.knative.apiserver.resource.update', data: { kind: 'CascadeRun', metadata: { name: 'A/B' } } });
+    expect(r.kind === 'invalid' && r.reason).toMatch(/ApiServerSource event: metadata.name: must be a run's name/);
   });
 });

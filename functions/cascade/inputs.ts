@@ -1,16 +1,17 @@
 // What arrived, classified at the edge (design note 4): CloudEvents (binary
-// or structured) of three kinds, and the Go controller's plain JSON bodies,
+// or structured) of four kinds, and the Go controller's plain JSON bodies,
 // checked against the event contract (shared/api/events.ts). Pure: from what
 // arrived to a typed request or a reason.
 import * as v from 'valibot';
 import { parseWith } from '../../shared/api/parse.ts';
 import { quote } from '../../shared/api/reason.ts';
 import {
-  APISERVER_EVENTS, JobEventSchema, MODULE_FINISHED, ModuleResultSchema, ResumeRequestIdSchema, RUN_REQUESTED, RUN_RESUME_REQUESTED,
-  RunRequestSchema, RunTargetSchema, type ModuleResult, type RunRequest, type RunTarget,
+  APISERVER_EVENTS, CascadeRunEventSchema, JobEventSchema, MODULE_FINISHED, ModuleResultSchema, ResumeRequestIdSchema, RUN_CANCEL_REQUESTED,
+  RUN_REQUESTED, RUN_RESUME_REQUESTED, RunRequestSchema, RunTargetSchema, type ModuleResult, type RunRequest, type RunTarget,
 } from '../../shared/api/events.ts';
 import type { JobChange } from '../../shared/core/job-event.ts';
 import { observeJob, type ObservedJob } from '../../shared/core/observed-job.ts';
+import { pendingRequests } from '../../shared/core/run-requests.ts';
 import { LABEL_RUN, shortHash } from '../../shared/names.ts';
 import { NOT_AN_OBJECT } from './plain-body.ts';
 
@@ -27,6 +28,9 @@ export type Request =
   | { kind: 'job'; runname: string; job: string; change: JobChange; observed: ObservedJob | undefined }
   /** `requestId`: the CloudEvent's id or the body's; `bodyDigest` when a plain body gave none. */
   | { kind: 'resume'; target: RunTarget; requestId?: string; bodyDigest?: string }
+  | { kind: 'cancel'; target: RunTarget }
+  /** A CascadeRun changed and holds a request (an annotation) it has not handled. */
+  | { kind: 'run-requests'; runname: string }
   | { kind: 'ignored'; reason: string }
   | { kind: 'invalid'; reason: string };
 
@@ -79,19 +83,43 @@ function asResume(data: unknown, id: string | undefined): Request {
   return { kind: 'resume', target, bodyDigest: shortHash(JSON.stringify(target), 16) };
 }
 
+function asCancel(data: unknown): Request {
+  const r = parse(RunTargetSchema, 'cancel request', data);
+  return 'invalid' in r ? { kind: 'invalid', reason: r.invalid } : { kind: 'cancel', target: r };
+}
+
+/**
+ * A CascadeRun added or changed: decided from the event's object alone, so
+ * that the many events of Cascade's own status writes cost no API call. A
+ * deleted run has nothing to do.
+ */
+function asCascadeRun(type: string, data: unknown): Request {
+  const r = parse(CascadeRunEventSchema, 'ApiServerSource event', data);
+  if ('invalid' in r) return { kind: 'invalid', reason: r.invalid };
+  const { name } = r.metadata;
+  if (type.endsWith('.delete') || pendingRequests(r).length === 0) return { kind: 'ignored', reason: `CascadeRun ${quote(name)}: no request pending` };
+  return { kind: 'run-requests', runname: name };
+}
+
+function isCascadeRun(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && (data as { kind?: unknown }).kind === 'CascadeRun';
+}
+
 export function fromCloudEvent(event: IncomingEvent): Request {
   const data = dataOf(event.data);
   if (event.type === RUN_RESUME_REQUESTED) return asResume(data, event.id);
   if (event.type === RUN_REQUESTED) return asRun(data);
   if (event.type === MODULE_FINISHED) return asResult(data);
+  if (event.type === RUN_CANCEL_REQUESTED) return asCancel(data);
   const change = jobChange(event.type);
-  if (change) return asJob(change, data);
+  if (change) return isCascadeRun(data) ? asCascadeRun(event.type, data) : asJob(change, data);
   return { kind: 'invalid', reason: `unsupported event type ${quote(event.type)}` };
 }
 
 /** Plain bodies with an `action`: requests to control a run. */
 const ACTIONS: Record<string, (data: unknown) => Request> = {
   resume: (data) => asResume(data, undefined),
+  cancel: asCancel,
 };
 
 function asAction(action: unknown, data: unknown): Request {
@@ -100,7 +128,7 @@ function asAction(action: unknown, data: unknown): Request {
   return { kind: 'invalid', reason: `unknown action ${typeof action === 'string' ? quote(action) : `of type ${typeof action}`}: must be one of ${Object.keys(ACTIONS).join(', ')}` };
 }
 
-/** A plain POST: the Go controller's run request (`POST /run` before) or module status (`POST /`). */
+/** A plain POST: the Go controller's run request (`POST /run` before) or module status (`POST /`), or a control request (`action`). */
 export function fromHttpBody(body: unknown): Request {
   const data = dataOf(body);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {

@@ -4,6 +4,7 @@
 // true whichever replica asks and survives scale to zero.
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
+import { isTerminalPhase } from '../../shared/api/cascade-run.ts';
 import type { CascadeMetrics } from '../../shared/metrics.ts';
 import type { Store } from '../../shared/kube/store.ts';
 
@@ -13,7 +14,7 @@ export function startMetricsServer(port: number, metrics: CascadeMetrics, store:
     if (Date.now() - refreshed < 5000) return;
     refreshed = Date.now();
     const runs = await store.listRuns();
-    const inFlight = runs.filter((r) => r.status?.phase !== 'Succeeded' && r.status?.phase !== 'Failed');
+    const inFlight = runs.filter((r) => !isTerminalPhase(r.status?.phase));
     metrics.setCurrent(inFlight.filter((r) => r.status?.phase !== 'Queued').map((r) => r.spec));
     metrics.setQueued(inFlight.filter((r) => r.status?.phase === 'Queued').map((r) => r.spec));
   };

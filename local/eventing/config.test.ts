@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { APISERVER_EVENTS, MODULE_FINISHED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../../shared/api/events.ts';
+import { APISERVER_EVENTS, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../../shared/api/events.ts';
 import { destinationKey, matches, parseBroker, parseTriggers } from './config.ts';
 
 const knative = join(import.meta.dirname, '../../knative');
@@ -11,7 +11,7 @@ describe('knative/triggers.yaml and knative/broker.yaml, as the stand-in reads t
   const broker = parseBroker(readFileSync(join(knative, 'broker.yaml'), 'utf8'));
 
   it('one Trigger per event type the function takes, each to Service/cascade', () => {
-    expect(triggers.map((t) => t.filter.type).sort()).toEqual([RUN_REQUESTED, MODULE_FINISHED, RUN_RESUME_REQUESTED, ...APISERVER_EVENTS].sort());
+    expect(triggers.map((t) => t.filter.type).sort()).toEqual([RUN_REQUESTED, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, ...APISERVER_EVENTS].sort());
     expect(new Set(triggers.map((t) => destinationKey(t.subscriber)))).toEqual(new Set(['Service/cascade']));
     expect(new Set(triggers.map((t) => t.broker))).toEqual(new Set([broker.name]));
   });

@@ -13,8 +13,8 @@ import { CascadeModulesSchema } from './scenario.ts';
  * API server (refused under strict field validation, pruned otherwise: README).
  */
 
-/** Values of `status.result` as the Go controller wrote them ('' before any run ended). */
-export const CAO_RESULTS = ['', 'Success', 'Fail'] as const;
+/** Values of `status.result` as the Go controller wrote them ('' before any run ended), and Cascade's `Cancelled`. */
+export const CAO_RESULTS = ['', 'Success', 'Fail', 'Cancelled'] as const;
 export type CaoResult = (typeof CAO_RESULTS)[number];
 
 /** Most dedupe keys kept in `status.countedRuns`; writers drop the oldest beyond it. */
@@ -47,6 +47,7 @@ export const CascadeAutoOperatorStatusSchema = v.object({
   succeeded: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs that succeeded.'))),
   failed: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs that failed.'))),
   queued: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs waiting in the queue (phase Queued).'))),
+  cancelled: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs that were cancelled.'))),
   result: v.optional(v.pipe(v.picklist(CAO_RESULTS), v.description('Result of the last run that ended.'))),
   holders: v.optional(
     v.pipe(

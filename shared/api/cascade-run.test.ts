@@ -66,9 +66,9 @@ describe('parseCascadeRun', () => {
   });
 
   it('exports closed vocabularies', () => {
-    expect(RUN_PHASES).toEqual(['Queued', 'Pending', 'Running', 'Succeeded', 'Failed']);
+    expect(RUN_PHASES).toEqual(['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled']);
     expect(MODULE_PHASES).toEqual(RUN_PHASES.filter((p) => p !== 'Queued'));
     expect(CONDITION_REASONS).toEqual(expect.arrayContaining(['Running', 'ModuleFailed', 'ModuleResultFailed',
-      'JobMissing', 'DeadlineExceeded', 'Stalled', 'Succeeded', 'InvalidSpec']));
+      'JobMissing', 'DeadlineExceeded', 'Stalled', 'Succeeded', 'InvalidSpec', 'Cancelled']));
   });
 });

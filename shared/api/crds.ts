@@ -73,6 +73,7 @@ const CASCADE_AUTO_OPERATOR: CrdDefinition = {
     { name: 'Queued', type: 'integer', jsonPath: '.status.queued', description: 'Runs waiting for a slot' },
     { name: 'Succeeded', type: 'integer', jsonPath: '.status.succeeded', description: 'Runs that succeeded' },
     { name: 'Failed', type: 'integer', jsonPath: '.status.failed', description: 'Runs that failed' },
+    { name: 'Cancelled', type: 'integer', jsonPath: '.status.cancelled', description: 'Runs that were cancelled' },
     { name: 'Result', type: 'string', jsonPath: '.status.result', description: 'Last run result', priority: 1 },
     { name: 'Limit', type: 'integer', jsonPath: '.spec.maxConcurrentRuns', description: 'Most runs in progress at once', priority: 1 },
     AGE,

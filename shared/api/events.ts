@@ -8,13 +8,16 @@ import { isDnsLabel, LABEL_RUN } from '../names.ts';
 export const RUN_REQUESTED = 'net.cascade.run.requested.v1';
 /** A module's result (the Go controller's `POST /` body). */
 export const MODULE_FINISHED = 'net.cascade.module.finished.v1';
-/** Knative ApiServerSource, Resource mode: a watched Job was added, changed or deleted. */
+/** Knative ApiServerSource, Resource mode: a watched Job or CascadeRun was added, changed or deleted. */
 export const APISERVER_EVENTS = ['add', 'update', 'delete'].map((verb) => `dev.knative.apiserver.resource.${verb}`);
 /** Resume a Failed (or Cancelled) run from its stopped step (a plain body: the same data plus `"action": "resume"`). */
 export const RUN_RESUME_REQUESTED = 'net.cascade.run.resume.requested.v1';
+/** A request to cancel a run (also a plain body with `"action": "cancel"`). */
+export const RUN_CANCEL_REQUESTED = 'net.cascade.run.cancel.requested.v1';
 /** Sent to K_SINK when a run ends. */
 export const RUN_SUCCEEDED = 'net.cascade.run.succeeded.v1';
 export const RUN_FAILED = 'net.cascade.run.failed.v1';
+export const RUN_CANCELLED = 'net.cascade.run.cancelled.v1';
 
 // What arrives is validated, never transformed: a value that breaks a rule is
 // refused with the rule, any other is kept byte for byte (nothing is trimmed,
@@ -79,6 +82,15 @@ export type RunTarget = v.InferOutput<typeof RunTargetSchema>;
 
 /** A resume request's own id in a plain body (a CloudEvent's is its `id`). */
 export const ResumeRequestIdSchema = v.object({ requestId: v.optional(text(253)) }, 'must be a JSON object');
+/** What Cascade reads of an ApiServerSource event of a CascadeRun: its name, annotations and status (requests pending: shared/core/run-requests.ts). */
+export const CascadeRunEventSchema = v.object({
+  kind: v.literal('CascadeRun', 'must be a CascadeRun'),
+  metadata: v.object({
+    name: RunName,
+    annotations: v.optional(v.record(v.string(), v.string('must be a string'), 'must be an object')),
+  }, 'must be an object'),
+  status: v.optional(v.record(v.string(), v.unknown(), 'must be an object')),
+}, 'must be a JSON object');
 
 const Timestamp = v.optional(v.string('must be a string'));
 const JobCondition = v.object({
@@ -117,7 +129,7 @@ export const JobEventSchema = v.object({
 /** A run-end CloudEvent as the engine hands it to the K_SINK notifier. */
 export interface RunEndEvent {
   id: string;
-  type: typeof RUN_SUCCEEDED | typeof RUN_FAILED;
+  type: typeof RUN_SUCCEEDED | typeof RUN_FAILED | typeof RUN_CANCELLED;
   source: string;
   subject: string;
   /** When the run ended (its completionTime): the same on every send. */

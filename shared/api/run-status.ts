@@ -2,15 +2,15 @@ import * as v from 'valibot';
 import { NonEmptyStringSchema, NonNegativeIntSchema, openapi, TimestampSchema } from './primitives.ts';
 
 /** Phase of a whole run. */
-export const RUN_PHASES = ['Queued', 'Pending', 'Running', 'Succeeded', 'Failed'] as const;
+export const RUN_PHASES = ['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
 /** Phase of one module (one Job) of a run. */
-export const MODULE_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed'] as const;
+export const MODULE_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
 export type ModulePhase = (typeof MODULE_PHASES)[number];
 
 /** The phases a run or a module never leaves. */
-export const TERMINAL_PHASES = ['Succeeded', 'Failed'] as const;
+export const TERMINAL_PHASES = ['Succeeded', 'Failed', 'Cancelled'] as const;
 export type TerminalPhase = (typeof TERMINAL_PHASES)[number];
 
 export function isTerminalPhase(phase: RunPhase | ModulePhase | undefined): phase is TerminalPhase {
@@ -26,7 +26,7 @@ export const CONDITION_SUCCEEDED = 'Succeeded';
 /**
  * Reasons of the `Succeeded` condition (closed vocabulary, also usable as a
  * metric label): Unknown while Pending/Running, True when Succeeded, False
- * with the cause of failure otherwise.
+ * with the cause of failure otherwise (`Cancelled` for a cancelled run).
  */
 export const CONDITION_REASONS = [
   'Queued',
@@ -41,6 +41,7 @@ export const CONDITION_REASONS = [
   'Stalled',
   'InvalidSpec',
   'Retrying',
+  'Cancelled',
 ] as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[number];
 
@@ -96,7 +97,7 @@ export type ModuleRecord = v.InferOutput<typeof ModuleRecordSchema>;
 
 export const CascadeRunStatusSchema = v.object({
   // The Go controller's fields, kept for its readers.
-  info: v.optional(v.pipe(v.string(), v.description('Go controller: final archive URL on success, "Failed" on failure.'))),
+  info: v.optional(v.pipe(v.string(), v.description('Go controller: final archive URL on success, "Failed" on failure ("Cancelled" when cancelled).'))),
   result: v.optional(
     v.pipe(v.array(v.string()), v.description('Go controller: one "<modulename>: <moduleresult>\\n" per module result.')),
   ),
@@ -118,6 +119,7 @@ export const CascadeRunStatusSchema = v.object({
   completionTime: v.optional(v.pipe(TimestampSchema, v.description('When the run ended.'))),
   modules: v.optional(v.pipe(v.array(ModuleRecordSchema), v.description('One record per module started, in order.'))),
   counted: v.optional(v.pipe(v.boolean(), v.description("The run's end is counted in the CascadeAutoOperator's status."))),
+  lastHandledCancel: v.optional(v.pipe(v.string(), v.description('The value of the annotation cascade.cascade.net/cancel-requested-at this run handled last: a cancel is pending while the annotation differs.'))),
   notified: v.optional(v.pipe(v.boolean(), v.description('The run-end CloudEvent has been sent to K_SINK (or none is owed: no K_SINK when the run ended); false while it is owed.'))),
   resumes: v.optional(v.pipe(NonNegativeIntSchema, v.description('Times the run was resumed.'))),
   resumedFrom: v.optional(v.pipe(v.picklist(RUN_PHASES), v.description('Phase the run was in when it was last resumed.'))),

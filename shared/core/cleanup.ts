@@ -1,7 +1,8 @@
 // Which observed Jobs must go: a succeeded step's Job is deleted (as the Go
-// controller did), a failed run keeps the Job of its failed step, and a Job
-// that no step needs (created by a decision that lost a race, or of an earlier
-// attempt of a step retried or resumed) is removed. Pure.
+// controller did), a failed run keeps the Job of its failed step, a cancelled
+// run keeps none, and a Job that no step needs (created by a decision that
+// lost a race, or of an earlier attempt of a step retried or resumed) is
+// removed. Pure.
 import type { ObservedJob } from './observed-job.ts';
 import type { Draft } from './draft.ts';
 
@@ -11,7 +12,7 @@ function keep(d: Draft, job: ObservedJob): boolean {
   // An earlier attempt's Job (its record is in `attempts`) is never the step's.
   if ((job.attempt ?? 1) !== (rec.attempt ?? 1)) return false;
   if (rec.phase === 'Succeeded') return false;
-  if (d.status.phase === 'Succeeded') return false;
+  if (d.status.phase === 'Succeeded' || d.status.phase === 'Cancelled') return false;
   if (d.status.phase === 'Failed') return rec.phase === 'Failed';
   return true;
 }

@@ -4,11 +4,13 @@ import { COUNTED_RUNS_MAX, type CascadeAutoOperatorStatus } from '../api/cascade
 
 describe('CascadeAutoOperator counters', () => {
   it.each([
-    ['a start adds to active', undefined, { kind: 'started', run: 'r1' }, { active: 1, succeeded: 0, failed: 0 }],
+    ['a start adds to active', undefined, { kind: 'started', run: 'r1' }, { active: 1, succeeded: 0, failed: 0, cancelled: 0 }],
     ['a success ends one active run', { active: 2, succeeded: 0, failed: 0, countedRuns: ['start:r1'] }, { kind: 'ended', run: 'r1', phase: 'Succeeded' },
       { active: 1, succeeded: 1, failed: 0, result: 'Success' }],
     ['a failure ends one active run', { active: 1, succeeded: 3, failed: 0, countedRuns: ['start:r1'] }, { kind: 'ended', run: 'r1', phase: 'Failed' },
       { active: 0, succeeded: 3, failed: 1, result: 'Fail' }],
+    ['a cancel ends one active run and counts it cancelled', { active: 2, succeeded: 1, failed: 1, countedRuns: ['start:r1'] }, { kind: 'ended', run: 'r1', phase: 'Cancelled' },
+      { active: 1, succeeded: 1, failed: 1, cancelled: 1, result: 'Cancelled' }],
     ['an end never drives active below zero', { active: 0, succeeded: 0, failed: 0 }, { kind: 'ended', run: 'r9', phase: 'Failed' },
       { active: 0, succeeded: 0, failed: 1, result: 'Fail' }],
   ] as Array<[string, CascadeAutoOperatorStatus | undefined, CounterChange, Partial<CascadeAutoOperatorStatus>]>)('%s', (_n, status, change, expected) => {

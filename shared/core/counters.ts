@@ -1,10 +1,10 @@
 // The CascadeAutoOperator's run counters, as the Go controller kept them
-// (active, succeeded, failed, result), made exactly-once: each change carries a
+// (active, succeeded, failed, result; Cascade adds cancelled), made exactly-once: each change carries a
 // key, the keys applied are kept (bounded) in the same status write, and a key
 // seen before changes nothing. Under `spec.maxConcurrentRuns` the same write
 // admits a starting run or queues it, and an ending run's slot goes to the
 // oldest queued run (queue.ts). Pure.
-import { COUNTED_RUNS_MAX, type CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
+import { COUNTED_RUNS_MAX, type CaoResult, type CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
 import type { RunPhase, TerminalPhase } from '../api/cascade-run.ts';
 import { admit, release } from './queue.ts';
 
@@ -30,10 +30,10 @@ export function counterKey(change: Exclude<CounterChange, { kind: 'gone' }>): st
   return endKey(change.run, change.resumes);
 }
 
-type Counts = Required<Pick<CascadeAutoOperatorStatus, 'active' | 'succeeded' | 'failed'>>;
+type Counts = Required<Pick<CascadeAutoOperatorStatus, 'active' | 'succeeded' | 'failed' | 'cancelled'>>;
 
 function counts(status: CascadeAutoOperatorStatus | undefined): Counts {
-  return { active: status?.active ?? 0, succeeded: status?.succeeded ?? 0, failed: status?.failed ?? 0 };
+  return { active: status?.active ?? 0, succeeded: status?.succeeded ?? 0, failed: status?.failed ?? 0, cancelled: status?.cancelled ?? 0 };
 }
 
 /** Only a run holding a slot or queued is released; with neither, nothing changes. */
@@ -42,11 +42,19 @@ function gone(status: CascadeAutoOperatorStatus | undefined, run: string, limit:
   return release(status, run, limit, false);
 }
 
+/** Where an ended run is counted, and the Go controller's `result` it leaves. */
+const ENDED = {
+  Succeeded: { counter: 'succeeded', result: 'Success' },
+  Failed: { counter: 'failed', result: 'Fail' },
+  Cancelled: { counter: 'cancelled', result: 'Cancelled' },
+} as const satisfies Record<TerminalPhase, { counter: keyof Counts; result: CaoResult }>;
+
 function ended(s: CascadeAutoOperatorStatus & Counts, change: { run: string; phase: TerminalPhase }, started: boolean, limit: number): CascadeAutoOperatorStatus {
   // A run that ends before its start was counted (the start write was lost)
   // must not drive `active` below zero.
   const c = release(s, change.run, limit, started || s.active > 0);
-  return change.phase === 'Succeeded' ? { ...c, succeeded: s.succeeded + 1 } : { ...c, failed: s.failed + 1 };
+  const { counter } = ENDED[change.phase];
+  return { ...c, [counter]: s[counter] + 1 };
 }
 
 /** Where the run was counted before its resume: that counter loses it, `active` gets it back. */
@@ -86,5 +94,5 @@ export function applyCounter(status: CascadeAutoOperatorStatus | undefined, chan
   if (change.kind === 'started') return counted.includes(`end:${change.run}`) ? c : admit(c, change.run, limit);
   const started = counted.includes(`start:${change.run}`) || Boolean(change.resumes && counted.includes(`resume:${change.run}-r${change.resumes}`));
   const next = ended(c, change, started, limit);
-  return { ...next, result: change.phase === 'Succeeded' ? 'Success' : 'Fail' };
+  return { ...next, result: ENDED[change.phase].result };
 }

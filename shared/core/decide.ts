@@ -2,6 +2,7 @@
 // for it, the new fact if any, and `now`, decide the next status and the
 // actions that make the world match it. Every entry point, the function and
 // the janitor alike, calls this and nothing else to decide.
+import { applyRequests } from './apply-requests.ts';
 import { applyResult } from './apply-result.ts';
 import { cleanup } from './cleanup.ts';
 import { enforceRunTimeout, enforceStall } from './deadlines.ts';
@@ -17,10 +18,14 @@ export function decide(input: DecideInput): Decision {
   const d = newDraft(input);
   if (d.records.length === 0 && !isTerminal(d)) failRun(d, 'InvalidSpec', 'spec.cascademodules is empty: the run has no scenario snapshot');
   if (input.fact.kind === 'Resume') applyResume(d, input.fact);
+  // A queued run can be cancelled while it waits: requests come before the hold.
+  const queued = input.run.status?.phase === 'Queued';
+  if (queued) applyRequests(d);
   if (!isTerminal(d) && holdQueued(d)) return decision(d, before);
   adoptLaterJobs(d);
   if (input.fact.kind === 'ModuleResult') applyResult(d, input.fact);
   enforceRunTimeout(d);
+  if (!queued) applyRequests(d);
   advance(d);
   enforceStall(d);
   cleanup(d);

@@ -26,9 +26,10 @@ function jobFailureReason(reason: string | undefined): ConditionReason {
   return reason === 'DeadlineExceeded' ? 'DeadlineExceeded' : 'ModuleFailed';
 }
 
-/** A pending step starts: its Job is created (or found), unless the API server refused that Job; false when the step failed. */
-function start(d: Draft, rec: ModuleRecord, job: ObservedJob | undefined): boolean {
+/** A pending step starts: its Job is created (or found), unless the API server refused that Job; false when the step failed or may not start. */
+function start(d: Draft, rec: ModuleRecord, job: ObservedJob | undefined, startNext: boolean): boolean {
   const { refused } = d.input;
+  if (!job && !startNext) return false;
   if (!job && refused?.step === rec.step) {
     failStep(d, rec.step, 'JobCreationFailed', `the API server refused the Job: ${refused.message}`);
     return false;
@@ -64,7 +65,7 @@ function noJob(d: Draft, rec: ModuleRecord, vanished: boolean): boolean {
 }
 
 /** One look at the first unfinished step; true when the run moved on to another step. */
-function advanceOnce(d: Draft): boolean {
+function advanceOnce(d: Draft, startNext: boolean): boolean {
   const rec = d.records.find((r) => r.phase !== 'Succeeded');
   if (!rec) {
     succeedRun(d);
@@ -72,7 +73,7 @@ function advanceOnce(d: Draft): boolean {
   }
   const { job, vanished } = stepJob(d, rec.step);
   if (isWaiting(rec, d.input.now)) return false;
-  if (rec.phase === 'Pending' && !start(d, rec, job)) return false;
+  if (rec.phase === 'Pending' && !start(d, rec, job, startNext)) return false;
   if (!job) return noJob(d, rec, vanished);
   if (job.state === 'Failed') {
     return attemptFailed(d, rec, jobFailureReason(job.reason), job.message ?? `Job ${job.name} failed (${job.reason ?? 'no reason'})`);
@@ -82,8 +83,9 @@ function advanceOnce(d: Draft): boolean {
   return true;
 }
 
-export function advance(d: Draft): void {
-  while (!isTerminal(d) && advanceOnce(d)) {
+/** `startNext` false takes in what the Jobs say and starts no new Job (a cancel settles the run first: cancel.ts). */
+export function advance(d: Draft, startNext = true): void {
+  while (!isTerminal(d) && advanceOnce(d, startNext)) {
     // each pass finishes one step whose Job is seen complete
   }
 }

@@ -13,7 +13,7 @@ import type { Action } from './types.ts';
  */
 export function endActions(status: CascadeRunStatus, sink: boolean): Action[] {
   if (!isTerminalPhase(status.phase) || status.notified) return [];
-  const phase = status.phase === 'Succeeded' ? 'Succeeded' : 'Failed';
+  const { phase } = status;
   const actions: Action[] = [];
   if (!status.counted) actions.push({ type: 'FinishRun', phase, eventOwed: sink });
   if (sink) actions.push({ type: 'SendRunEndEvent', phase });

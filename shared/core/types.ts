@@ -4,10 +4,14 @@ import type { CascadeRun, CascadeRunStatus, RunPhase, TerminalPhase } from '../a
 import type { JobSettings } from './job-manifest.ts';
 import type { ObservedJob } from './observed-job.ts';
 
-/** The new fact an event brings; `Observe` when it only asks to look again (a Job changed, a sweep). */
+/**
+ * The new fact an event brings; `Observe` when it only asks to look again (a
+ * Job changed, a sweep); `Cancel` a request to cancel the run (cancel.ts).
+ */
 export type Fact =
   | { kind: 'ModuleResult'; modulename: string; moduleresult: string }
   | { kind: 'Observe' }
+  | { kind: 'Cancel' }
   /**
    * Resume a Failed (or Cancelled) run from its stopped step. `requestId`: the
    * request's id; `bodyDigest` instead for a plain body without one;
@@ -67,7 +71,7 @@ export type Action =
   | { type: 'CountResume'; from: RunPhase; resumes: number };
 
 export type TransitionKind = 'ModuleStarted' | 'ModuleSucceeded' | 'ModuleFailed' | 'RunSucceeded' | 'RunFailed'
-  | 'ModuleRetrying' | 'RunResumed';
+  | 'ModuleRetrying' | 'RunResumed' | 'ModuleCancelled' | 'RunCancelled';
 
 export interface Transition {
   kind: TransitionKind;
@@ -81,7 +85,9 @@ export interface Transition {
 
 /** What became of the fact: the reply of an entry point derives from it. */
 export type Verdict = 'applied' | 'recorded' | 'duplicate' | 'unknown-module' | 'not-started' | 'observed'
-  | 'resumed' | 'not-resumable';
+  | 'resumed' | 'not-resumable'
+  /** A cancel request: the run was cancelled, or had ended already (nothing changed). */
+  | 'cancelled' | 'already-finished';
 
 export interface Decision {
   status: CascadeRunStatus;

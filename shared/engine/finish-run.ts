@@ -6,7 +6,7 @@
 // its reply (deps.outbox); the janitor, which answers no one, inline.
 import pRetry from 'p-retry';
 import { CONDITION_SUCCEEDED, type CascadeRun, type CascadeRunStatus, type RunPhase, type TerminalPhase } from '../api/cascade-run.ts';
-import { RUN_FAILED, RUN_SUCCEEDED, type RunEndEvent } from '../api/events.ts';
+import { RUN_CANCELLED, RUN_FAILED, RUN_SUCCEEDED, type RunEndEvent } from '../api/events.ts';
 import { apiErrorKind } from '../kube/errors.ts';
 import { conflictPause } from './conflict-pause.ts';
 import type { EngineDeps } from './deps.ts';
@@ -19,6 +19,7 @@ export function runEndEventId(run: CascadeRun, phase: TerminalPhase): string {
   const resumes = run.status?.resumes ?? 0;
   return `${run.metadata.uid ?? run.metadata.name}-${phase.toLowerCase()}${resumes > 0 ? `-r${resumes}` : ''}`;
 }
+const EVENT_TYPES = { Succeeded: RUN_SUCCEEDED, Failed: RUN_FAILED, Cancelled: RUN_CANCELLED } as const satisfies Record<TerminalPhase, RunEndEvent['type']>;
 
 /** The scenario (CascadeAutoOperator) a run was started under: its counters, its queue, its events' source. */
 export function scenarioOf(deps: Pick<EngineDeps, 'config'>, run: CascadeRun): string {
@@ -29,7 +30,7 @@ export function runEndEvent(deps: Pick<EngineDeps, 'config' | 'now'>, run: Casca
   const s = run.status ?? {};
   return {
     id: runEndEventId(run, phase),
-    type: phase === 'Succeeded' ? RUN_SUCCEEDED : RUN_FAILED,
+    type: EVENT_TYPES[phase],
     source: `/cascade/${deps.config.namespace}/${scenarioOf(deps, run)}`,
     subject: run.metadata.name,
     time: s.completionTime ?? deps.now().toISOString(),

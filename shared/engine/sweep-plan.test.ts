@@ -6,8 +6,9 @@ import { FINALIZER } from '../api/group.ts';
 import { decide } from '../core/decide.ts';
 import { input, job as observed, NOW as CORE_NOW, run as runFixture, SETTINGS } from '../core/testing/fixtures.ts';
 import {
-  countNeedingOperator, emptyJobIndex, finalizerPlan, indexJobs, isActiveRun, isExpired, type JobIndex, jobsOfRun, movesOnLook, needsReconcile, orphanJobs,
+  countNeedingOperator, emptyJobIndex, finalizerPlan, indexJobs, isActiveRun, isExpired, type JobIndex, jobOutlivedCancel, jobsOfRun, movesOnLook, needsReconcile, orphanJobs,
 } from './sweep-plan.ts';
+import { ANNOTATION_CANCEL_REQUESTED_AT } from '../names.ts';
 
 const NOW = new Date('2026-11-29T12:00:00Z');
 const DELETED = '2026-11-29T11:59:00Z';
@@ -54,6 +55,20 @@ describe('which runs a sweep reconciles', () => {
     ['a running run being deleted', { phase: 'Running' } as CascadeRunStatus, true, false],
   ])('%s', (_n, status, deleting, expected) => {
     expect(needsReconcile(run('r', status, deleting))).toBe(expected);
+  });
+
+  const annotated = (r: CascadeRun, value: string): CascadeRun => ({ ...r, metadata: { ...r.metadata, annotations: { [ANNOTATION_CANCEL_REQUESTED_AT]: value } } });
+
+  it.each([
+    ['an ended, notified run asked to cancel (its event missed)', annotated(run('r', ended('Succeeded', DELETED, true)), 't1'), [], true],
+    ['an ended, notified run whose cancel request is handled', annotated(run('r', { ...ended('Succeeded', DELETED, true), lastHandledCancel: 't1' }), 't1'), [], false],
+    ['a cancelled run that a Job outlived', run('r', { ...ended('Succeeded', DELETED, true), phase: 'Cancelled' }), [job('j', 'r')], true],
+    ['a cancelled run whose Job is being deleted', run('r', { ...ended('Succeeded', DELETED, true), phase: 'Cancelled' }), [job('j', 'r', true)], false],
+    ['a failed run that keeps its failed Job', run('r', ended('Failed', DELETED, true)), [job('j', 'r')], false],
+  ] as Array<[string, CascadeRun, V1Job[], boolean]>)('%s', (_n, r, jobs, expected) => {
+    const index = emptyJobIndex();
+    indexJobs(index, jobs);
+    expect(jobOutlivedCancel(r, index) || movesOnLook(r, index.byRun.get(r.metadata.name) ?? [], CORE_NOW, SETTINGS)).toBe(expected);
   });
 
   it.each([

@@ -8,6 +8,7 @@ import { decide } from '../core/decide.ts';
 import { observeJob, type ObservedJob } from '../core/observed-job.ts';
 import { pendingResume } from '../core/resume.ts';
 import type { DecideSettings } from '../core/types.ts';
+import { pendingRequests } from '../core/run-requests.ts';
 import { LABEL_RUN } from '../names.ts';
 import { isDeleting, isHeld, needsOperator, withFinalizer, withoutFinalizer } from './operator-finalizer.ts';
 
@@ -15,10 +16,14 @@ export function isTerminalRun(run: CascadeRun): boolean {
   return isTerminalPhase(run.status?.phase);
 }
 
-/** Still to move: not ended, or ended but its end not yet counted, or its run-end event still owed, or a resume annotation not handled. A run being deleted is left alone. */
+/**
+ * Still to move: not ended, or ended but its end not yet counted, or its
+ * run-end event still owed, or a request in its annotations not handled (its
+ * event missed). A run being deleted is left alone.
+ */
 export function needsReconcile(run: CascadeRun): boolean {
   if (isDeleting(run)) return false;
-  return !isTerminalRun(run) || !run.status?.notified || pendingResume(run) !== undefined;
+  return !isTerminalRun(run) || !run.status?.notified || pendingRequests(run).length > 0 || pendingResume(run) !== undefined;
 }
 
 /** A run in progress. */
@@ -94,9 +99,19 @@ export function jobsOfRun(jobs: JobIndex, run: string): string[] {
  * listing shows nothing to do costs no request. A Job that finished after it
  * was listed is seen by the next sweep, as one that finishes after the sweep.
  */
+/**
+ * A cancelled run that a Job outlived: one created by a decision that lost the
+ * race to the cancel, whose process died before it decided again (the Job's
+ * own event removes it too). Jobs being deleted do not count.
+ */
+export function jobOutlivedCancel(run: CascadeRun, jobs: JobIndex): boolean {
+  if (isDeleting(run) || run.status?.phase !== 'Cancelled') return false;
+  return jobs.named.some((j) => j.run === run.metadata.name);
+}
+
 export function movesOnLook(run: CascadeRun, jobs: readonly ObservedJob[], now: string, settings: DecideSettings): boolean {
   if (!needsReconcile(run)) return false;
-  if (pendingResume(run) !== undefined) return true;
+  if (pendingResume(run) !== undefined || pendingRequests(run).length > 0) return true;
   // Not started, or waiting for a slot: admission.ts decides, with the operator in hand.
   if (run.status?.phase === undefined || run.status.phase === 'Queued') return true;
   const decision = decide({ run, jobs, fact: { kind: 'Observe' }, now, settings });

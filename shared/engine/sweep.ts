@@ -19,7 +19,7 @@ import { admissionInSweep, releaseGone, sweepWakes } from './admission.ts';
 import { scenarioOf } from './finish-run.ts';
 import {
   countNeedingOperator, emptyJobIndex, finalizerPlan, type FinalizerPlan, indexJobs, isActiveRun, isExpired,
-  type JobIndex, jobsOfRun, movesOnLook, orphanJobs,
+  type JobIndex, jobOutlivedCancel, jobsOfRun, movesOnLook, orphanJobs,
 } from './sweep-plan.ts';
 import { isDeleting } from './operator-finalizer.ts';
 import { decideSettings } from './decide-settings.ts';
@@ -51,7 +51,7 @@ function fail(deps: EngineDeps, s: SweepSummary, error: unknown, what: { msg: st
 async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, jobs: JobIndex): Promise<CascadeRun | undefined> {
   const name = run.metadata.name;
   let current: CascadeRun | undefined = run;
-  const moves = movesOnLook(run, jobs.byRun.get(name) ?? [], deps.now().toISOString(), decideSettings(deps.config));
+  const moves = jobOutlivedCancel(run, jobs) || movesOnLook(run, jobs.byRun.get(name) ?? [], deps.now().toISOString(), decideSettings(deps.config));
   if (moves) {
     s.runsHandled++;
     const resume = pendingResume(run);
