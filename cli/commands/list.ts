@@ -1,0 +1,39 @@
+// `list`: the runs of a namespace (or of all, -A) as a table, newest first.
+import type { Command } from 'commander';
+import { act, connection, type Ctx } from '../command-context.ts';
+import { table } from '../format/table.ts';
+import { outPalette, printLines, printObject, type OutputFormat } from '../io.ts';
+import { outputOption } from './output-option.ts';
+import { listRuns } from '../kube/runs.ts';
+import { LIST_HEADERS, LIST_WIDE_HEADERS, runRow, selectRuns } from '../runs/view.ts';
+
+interface ListOptions { phase?: string; allNamespaces?: boolean; output?: OutputFormat }
+
+export function registerList(program: Command, ctx: Ctx): void {
+  program.command('list').alias('ls')
+    .description('list runs as a table (name, scenario, phase, step i/N, age, duration), newest first')
+    .option('--phase <phase>', 'only runs in this phase (Queued, Pending, Running, Succeeded, Failed, Cancelled)')
+    .option('-A, --all-namespaces', 'runs of every namespace')
+    .addOption(outputOption())
+    .action(act(ctx, async (opts: ListOptions, cmd: Command) => {
+      const { kc, namespace } = connection(cmd);
+      const runs = selectRuns(await listRuns(kc, opts.allNamespaces ? undefined : namespace), opts.phase);
+      const { io } = ctx;
+      if (opts.output === 'json' || opts.output === 'yaml') {
+        printObject(io, opts.output, { apiVersion: 'v1', kind: 'List', items: runs, metadata: { resourceVersion: '' } });
+        return 0;
+      }
+      if (runs.length === 0) {
+        io.err.write(opts.allNamespaces ? 'No runs found.\n' : `No runs found in ${namespace} namespace.\n`);
+        return 0;
+      }
+      const wide = opts.output === 'wide';
+      const p = outPalette(io);
+      const headers: string[] = [...(wide ? LIST_WIDE_HEADERS : LIST_HEADERS)];
+      const rows = runs.map((r) => runRow(r, io.now(), p, wide));
+      printLines(io, opts.allNamespaces
+        ? table(['namespace', ...headers], rows.map((row, i) => [runs[i]!.metadata.namespace ?? '', ...row]))
+        : table(headers, rows));
+      return 0;
+    }));
+}

@@ -1,0 +1,36 @@
+// `submit`: a run request through the public contract, as any caller sends
+// it: a plain JSON post to the function (--url, or the Knative Service's
+// status.url), or a CloudEvent to the Broker when there is no Service. Prints
+// the run's name; --watch follows it as `watch` does.
+import type { Command } from 'commander';
+import { act, connection, type Ctx } from '../command-context.ts';
+import { postTo, resolveEndpoint } from '../endpoint/resolve.ts';
+import { submitReply, submitRequest, type SubmitFields } from '../endpoint/submit-request.ts';
+import { CliError } from '../io.ts';
+import { awaitNewRun, runsOfIuid } from '../kube/runs.ts';
+import { watchRun } from './watch.ts';
+
+interface SubmitOptions extends SubmitFields { watch?: boolean; url?: string }
+
+export function registerSubmit(program: Command, ctx: Ctx): void {
+  program.command('submit')
+    .description('start a run (the public run request); prints the run\'s name')
+    .requiredOption('--iuid <id>', 'the input\'s id (names the run)')
+    .requiredOption('--turlinfo <url>', 'the input\'s URL, handed to the first module as s3path')
+    .option('--scenario <name>', 'the CascadeAutoOperator whose scenario runs (default: the function\'s SCENARIO_NAME)')
+    .option('--watch', 'follow the run until it ends, as `watch` does (and exit as it does)')
+    .option('--url <url>', 'the function\'s URL (default: the Knative Service\'s status.url, else the Broker\'s address)')
+    .action(act(ctx, async (opts: SubmitOptions, cmd: Command) => {
+      const { kc, namespace } = connection(cmd);
+      const endpoint = await resolveEndpoint(kc, namespace, opts.url);
+      const before = endpoint.kind === 'broker' ? await runsOfIuid(kc, namespace, opts.iuid) : undefined;
+      const req = submitRequest(endpoint, opts);
+      const res = await postTo(endpoint.url, req.headers, req.body, ctx.io.env);
+      const reply = submitReply(endpoint, opts, res.status, res.text);
+      if (!reply.ok) throw new CliError(reply.message);
+      const run = reply.run ?? (await awaitNewRun(kc, namespace, opts.iuid, before!)).metadata.name!;
+      ctx.io.out.write(`${run}\n`);
+      if (reply.warning) throw new CliError(reply.warning);
+      return opts.watch ? watchRun(ctx.io, kc, namespace, run) : 0;
+    }));
+}

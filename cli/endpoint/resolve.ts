@@ -1,0 +1,33 @@
+// The URL requests go to: --url, else what discover.ts makes of the Knative
+// Service and Broker read from the API server (absent CRDs read as absent objects).
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CliError } from '../io.ts';
+import { BROKER, discoverEndpoint, SERVICE, type Endpoint } from './discover.ts';
+
+async function read(kc: KubeConfig, namespace: string, at: typeof SERVICE | typeof BROKER): Promise<object | undefined> {
+  try {
+    return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...at, namespace })) as object;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 404) return undefined;
+    throw error;
+  }
+}
+
+export async function resolveEndpoint(kc: KubeConfig, namespace: string, url: string | undefined): Promise<Endpoint> {
+  if (url) return { kind: 'function', url };
+  const found = discoverEndpoint(await read(kc, namespace, SERVICE), await read(kc, namespace, BROKER), namespace);
+  if (!found.ok) throw new CliError(found.reason);
+  return found.endpoint;
+}
+
+/** A POST to the endpoint, with CASCADE_AUTH_TOKEN as the caller's bearer token when set. */
+export async function postTo(url: string, headers: Record<string, string>, body: string, env: Record<string, string | undefined>): Promise<{ status: number; text: string }> {
+  const auth: Record<string, string> = env.CASCADE_AUTH_TOKEN ? { authorization: `Bearer ${env.CASCADE_AUTH_TOKEN}` } : {};
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'POST', headers: { ...headers, ...auth }, body });
+  } catch (error) {
+    throw new CliError(`cannot reach ${url}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+  }
+  return { status: res.status, text: await res.text() };
+}

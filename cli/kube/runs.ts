@@ -1,0 +1,93 @@
+// CascadeRuns through the API server: list, get, find by iuid, and follow one
+// with a watch (never polling), started again from the last resourceVersion
+// whenever the API server ends it.
+import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
+import { GROUP, VERSION, CASCADE_RUN_PLURAL } from '../../shared/api/group.ts';
+import { LABEL_IUID_HASH, shortHash } from '../../shared/names.ts';
+import { isFinal, type RunObject } from '../runs/run-object.ts';
+import type { Connection } from './connect.ts';
+
+const AT = { group: GROUP, version: VERSION, plural: CASCADE_RUN_PLURAL };
+
+export async function listRuns(kc: KubeConfig, namespace: string | undefined, labelSelector?: string): Promise<RunObject[]> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const list = namespace === undefined
+    ? await api.listClusterCustomObject({ ...AT, labelSelector })
+    : await api.listNamespacedCustomObject({ ...AT, namespace, labelSelector });
+  return (list as { items: RunObject[] }).items;
+}
+
+export async function getRun(kc: KubeConfig, namespace: string, name: string): Promise<RunObject> {
+  return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...AT, namespace, name })) as RunObject;
+}
+
+/** The run of `iuid`, if one exists yet (its label holds a hash of the iuid; spec.pid the iuid itself). */
+export async function findRunByIuid(kc: KubeConfig, namespace: string, iuid: string): Promise<RunObject | undefined> {
+  const runs = await listRuns(kc, namespace, iuidSelector(iuid));
+  return runs.filter((r) => r.spec?.pid === iuid).sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))[0];
+}
+
+export interface FollowOptions {
+  signal?: AbortSignal;
+  /** Stop once this holds (default: the run is in a final phase). */
+  until?: (run: RunObject) => boolean;
+}
+
+/**
+ * Calls `onChange` with the run now and at every change, until `until` holds
+ * (resolved with the run then) or `signal` aborts.
+ */
+export async function followRun(conn: Connection, name: string, onChange: (run: RunObject) => void, opts: FollowOptions = {}): Promise<RunObject> {
+  const { kc, namespace } = conn;
+  const { signal, until = isFinal } = opts;
+  let run = await getRun(kc, namespace, name);
+  onChange(run);
+  const path = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`;
+  while (!until(run) && !signal?.aborted) {
+    run = await new Promise<RunObject>((resolve, reject) => {
+      let latest = run;
+      let gone = false;
+      let controller: AbortController | undefined;
+      const query = { fieldSelector: `metadata.name=${name}`, resourceVersion: run.metadata.resourceVersion, allowWatchBookmarks: true };
+      void new Watch(kc).watch(path, query, (phase, obj: RunObject & { code?: number }) => {
+        if (phase === 'ERROR') gone = obj.code === 410;
+        else if (phase === 'DELETED') reject(new Error(`cascaderun ${name} was deleted`));
+        else if (phase === 'BOOKMARK') latest = { ...latest, metadata: { ...latest.metadata, resourceVersion: obj.metadata.resourceVersion } };
+        else {
+          latest = obj;
+          onChange(obj);
+          if (until(obj)) controller?.abort();
+        }
+      }, () => {
+        // Ended (by the server, by us, or 410 Gone): read the run again after 410, else go on from where it was.
+        if (gone) getRun(kc, namespace, name).then((r) => { onChange(r); resolve(r); }, reject);
+        else resolve(latest);
+      }).then((c) => { controller = c; signal?.addEventListener('abort', () => c.abort(), { once: true }); }, reject);
+    });
+  }
+  return run;
+}
+
+/** The runs of `iuid` now, and the resourceVersion to watch for new ones from. */
+export async function runsOfIuid(kc: KubeConfig, namespace: string, iuid: string): Promise<{ names: Set<string>; resourceVersion: string }> {
+  const list = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ ...AT, namespace, labelSelector: iuidSelector(iuid) })) as { items: RunObject[]; metadata: { resourceVersion: string } };
+  return { names: new Set(list.items.filter((r) => r.spec?.pid === iuid).map((r) => r.metadata.name ?? '')), resourceVersion: list.metadata.resourceVersion };
+}
+
+const iuidSelector = (iuid: string) => `${LABEL_IUID_HASH}=${shortHash(iuid, 16)}`;
+
+/** The first run of `iuid` created after `since` (from runsOfIuid), seen by a watch. */
+export function awaitNewRun(kc: KubeConfig, namespace: string, iuid: string, since: { names: Set<string>; resourceVersion: string }): Promise<RunObject> {
+  const path = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`;
+  return new Promise((resolve, reject) => {
+    let found: RunObject | undefined;
+    let controller: AbortController | undefined;
+    const query = { labelSelector: iuidSelector(iuid), resourceVersion: since.resourceVersion };
+    void new Watch(kc).watch(path, query, (phase, obj: RunObject) => {
+      if (found || phase !== 'ADDED' || obj.spec?.pid !== iuid || since.names.has(obj.metadata.name ?? '')) return;
+      found = obj;
+      controller?.abort();
+    }, () => (found ? resolve(found) : reject(new Error(`the watch for the run of iuid ${iuid} ended before it appeared`))))
+      .then((c) => { controller = c; if (found) c.abort(); }, reject);
+  });
+}

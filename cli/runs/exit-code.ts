@@ -1,0 +1,11 @@
+// How a run's end becomes the exit status of `watch` and `submit --watch`. Pure.
+
+/** Exit status of the CLI itself failing (bad usage, an API error, a run not found). */
+export const EXIT_ERROR = 1;
+
+const BY_PHASE: Record<string, number> = { Succeeded: 0, Failed: 2, Cancelled: 3 };
+
+/** 0 Succeeded, 2 Failed, 3 Cancelled (1 is the CLI's own error); undefined while the run goes on. */
+export function exitCodeOf(phase: string | undefined): number | undefined {
+  return BY_PHASE[phase ?? ''];
+}

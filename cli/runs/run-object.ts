@@ -1,0 +1,58 @@
+// What the CLI reads of a CascadeRun. Deliberately looser than
+// shared/api/cascade-run.ts: phases and fields the API gains later (Queued,
+// Cancelled, attempts) are shown as they come rather than refused.
+
+export interface ModuleRecordView {
+  step: number;
+  name: string;
+  jobName: string;
+  phase: string;
+  startTime?: string;
+  completionTime?: string;
+  result?: string;
+  reason?: string;
+  message?: string;
+  attempt?: number;
+  attempts?: unknown[];
+}
+
+export interface ConditionView {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface RunObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name?: string; namespace?: string; creationTimestamp?: string | Date; uid?: string; resourceVersion?: string };
+  spec?: { pid?: string; scenarioname?: string; modules?: string[]; turlinfo?: string };
+  status?: {
+    phase?: string;
+    currentStep?: number;
+    currentModule?: string;
+    startTime?: string;
+    completionTime?: string;
+    conditions?: ConditionView[];
+    modules?: ModuleRecordView[];
+    info?: string;
+  };
+}
+
+/** The phases a run never leaves. */
+export const FINAL_PHASES: readonly string[] = ['Succeeded', 'Failed', 'Cancelled'];
+
+export function isFinal(run: RunObject): boolean {
+  return FINAL_PHASES.includes(run.status?.phase ?? '');
+}
+
+/** The phase shown: Pending until the function has written one. */
+export function phaseOf(run: RunObject): string {
+  return run.status?.phase ?? 'Pending';
+}
+
+export function createdAt(run: RunObject): number {
+  const t = run.metadata.creationTimestamp;
+  return t === undefined ? 0 : new Date(t).getTime();
+}

@@ -1,0 +1,66 @@
+// The rows of `list` and `get`: a run, and one row per module. Pure.
+import { formatAge, formatElapsed, span } from '../format/duration.ts';
+import type { Palette } from '../format/colour.ts';
+import { createdAt, phaseOf, type ModuleRecordView, type RunObject } from './run-object.ts';
+
+export const LIST_HEADERS = ['name', 'scenario', 'phase', 'step', 'age', 'duration'] as const;
+export const LIST_WIDE_HEADERS = [...LIST_HEADERS, 'iuid', 'module', 'reason'] as const;
+export const MODULE_HEADERS = ['step', 'module', 'job', 'phase', 'started', 'duration', 'result', 'reason', 'attempts'] as const;
+
+/** Newest first (by creation time, then name), optionally only those in `phase`. */
+export function selectRuns(runs: readonly RunObject[], phase?: string): RunObject[] {
+  return runs
+    .filter((r) => phase === undefined || phaseOf(r).toLowerCase() === phase.toLowerCase())
+    .sort((a, b) => createdAt(b) - createdAt(a) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+}
+
+/** `2/3`: the step being run (or the last one run) of the number of modules; `0/3` before the first. */
+export function stepOf(run: RunObject): string {
+  const total = run.spec?.modules?.length ?? 0;
+  const started = run.status?.modules?.length ?? 0;
+  const current = run.status?.currentStep;
+  const step = started === 0 ? 0 : (current ?? started - 1) + 1;
+  return `${step}/${total}`;
+}
+
+function reasonOf(run: RunObject): string {
+  return run.status?.conditions?.find((c) => c.type === 'Succeeded')?.reason ?? '';
+}
+
+export function runRow(run: RunObject, now: number, p: Palette, wide = false): string[] {
+  const { spec = {}, status = {} } = run;
+  const elapsed = span(status.startTime, status.completionTime, now);
+  const row = [
+    run.metadata.name ?? '', spec.scenarioname ?? '', p.phase(phaseOf(run)), stepOf(run),
+    formatAge(now - createdAt(run)), elapsed === undefined ? '-' : formatElapsed(elapsed),
+  ];
+  return wide ? [...row, spec.pid ?? '', status.currentModule ?? '', reasonOf(run)] : row;
+}
+
+/** The record of each module of the run, in order; a module not reached yet has none. */
+export function moduleSlots(run: RunObject): { step: number; name: string; record?: ModuleRecordView }[] {
+  const names = run.spec?.modules ?? [];
+  const records = run.status?.modules ?? [];
+  const count = Math.max(names.length, ...records.map((r) => r.step + 1));
+  return Array.from({ length: count }, (_, step) => {
+    const record = records.find((r) => r.step === step);
+    return { step, name: record?.name ?? names[step] ?? '', ...(record ? { record } : {}) };
+  });
+}
+
+function attemptsOf(record: ModuleRecordView): string {
+  return String(record.attempt ?? (record.attempts?.length ?? 0) + 1);
+}
+
+export function moduleRows(run: RunObject, now: number, p: Palette): string[][] {
+  return moduleSlots(run).map(({ step, name, record }) => {
+    if (!record) return [String(step), name, '-', p.phase('Waiting'), '-', '-', '', '', '0'];
+    const elapsed = span(record.startTime, record.completionTime, now);
+    return [
+      String(step), name, record.jobName, p.phase(record.phase),
+      record.startTime ? `${formatAge(now - Date.parse(record.startTime))} ago` : '-',
+      elapsed === undefined ? '-' : formatElapsed(elapsed),
+      record.result ?? '', record.reason ?? '', attemptsOf(record),
+    ];
+  });
+}

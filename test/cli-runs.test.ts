@@ -1,0 +1,113 @@
+// kubectl-cascade against a Cascade installation on the local control plane:
+// submit (to the function's URL, as --url gives it), list, get, watch (its
+// plain output and exit status), logs, cancel and resume.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cli } from './support/cli.ts';
+import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await cascadeHarness({ modules: successScenario(200) });
+});
+afterAll(async () => { await h?.stop(); });
+
+const submit = (iuid: string, ...more: string[]) => cli(['submit', '--url', h.url(), '--iuid', iuid, '--turlinfo', 's3://in/x.tgz', ...more], { namespace: h.ns });
+
+describe('kubectl-cascade submit, list, get, watch', () => {
+  it('submit prints the run\'s name; watch follows it to Succeeded and exits 0', async () => {
+    const sent = await submit('cli-ok-1');
+    expect(sent).toMatchObject({ code: 0, stdout: `${SCENARIO}-cli-o\n` });
+    const watched = await cli(['watch', `${SCENARIO}-cli-o`], { namespace: h.ns });
+    expect(watched.code).toBe(0);
+    const lines = watched.stdout.trim().split('\n');
+    expect(lines).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^grayscale Succeeded in \d+\.\ds$/), expect.stringMatching(/^binarization Succeeded in /),
+      expect.stringMatching(/^diff Succeeded in /), expect.stringMatching(new RegExp(`^run ${SCENARIO}-cli-o Succeeded in `)),
+    ]));
+    expect(lines.at(-1)).toMatch(/ Succeeded in /);
+    expect(watched.stdout).not.toContain('\x1b');
+    const run = await h.getRun(`${SCENARIO}-cli-o`);
+    expect(run.status?.phase).toBe('Succeeded');
+  });
+
+  it('submit --watch follows the run it started and exits as watch does', async () => {
+    const sent = await submit('cli-ok-2', '--watch');
+    expect(sent.code).toBe(0);
+    const name = sent.stdout.split('\n')[0]!;
+    expect((await h.getRun(name)).spec.pid).toBe('cli-ok-2');
+    expect(sent.stdout).toContain(`run ${name} Succeeded in `);
+  });
+
+  it('list shows the runs newest first; --phase filters; -o json and yaml print the objects', async () => {
+    const listed = await cli(['list'], { namespace: h.ns });
+    expect(listed.code).toBe(0);
+    const [header, ...rows] = listed.stdout.trim().split('\n');
+    expect(header!.split(/\s{3,}/)).toEqual(['NAME', 'SCENARIO', 'PHASE', 'STEP', 'AGE', 'DURATION']);
+    const runs = (await h.listRuns()).sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)) || a.metadata.name!.localeCompare(b.metadata.name!));
+    expect(rows.map((r) => r.split(/\s+/)[0])).toEqual(runs.map((r) => r.metadata.name));
+    for (const row of rows) expect(row.split(/\s+/).slice(1, 4)).toEqual([SCENARIO, 'Succeeded', '3/3']);
+
+    expect((await cli(['list', '--phase', 'Failed'], { namespace: h.ns }))).toMatchObject({ code: 0, stdout: '', stderr: `No runs found in ${h.ns} namespace.\n` });
+    const json = JSON.parse((await cli(['list', '-o', 'json'], { namespace: h.ns })).stdout) as { kind: string; items: { metadata: { name: string } }[] };
+    expect(json.kind).toBe('List');
+    expect(json.items.map((i) => i.metadata.name)).toEqual(runs.map((r) => r.metadata.name));
+    expect((await cli(['list', '-o', 'yaml'], { namespace: h.ns })).stdout).toMatch(/^apiVersion: v1\nkind: List\nitems:\n {2}- apiVersion: cascade.cascade.net\/v1alpha1\n/);
+  });
+
+  it('list -A names each run\'s namespace; -o wide adds iuid, module and reason', async () => {
+    const all = await cli(['list', '-A']);
+    expect(all.code).toBe(0);
+    expect(all.stdout.split('\n')[0]!.split(/\s{3,}/).slice(0, 2)).toEqual(['NAMESPACE', 'NAME']);
+    expect(all.stdout).toMatch(new RegExp(`^${h.ns}\\s+${SCENARIO}-cli-o\\s`, 'm'));
+    const wide = await cli(['list', '-o', 'wide'], { namespace: h.ns });
+    expect(wide.stdout.split('\n')[0]!.split(/\s{3,}/)).toEqual(['NAME', 'SCENARIO', 'PHASE', 'STEP', 'AGE', 'DURATION', 'IUID', 'MODULE', 'REASON']);
+    expect(wide.stdout).toMatch(new RegExp(`^${SCENARIO}-cli-o\\s.*\\scli-ok-1\\s+diff\\s+Succeeded$`, 'm'));
+  });
+
+  it('get shows the run and one row per module with its Job', async () => {
+    const name = `${SCENARIO}-cli-o`;
+    const run = await h.getRun(name);
+    const got = await cli(['get', name], { namespace: h.ns });
+    expect(got.code).toBe(0);
+    const [summary, table] = got.stdout.split('\n\n');
+    expect(summary).toMatch(new RegExp(`^Name: +${name}$`, 'm'));
+    expect(summary).toMatch(/^Phase: +Succeeded$/m);
+    expect(summary).toMatch(/^IUID: +cli-ok-1$/m);
+    const [header, ...rows] = table!.trim().split('\n');
+    expect(header!.split(/\s{3,}/)).toEqual(['STEP', 'MODULE', 'JOB', 'PHASE', 'STARTED', 'DURATION', 'RESULT', 'REASON', 'ATTEMPTS']);
+    expect(rows.map((r) => r.split(/\s+/).slice(0, 4))).toEqual(run.status!.modules!.map((m) => [String(m.step), m.name, m.jobName, 'Succeeded']));
+    const json = JSON.parse((await cli(['get', name, '-o', 'json'], { namespace: h.ns })).stdout) as { metadata: { uid: string } };
+    expect(json.metadata.uid).toBe(run.metadata.uid);
+  });
+
+  it('a run that does not exist is an error on stderr with a non-zero exit, for get and watch alike', async () => {
+    for (const cmd of ['get', 'watch']) {
+      const r = await cli([cmd, 'no-such-run'], { namespace: h.ns });
+      expect(r.code, cmd).toBe(1);
+      expect(r.stdout, cmd).toBe('');
+      expect(r.stderr, cmd).toMatch(/^error: Error from server \(NotFound\): .*"no-such-run" not found/);
+    }
+  });
+
+  it('submit names what the function refused, on stderr, with a non-zero exit', async () => {
+    const r = await cli(['submit', '--url', h.url(), '--iuid', 'bad/iuid', '--turlinfo', 's3://in/x'], { namespace: h.ns });
+    expect(r).toMatchObject({ code: 1, stdout: '' });
+    expect(r.stderr).toMatch(/^error: run request refused: 400 .*iuid: must be /);
+  });
+});
+
+describe('kubectl-cascade watch of a failing run', () => {
+  let f: Harness;
+  beforeAll(async () => { f = await cascadeHarness({ modules: failSecondScenario(200) }); });
+  afterAll(async () => { await f?.stop(); });
+
+  it('exits 2 when the run fails, naming the module that failed', async () => {
+    const sent = await cli(['submit', '--url', f.url(), '--iuid', 'cli-fail-1', '--turlinfo', 's3://in/x.tgz', '--watch'], { namespace: f.ns });
+    expect(sent.code).toBe(2);
+    expect(sent.stdout).toMatch(/^fail Failed in .*$/m);
+    expect(sent.stdout).not.toMatch(/^diff (Running|Succeeded|Failed)/m);
+    expect(sent.stdout.trim().split('\n').at(-1)).toMatch(/^run \S+ Failed in /);
+    expect((await cli(['list', '--phase', 'failed'], { namespace: f.ns })).stdout).toMatch(/^\S+\s+\S+\s+Failed\s+2\/3\s/m);
+  });
+});
