@@ -1,9 +1,11 @@
 // kubectl-cascade against a Cascade installation on the local control plane:
 // submit (to the function's URL, as --url gives it), list, get, watch (its
 // plain output and exit status), logs, cancel and resume.
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { cli } from './support/cli.ts';
+import { adminKubeConfig } from './support/kube.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
 
 let h: Harness;
@@ -97,6 +99,44 @@ describe('kubectl-cascade submit, list, get, watch', () => {
   });
 });
 
+describe('kubectl-cascade logs of a run that succeeded', () => {
+  it('names each module whose Job is gone with its pods (Cascade deletes a succeeded step\'s Job), in module order', async () => {
+    const name = `${SCENARIO}-cli-o`;
+    const r = await cli(['logs', name], { namespace: h.ns });
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    const jobs = (await h.getRun(name)).status!.modules!.map((m) => `[${m.name}] no pod of Job ${m.jobName} (`);
+    expect(r.stderr.trim().split('\n').map((line) => line.slice(0, line.indexOf('(') + 1))).toEqual(jobs);
+
+    const one = await cli(['logs', name, '--module', 'binarization'], { namespace: h.ns });
+    expect(one.stderr).toMatch(/^\[binarization\] no pod of Job \S+ \(/);
+    expect(one.stderr.trim().split('\n')).toHaveLength(1);
+    const unknown = await cli(['logs', name, '--module', 'nope'], { namespace: h.ns });
+    expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: `error: run ${name} has no module nope (its modules: grayscale, binarization, diff)\n` });
+  });
+});
+
+describe('kubectl-cascade cancel and resume', () => {
+  // The function on main predates run control (issue 11): it answers the
+  // contract's CloudEvent types 400 "unsupported event type".
+  it('say run control is not available yet on this deployment, with a non-zero exit', async () => {
+    for (const action of ['cancel', 'resume']) {
+      const r = await cli([action, `${SCENARIO}-cli-o`, '--url', h.url()], { namespace: h.ns });
+      expect(r.code, action).toBe(1);
+      expect(r.stdout, action).toBe('');
+      expect(r.stderr, action).toMatch(new RegExp(`^error: run control is not available yet on this deployment: the function does not take net\\.cascade\\.run\\.${action}\\.requested\\.v1 \\(it answered 400: unsupported event type`));
+    }
+    const missing = await cli(['cancel', 'no-such-run', '--url', h.url()], { namespace: h.ns });
+    expect(missing).toMatchObject({ code: 1, stdout: '' });
+    expect(missing.stderr).toMatch(/NotFound/);
+  });
+
+  it('without --url find no Knative Service or Broker here, and say so', async () => {
+    const r = await cli(['cancel', `${SCENARIO}-cli-o`], { namespace: h.ns });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: no URL to send to in namespace ${h.ns} (no Knative Service cascade; no Broker default): give one with --url\n`);
+  });
+});
+
 describe('kubectl-cascade watch of a failing run', () => {
   let f: Harness;
   beforeAll(async () => { f = await cascadeHarness({ modules: failSecondScenario(200) }); });
@@ -109,5 +149,18 @@ describe('kubectl-cascade watch of a failing run', () => {
     expect(sent.stdout).not.toMatch(/^diff (Running|Succeeded|Failed)/m);
     expect(sent.stdout.trim().split('\n').at(-1)).toMatch(/^run \S+ Failed in /);
     expect((await cli(['list', '--phase', 'failed'], { namespace: f.ns })).stdout).toMatch(/^\S+\s+\S+\s+Failed\s+2\/3\s/m);
+  });
+
+  // kwok runs the pods without a kubelet: the API server has no log to give
+  // (it cannot reach one). The failed step's Job and pod are kept; its pod is
+  // named on stderr with the API server's reason, and the exit status is non-zero.
+  it('logs reads the pod of the failed module\'s Job, which is kept', async () => {
+    const [run] = await f.listRuns();
+    const failed = run!.status!.modules!.find((m) => m.name === 'fail')!;
+    const pods = await adminKubeConfig().makeApiClient(CoreV1Api).listNamespacedPod({ namespace: f.ns, labelSelector: `job-name=${failed.jobName}` });
+    expect(pods.items).toHaveLength(1);
+    const r = await cli(['logs', run!.metadata.name!, '--module', 'fail'], { namespace: f.ns });
+    expect(r).toMatchObject({ code: 1, stdout: '' });
+    expect(r.stderr).toMatch(new RegExp(`^\\[fail\\] no logs from pod ${pods.items[0]!.metadata!.name}: Error from server`));
   });
 });

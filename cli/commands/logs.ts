@@ -30,10 +30,12 @@ class LogPrinter {
   lines(module: string, text: string) {
     for (const line of prefixLines(module, text, outPalette(this.io))) this.io.out.write(`${line}\n`);
   }
-  missing(module: string, pod: V1Pod | string, error: unknown) {
+  note(module: string, text: string) {
+    this.io.err.write(`[${module}] ${text}\n`);
+  }
+  missing(module: string, pod: V1Pod, error: unknown) {
     this.failures++;
-    const name = typeof pod === 'string' ? pod : `pod ${pod.metadata?.name ?? ''}`;
-    this.io.err.write(`[${module}] no logs from ${name}: ${describeError(error)}\n`);
+    this.note(module, `no logs from pod ${pod.metadata?.name ?? ''}: ${describeError(error)}`);
   }
 }
 
@@ -42,7 +44,7 @@ async function printLogs({ kc, namespace }: Connection, run: RunObject, modules:
     if (!record || !modules.includes(name)) continue;
     for (const job of jobsOf(record)) {
       const pods = await podsOfJob(kc, namespace, job);
-      if (pods.length === 0) out.missing(name, `Job ${job}`, new Error('it has no pod'));
+      if (pods.length === 0 && record.startTime) out.note(name, `no pod of Job ${job} (Cascade deletes a succeeded step's Job, and its pods, when the step ends)`);
       for (const pod of pods) await podLog(kc, namespace, pod).then((text) => out.lines(name, text), (e: unknown) => out.missing(name, pod, e));
     }
   }
