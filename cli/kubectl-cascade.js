@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // The `kubectl-cascade` bin (package.json): plain JavaScript, because Node.js
-// strips no TypeScript types under node_modules. In a checkout (also one
-// linked by `npm i -g <checkout>` or `npx <checkout>`: the real path is the
-// checkout's) it runs the sources, cli/main.ts, on a Node.js that strips
-// types; installed from a package (a copy under node_modules), or on a Node.js
-// without type stripping, it runs the compiled build/cli/main.js that
-// `npm run build` writes (`npm pack` runs it: prepack).
+// strips no TypeScript types under node_modules.
+// - In a checkout (also one linked by `npm i -g <checkout>` or run by
+//   `npx <checkout>`: the real path is the checkout's), it runs the sources,
+//   cli/main.ts: on this Node.js when it strips types, else on the Node.js 24
+//   the checkout's dependencies bring (node_modules/.bin/node).
+// - Installed from a package (a copy under node_modules), it runs the
+//   compiled build/cli/main.js, which `npm run build` writes (`npm pack` runs
+//   it: prepack).
+import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,10 +16,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const here = dirname(realpathSync(fileURLToPath(import.meta.url)));
 const source = join(here, 'main.ts');
 const compiled = join(here, '..', 'build', 'cli', 'main.js');
-const underNodeModules = here.split(sep).includes('node_modules');
-const entry = process.features.typescript && !underNodeModules && existsSync(source) ? source : compiled;
-if (!existsSync(entry)) {
-  process.stderr.write(`kubectl-cascade: ${compiled} is missing: run \`npm run build\` in ${join(here, '..')} (or use Node.js 24, which runs the sources)\n`);
+const checkoutNode = join(here, '..', 'node_modules', '.bin', 'node');
+const inCheckout = !here.split(sep).includes('node_modules') && existsSync(source);
+
+if (inCheckout && process.features.typescript) {
+  await import(pathToFileURL(source).href);
+} else if (inCheckout && existsSync(checkoutNode)) {
+  const child = spawn(checkoutNode, [source, ...process.argv.slice(2)], { stdio: 'inherit' });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
+} else if (existsSync(compiled)) {
+  await import(pathToFileURL(compiled).href);
+} else {
+  process.stderr.write(`kubectl-cascade: ${compiled} is missing: run \`npm run build\` in ${join(here, '..')}\n`);
   process.exit(1);
 }
-await import(pathToFileURL(entry).href);
