@@ -27,7 +27,7 @@ export function submitReply(endpoint: Endpoint, fields: SubmitFields, status: nu
   const body = jsonBody(text);
   if (status < 200 || status >= 300) return { ok: false, message: `run request refused: ${status} ${typeof body.error === 'string' ? body.error : text.trim()}`.trimEnd() };
   if (endpoint.kind === 'broker') return { ok: true };
-  if (typeof body.run !== 'string') return { ok: false, message: `the reply names no run: ${status} ${text.trim()}` };
+  if (typeof body.run !== 'string') return { ok: false, message: `the reply names no run: ${status} ${text.trim()}`.trimEnd() };
   const scenario = typeof body.scenario === 'string' ? body.scenario : undefined;
   return { ok: true, run: body.run, ...(scenario ? { scenario } : {}), ...scenarioWarning(fields.scenario, scenario) };
 }

@@ -20,12 +20,18 @@ export function screenLines(run: RunObject, now: number, p: Palette): string[] {
   const slots = moduleSlots(run);
   const width = Math.max(0, ...slots.map((s) => s.name.length));
   const phase = phaseOf(run);
-  const head = `${p.bold(run.metadata.name ?? '')}  ${p.phase(phase)}  ${elapsedText(run.status?.startTime, run.status?.completionTime, now)}`.trimEnd();
+  const runElapsed = elapsedText(run.status?.startTime, run.status?.completionTime, now);
+  const head = [p.bold(run.metadata.name ?? ''), p.phase(phase), ...(runElapsed ? [runElapsed] : [])].join('  ');
   const lines = slots.map(({ name, record }) => {
     const state = record?.phase ?? 'Waiting';
-    const mark = p.phase(state, MARK[state] ?? '?');
+    const elapsed = elapsedText(record?.startTime, record?.completionTime, now);
     const extra = [record?.result, record?.reason].filter(Boolean).join('  ');
-    return `  ${mark} ${name.padEnd(width)}  ${p.phase(state, state.padEnd(9))}  ${elapsedText(record?.startTime, record?.completionTime, now).padStart(7)}  ${p.dim(extra)}`.trimEnd();
+    // no trailing blanks, even inside a colour: a terminal keeps them
+    const more = elapsed !== '' || extra !== '';
+    const parts = [`  ${p.phase(state, MARK[state] ?? '?')} ${name.padEnd(width)}`, p.phase(state, more ? state.padEnd(9) : state)];
+    if (more) parts.push(elapsed.padStart(7));
+    if (extra) parts.push(p.dim(extra));
+    return parts.join('  ');
   });
   return [head, ...lines];
 }
