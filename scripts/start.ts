@@ -73,6 +73,8 @@ async function main(): Promise<void> {
     '  or as a plain HTTP post to the function (answered with JSON):',
     `  curl -s -X POST localhost:${port}/ -H 'content-type: application/json' -d '${data}'`,
     `  KUBECONFIG=${kubeconfig} ${kubectl} -n ${namespace} get cascaderuns -w`,
+    'cascade: or with the CLI, kubectl-cascade (cli/), which then follows the run:',
+    ...cliCommands(kubeconfig, `http://localhost:${port}`),
     '',
   ].join('\n'));
   let stopping = false;
@@ -102,6 +104,18 @@ async function main(): Promise<void> {
     process.stderr.write(`cascade: queue-proxy exited with ${code}:\n${qp.output().slice(-2000)}\n`);
     void stop();
   });
+}
+
+/** The kubectl-cascade commands of the demo run (iuid 33e65374-..., run <scenario>-33e65). */
+function cliCommands(kubeconfig: string, url: string): string[] {
+  const cli = `KUBECONFIG=${kubeconfig} npx kubectl-cascade -n ${namespace}`;
+  const run = `${scenarioName}-33e65`;
+  return [
+    `  ${cli} submit --url ${url} --iuid 33e65374-ee8e-4da6-a2e7-71a9cc39d222 --turlinfo s3://bucket/in.tgz --watch`,
+    `  ${cli} list`,
+    `  ${cli} get ${run}`,
+    `  ${cli} logs ${run}`,
+  ];
 }
 
 /** An event the Broker gave up on, as Knative's event display would show it. */
