@@ -5,7 +5,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { cli } from './support/cli.ts';
-import { adminKubeConfig } from './support/kube.ts';
+import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
 
 let h: Harness;
@@ -116,10 +116,10 @@ describe('kubectl-cascade logs of a run that succeeded', () => {
 });
 
 describe('kubectl-cascade cancel and resume', () => {
-  // The function on main predates run control (issue 11): it answers the
-  // contract's CloudEvent types 400 "unsupported event type".
-  it('say run control is not available yet on this deployment, with a non-zero exit', async () => {
-    for (const action of ['cancel', 'resume']) {
+  // The function takes resume requests (issue 11) but not cancel requests yet:
+  // it answers their CloudEvent type 400 "unsupported event type".
+  it('cancel says run control is not available yet on this deployment, with a non-zero exit', async () => {
+    for (const action of ['cancel']) {
       const r = await cli([action, `${SCENARIO}-cli-o`, '--url', h.url()], { namespace: h.ns });
       expect(r.code, action).toBe(1);
       expect(r.stdout, action).toBe('');
@@ -151,6 +151,18 @@ describe('kubectl-cascade watch of a failing run', () => {
     expect((await cli(['list', '--phase', 'failed'], { namespace: f.ns })).stdout).toMatch(/^\S+\s+\S+\s+Failed\s+2\/3\s/m);
   });
 
+  it('resume sends the run back to work: it runs its failed module again (which fails again here)', async () => {
+    const [run] = await f.listRuns();
+    const name = run!.metadata.name!;
+    const resumed = await cli(['resume', name, '--url', f.url()], { namespace: f.ns });
+    expect(resumed).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^cascaderun/${name} resume requested \\(phase \\w+\\)\\n$`)) });
+    await waitFor(async () => ((await f.getRun(name)).status?.modules?.find((m) => m.name === 'fail') as { attempt?: number } | undefined)?.attempt === 2, { timeoutMs: 60_000, message: 'attempt 2 of fail' });
+    const watched = await cli(['watch', name], { namespace: f.ns });
+    expect(watched.code).toBe(2);
+    const got = await cli(['get', name], { namespace: f.ns });
+    expect(got.stdout).toMatch(/^1\s+fail\s+\S+-a2\s+Failed\s.*\s2$/m);
+  });
+
   // kwok runs the pods without a kubelet: the API server has no log to give
   // (it cannot reach one). The failed step's Job and pod are kept; its pod is
   // named on stderr with the API server's reason, and the exit status is non-zero.
@@ -161,6 +173,6 @@ describe('kubectl-cascade watch of a failing run', () => {
     expect(pods.items).toHaveLength(1);
     const r = await cli(['logs', run!.metadata.name!, '--module', 'fail'], { namespace: f.ns });
     expect(r).toMatchObject({ code: 1, stdout: '' });
-    expect(r.stderr).toMatch(new RegExp(`^\\[fail\\] no logs from pod ${pods.items[0]!.metadata!.name}: Error from server`));
+    expect(r.stderr).toMatch(new RegExp(`^\\[fail\\] no logs from pod ${pods.items[0]!.metadata!.name}: Error from server`, 'm'));
   });
 });
