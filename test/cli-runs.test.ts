@@ -2,12 +2,14 @@
 // submit (to the function's URL, as --url gives it), list, get, watch (its
 // plain output and exit status), logs, cancel and resume.
 import { CoreV1Api } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { cli } from './support/cli.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
 
+// Each test runs several CLI processes, each starting a Node.js that loads client-node: slow on a loaded machine.
+vi.setConfig({ testTimeout: 400_000 });
 let h: Harness;
 beforeAll(async () => {
   h = await cascadeHarness({ modules: successScenario(200) });
