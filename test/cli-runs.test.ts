@@ -118,15 +118,11 @@ describe('kubectl-cascade logs of a run that succeeded', () => {
 });
 
 describe('kubectl-cascade cancel and resume', () => {
-  // The function takes resume requests (issue 11) but not cancel requests yet:
-  // it answers their CloudEvent type 400 "unsupported event type".
-  it('cancel says run control is not available yet on this deployment, with a non-zero exit', async () => {
-    for (const action of ['cancel']) {
-      const r = await cli([action, `${SCENARIO}-cli-o`, '--url', h.url()], { namespace: h.ns });
-      expect(r.code, action).toBe(1);
-      expect(r.stdout, action).toBe('');
-      expect(r.stderr, action).toMatch(new RegExp(`^error: run control is not available yet on this deployment: the function does not take net\\.cascade\\.run\\.${action}\\.requested\\.v1 \\(it answered 400: unsupported event type`));
-    }
+  it('cancel of a run that ended changes nothing and says its phase; an unknown run is an error', async () => {
+    const name = `${SCENARIO}-cli-o`;
+    const r = await cli(['cancel', name, '--url', h.url()], { namespace: h.ns });
+    expect(r).toMatchObject({ code: 0, stdout: `cascaderun/${name} cancel requested (phase Succeeded)\n` });
+    expect((await h.getRun(name)).status?.phase).toBe('Succeeded');
     const missing = await cli(['cancel', 'no-such-run', '--url', h.url()], { namespace: h.ns });
     expect(missing).toMatchObject({ code: 1, stdout: '' });
     expect(missing.stderr).toMatch(/NotFound/);
@@ -136,6 +132,24 @@ describe('kubectl-cascade cancel and resume', () => {
     const r = await cli(['cancel', `${SCENARIO}-cli-o`], { namespace: h.ns });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`error: no URL to send to in namespace ${h.ns} (no Knative Service cascade; no Broker default): give one with --url\n`);
+  });
+});
+
+describe('kubectl-cascade cancel of a run in flight', () => {
+  let c: Harness;
+  beforeAll(async () => { c = await cascadeHarness({ modules: successScenario(600_000) }); });
+  afterAll(async () => { await c?.stop(); });
+
+  it('cancels it: the run ends Cancelled, and watch exits 3', async () => {
+    const sent = await cli(['submit', '--url', c.url(), '--iuid', 'cli-cancel-1', '--turlinfo', 's3://in/x.tgz'], { namespace: c.ns });
+    expect(sent.code).toBe(0);
+    const name = sent.stdout.trim();
+    await waitFor(async () => (await c.getRun(name)).status?.phase === 'Running', { timeoutMs: 60_000, message: 'run Running' });
+    const r = await cli(['cancel', name, '--url', c.url()], { namespace: c.ns });
+    expect(r).toMatchObject({ code: 0, stdout: `cascaderun/${name} cancel requested (phase Cancelled)\n` });
+    expect((await c.getRun(name)).status?.phase).toBe('Cancelled');
+    const watched = await cli(['watch', name], { namespace: c.ns });
+    expect(watched.code).toBe(3);
   });
 });
 

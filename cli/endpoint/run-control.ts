@@ -3,10 +3,9 @@
 // that predates run control answers 400 "unsupported event type": the CLI
 // says run control is not available on that deployment. Pure.
 import { randomUUID } from 'node:crypto';
-import { RUN_RESUME_REQUESTED } from '../../shared/api/events.ts';
+import { RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED } from '../../shared/api/events.ts';
 
-// The cancel type of the run-control contract, until shared/api/events.ts has it (issue 11, rc-cancel).
-export const CANCEL_REQUESTED = 'net.cascade.run.cancel.requested.v1';
+export const CANCEL_REQUESTED = RUN_CANCEL_REQUESTED;
 export const RESUME_REQUESTED = RUN_RESUME_REQUESTED;
 export type Action = 'cancel' | 'resume';
 
