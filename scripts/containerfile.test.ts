@@ -67,7 +67,7 @@ describe('Containerfile', () => {
     const [cmd] = ofKind(runtime!, 'CMD');
     expect(cmd?.argv).toEqual(procfile.web);
     expect(cmd?.argv).toEqual(pkg.scripts['start:function']!.split(' '));
-    expect(pkg.scripts['start:function']).toBe('node build/functions/cascade/server.cjs');
+    expect(pkg.scripts['start:function']).toBe('node --max-semi-space-size=4 build/functions/cascade/server.cjs');
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a YAML document read as it is
     const cronJob = parseYaml(read('knative/janitor-cronjob.yaml')) as any;
     expect(cronJob.spec.jobTemplate.spec.template.spec.containers[0].command).toEqual(procfile.janitor);

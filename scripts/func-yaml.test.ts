@@ -54,7 +54,7 @@ describe('Procfile', () => {
   );
 
   it('starts the function\'s bundle (faas-js-runtime serving functions/cascade/index.ts), which `npm run build` writes from functions/cascade/serve.ts', () => {
-    expect(processes.web).toBe('node build/functions/cascade/server.cjs');
+    expect(processes.web).toBe('node --max-semi-space-size=4 build/functions/cascade/server.cjs');
     expect(existsSync(join(root, 'functions/cascade/serve.ts'))).toBe(true);
     expect(existsSync(join(root, 'scripts/bundle.ts'))).toBe(true);
   });
