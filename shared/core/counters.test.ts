@@ -73,3 +73,22 @@ describe('counters of a resumed run', () => {
     expect(s).toMatchObject({ active: 1, failed: 0, cancelled: 0 });
   });
 });
+
+describe('a resumed run under maxConcurrentRuns', () => {
+  const applyAt = (limit: number, status: CascadeAutoOperatorStatus | undefined, ...changes: CounterChange[]) =>
+    changes.reduce((s, c) => applyCounter(s, c, limit) ?? s, status);
+
+  it('holds a slot at once, even over the limit, and no queued run is admitted until the scenario is under it again', () => {
+    // limit 1: r1 runs and fails, r2 starts in the freed slot, r3 queues; r1 is resumed.
+    const s = applyAt(1, undefined,
+      { kind: 'started', run: 'r1' }, { kind: 'ended', run: 'r1', phase: 'Failed' },
+      { kind: 'started', run: 'r2' }, { kind: 'started', run: 'r3' },
+      { kind: 'resumed', run: 'r1', from: 'Failed', resumes: 1 });
+    expect(s).toMatchObject({ holders: ['r2', 'r1'], queue: ['r3'], active: 2, failed: 0 });
+    // r2 ends: still at the limit (r1 holds a slot), r3 keeps waiting.
+    const after2 = applyAt(1, s, { kind: 'ended', run: 'r2', phase: 'Succeeded' });
+    expect(after2).toMatchObject({ holders: ['r1'], queue: ['r3'], active: 1 });
+    // r1 ends: r3 takes the slot.
+    expect(applyAt(1, after2, { kind: 'ended', run: 'r1', phase: 'Succeeded', resumes: 1 })).toMatchObject({ holders: ['r3'], queue: [], active: 1, succeeded: 2 });
+  });
+});

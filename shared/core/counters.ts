@@ -57,13 +57,21 @@ function ended(s: CascadeAutoOperatorStatus & Counts, change: { run: string; pha
   return { ...c, [counter]: s[counter] + 1 };
 }
 
-/** Where the run was counted before its resume: that counter loses it, `active` gets it back. */
-function resumed(status: CascadeAutoOperatorStatus | undefined, change: Extract<CounterChange, { kind: 'resumed' }>, countedRuns: string[]): CascadeAutoOperatorStatus {
+/**
+ * Where the run was counted before its resume: that counter loses it, `active`
+ * gets it back. Under a limit the resumed run holds a slot at once, even when
+ * that puts the scenario over its limit (a resume is not queued: its Job is
+ * decided with the resume); no queued run is admitted until the scenario is
+ * under its limit again.
+ */
+function resumed(status: CascadeAutoOperatorStatus | undefined, change: Extract<CounterChange, { kind: 'resumed' }>, countedRuns: string[], limit: number): CascadeAutoOperatorStatus {
   const c = counts(status);
   const field = change.from.toLowerCase() as keyof CascadeAutoOperatorStatus;
   const before = status?.[field];
   const from = typeof before === 'number' ? { [field]: Math.max(0, before - 1) } : {};
-  return { ...status, ...c, ...from, active: c.active + 1, countedRuns };
+  const holders = status?.holders ?? [];
+  const slot = Number.isFinite(limit) && !holders.includes(change.run) ? { holders: [...holders, change.run] } : {};
+  return { ...status, ...c, ...from, ...slot, active: c.active + 1, countedRuns };
 }
 
 /**
@@ -74,7 +82,7 @@ function resumed(status: CascadeAutoOperatorStatus | undefined, change: Extract<
 function applyResumed(status: CascadeAutoOperatorStatus | undefined, change: Extract<CounterChange, { kind: 'resumed' }>, key: string, limit: number): CascadeAutoOperatorStatus {
   const end: CounterChange = { kind: 'ended', run: change.run, phase: change.from as TerminalPhase, resumes: change.resumes - 1 };
   const base = applyCounter(status, end, limit) ?? status;
-  return resumed(base, change, [...(base?.countedRuns ?? []), key].slice(-COUNTED_RUNS_MAX));
+  return resumed(base, change, [...(base?.countedRuns ?? []), key].slice(-COUNTED_RUNS_MAX), limit);
 }
 
 /**
