@@ -100,7 +100,7 @@ describe('metrics', () => {
     expect(value(all, 'http_response_time_seconds_count', { path: '/run' })).toBe(2);
 
     expect(Object.fromEntries(samples(all, 'cascade_transitions_total').map((s) => [s.labels.kind, s.value]))).toEqual({
-      ModuleStarted: 5, ModuleSucceeded: 4, ModuleFailed: 1, RunSucceeded: 1, RunFailed: 1, ModuleRetrying: 0, RunResumed: 0,
+      ModuleStarted: 5, ModuleSucceeded: 4, ModuleFailed: 1, RunSucceeded: 1, RunFailed: 1, ModuleRetrying: 0, RunResumed: 0, ModuleCancelled: 0, RunCancelled: 0,
     });
     // One process, one run at a time, a healthy API server: nothing to retry,
     // no race lost (test/engine-api-unavailable.test.ts and
