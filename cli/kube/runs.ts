@@ -6,19 +6,21 @@ import { GROUP, VERSION, CASCADE_RUN_PLURAL } from '../../shared/api/group.ts';
 import { LABEL_IUID_HASH, shortHash } from '../../shared/names.ts';
 import { isFinal, type RunObject } from '../runs/run-object.ts';
 import type { Connection } from './connect.ts';
+import { retryTooManyRequests } from './retry.ts';
 
 const AT = { group: GROUP, version: VERSION, plural: CASCADE_RUN_PLURAL };
 
 export async function listRuns(kc: KubeConfig, namespace: string | undefined, labelSelector?: string): Promise<RunObject[]> {
   const api = kc.makeApiClient(CustomObjectsApi);
-  const list = namespace === undefined
-    ? await api.listClusterCustomObject({ ...AT, labelSelector })
-    : await api.listNamespacedCustomObject({ ...AT, namespace, labelSelector });
+  const list = await retryTooManyRequests(() => namespace === undefined
+    ? api.listClusterCustomObject({ ...AT, labelSelector })
+    : api.listNamespacedCustomObject({ ...AT, namespace, labelSelector }));
   return (list as { items: RunObject[] }).items;
 }
 
 export async function getRun(kc: KubeConfig, namespace: string, name: string): Promise<RunObject> {
-  return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...AT, namespace, name })) as RunObject;
+  const api = kc.makeApiClient(CustomObjectsApi);
+  return (await retryTooManyRequests(() => api.getNamespacedCustomObject({ ...AT, namespace, name }))) as RunObject;
 }
 
 /** The run of `iuid`, if one exists yet (its label holds a hash of the iuid; spec.pid the iuid itself). */
