@@ -30,7 +30,7 @@ import { startKubeStateMetrics, type RunningKubeStateMetrics } from '../local/ku
 import { startPrometheus, type RunningPrometheus } from '../local/prometheus/server.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, post, SCENARIO, type Harness, QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
 import {
   deltas, fillVariables, labelValuesQuery, panelQueries, quantileBy, resultBy, sumBy, variableQuery, type PanelQuery,
 } from './support/dashboard.ts';
@@ -133,7 +133,7 @@ function expectations(d: (name: string) => Sample[], seconds: number) {
   return e;
 }
 
-describe('the Grafana dashboard against a real Prometheus', () => {
+describe('the Grafana dashboard against a real Prometheus', QUEUE_PROXY_TEST, () => {
   it('after a known set of runs, every query of the function\'s panels returns what the runs imply', async () => {
     // Replica 0 behind Knative's queue-proxy, as in a pod: every request reaches it through queue-proxy.
     h = await cascadeHarness({ modules: successScenario(300), queueProxy: {} });

@@ -5,7 +5,7 @@ import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, post, SCENARIO, type Harness, QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
 import { adminKubeConfig } from './support/kube.ts';
 import { kubectl } from './support/ops.ts';
 
@@ -27,7 +27,7 @@ async function runToEnd(modules: CascadeModule[]) {
   return h.waitEnded(String(reply.body.run));
 }
 
-describe('Kubernetes Events on the CascadeRun', () => {
+describe('Kubernetes Events on the CascadeRun', QUEUE_PROXY_TEST, () => {
   it('a run that succeeds: ModuleStarted and ModuleSucceeded for each module, RunSucceeded; kubectl describe shows them', async () => {
     const run = await runToEnd(successScenario(200));
     const name = run.metadata.name;

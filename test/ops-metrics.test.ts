@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, post, SCENARIO, type Harness, QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
 import { metricTypes, parseMetrics, promtoolCheck, samples, scrape, value, type Sample } from './support/ops.ts';
 
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
@@ -41,7 +41,7 @@ async function foreignActiveRun(h: Harness): Promise<void> {
   } });
 }
 
-describe('metrics', () => {
+describe('metrics', QUEUE_PROXY_TEST, () => {
   it('after a run succeeded and a run failed: Go controller and Cascade metrics with exact values, promtool-valid', async () => {
     h = await cascadeHarness({ modules: successScenario(300), queueProxy: {} });
     const a = await post(h.url(), { turlinfo: 's3://in/a.tgz', iuid: 'ops-metrics-a', oname: 'org', sname: 'src-a' });

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KUBE_PROBE_HEADERS, startQueueProxy, type QueueProxy } from '../local/queue-proxy/queue-proxy.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, post, type Harness, QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
 import { HOLD_HEADER, holdingProxy, type HoldingProxy } from './support/holding-proxy.ts';
 import { waitFor } from './support/kube.ts';
 import { parseMetrics, promtoolCheck, samples, scrape, send, type Answer, type Sample } from './support/ops.ts';
@@ -59,7 +59,7 @@ function byLabel(all: Sample[], name: string, label: string): Record<string, num
   return sums;
 }
 
-describe('queue-proxy in front of the function', () => {
+describe('queue-proxy in front of the function', QUEUE_PROXY_TEST, () => {
   it('the readiness probe goes through it and follows the function\'s /ready: ready, then not once the function drains', async () => {
     h = await cascadeHarness({ modules: oneModule, source: false, queueProxy: {} });
     const fn = h.fns[0]!;
@@ -88,7 +88,7 @@ describe('queue-proxy in front of the function', () => {
     expect((await h!.listRuns()).map((r) => r.spec.pid).sort()).toEqual(served.map((i) => request(i).iuid).sort());
   });
 
-  it('SIGTERM as in a pod: probes fail at once, requests in flight and new ones are served until it has drained, then both exit 0', { timeout: 180_000 }, async () => {
+  it('SIGTERM as in a pod: probes fail at once, requests in flight and new ones are served until it has drained, then both exit 0', async () => {
     const { h, qp, hold } = await heldFunction();
     const fn = h.fns[0]!;
     const { answer: held } = await heldRequest(qp, hold, 0);

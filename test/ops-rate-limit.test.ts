@@ -5,7 +5,7 @@
 // front of it); sent again after Retry-After, one is served.
 import { afterEach, describe, expect, it } from 'vitest';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, type Harness, QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
 import { parseMetrics, scrape, send, value } from './support/ops.ts';
 
 let h: Harness | undefined;
@@ -18,7 +18,7 @@ const BURST = 10;
 const REQUESTS = 30;
 const request = (i: number) => ({ turlinfo: `s3://in/${i}.tgz`, iuid: `ops-rate-${i}`, oname: 'org', sname: 'src' });
 
-describe('rate limit', () => {
+describe('rate limit', QUEUE_PROXY_TEST, () => {
   it(`CASCADE_RATE_LIMIT=${RATE}, CASCADE_RATE_BURST=${BURST}: a burst of ${REQUESTS} gets 429 with Retry-After beyond the burst`, async () => {
     h = await cascadeHarness({ modules: successScenario(0), source: false, queueProxy: {}, env: { CASCADE_RATE_LIMIT: String(RATE), CASCADE_RATE_BURST: String(BURST) } });
     const started = Date.now();

@@ -233,3 +233,10 @@ export async function cascadeHarness(opts: HarnessOptions) {
     },
   };
 }
+
+/**
+ * Options of a test that starts a queue-proxy: there is one per machine
+ * (local/queue-proxy/), so it may first wait, up to its lock wait (600 s), for
+ * the one another test file started to drain and exit.
+ */
+export const QUEUE_PROXY_TEST = { timeout: 900_000 };
