@@ -9,6 +9,7 @@ import type { Action, DecideInput, Decision, Fact, Refusal } from '../core/types
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
 import { conflictPause } from './conflict-pause.ts';
+import { decideSettings } from './decide-settings.ts';
 import { countResume, finishRun, sendRunEndEvent } from './finish-run.ts';
 import { wakeForRetry } from './retry-wake.ts';
 
@@ -35,14 +36,6 @@ async function load(deps: EngineDeps, name: string, known: CascadeRun | undefine
 }
 
 /** A run's Jobs and archive paths are named after the scenario it was started under (spec.scenarioname). */
-function settings(deps: EngineDeps, run: CascadeRun) {
-  const c = deps.config;
-  return {
-    namespace: c.namespace, scenarioName: run.spec.scenarioname || c.scenarioName, outMinioAddress: c.outMinioAddress,
-    stallAfterSeconds: c.stallAfterSeconds, runTimeoutSeconds: c.runTimeoutSeconds, sink: c.sink !== undefined,
-  };
-}
-
 /** Creates the decided Jobs; a Job the API server refuses as invalid is told to the next decision. */
 async function createJobs(deps: EngineDeps, actions: Action[]): Promise<Refusal | undefined> {
   const creates = actions.filter((a) => a.type === 'CreateJob');
@@ -106,7 +99,7 @@ async function reconcile(deps: EngineDeps, name: string, fact: Fact, { known, jo
     const [run, jobs] = await load(deps, name, hint, shown);
     hint = undefined;
     if (!run) return { kind: 'missing' };
-    const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: settings(deps, run), refused, admission, partialJobs });
+    const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: decideSettings(deps.config, run), refused, admission, partialJobs });
     if (decision.verdict === 'unknown-module' || decision.verdict === 'not-started') return { kind: 'rejected', decision };
     const refusal = await createJobs(deps, decision.actions);
     if (refusal) {

@@ -51,7 +51,7 @@ function fail(deps: EngineDeps, s: SweepSummary, error: unknown, what: { msg: st
 async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, jobs: JobIndex): Promise<CascadeRun | undefined> {
   const name = run.metadata.name;
   let current: CascadeRun | undefined = run;
-  const moves = jobOutlivedCancel(run, jobs) || movesOnLook(run, jobs.byRun.get(name) ?? [], deps.now().toISOString(), decideSettings(deps.config));
+  const moves = jobOutlivedCancel(run, jobs) || movesOnLook(run, jobs.byRun.get(name) ?? [], deps.now().toISOString(), decideSettings(deps.config, run));
   if (moves) {
     s.runsHandled++;
     const resume = pendingResume(run);
