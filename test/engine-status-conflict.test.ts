@@ -41,7 +41,7 @@ afterAll(async () => { await h?.stop(); });
 function deps(store: Store, metrics = cascadeMetrics(SCENARIO)): EngineDeps {
   return {
     config, store, log: pino({ level: 'silent' }), now: () => new Date(), notify: async () => false,
-    hooks: { conflict: () => metrics.conflicts.inc(), transition: (t, run) => metrics.transition(t, run.spec) },
+    hooks: { conflict: () => metrics.conflicts.inc(), transitions: (ts, run) => { for (const t of ts) metrics.transition(t, run.spec); } },
   };
 }
 

@@ -1,6 +1,8 @@
-// Issue 4: a Kubernetes Event on the CascadeRun for each transition (module
+// Issue 4: Kubernetes Events on the CascadeRun mark its transitions (module
 // started, succeeded, failed, run finished), written by the function under its
 // own ServiceAccount, listed by involvedObject and shown by `kubectl describe`.
+// Issue 10: one Event per decision (the start, each hand-off, the end), so at
+// most one per step transition; its message tells each transition.
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeModule } from '../shared/api/scenario.ts';
@@ -28,12 +30,10 @@ async function runToEnd(modules: CascadeModule[]) {
 }
 
 describe('Kubernetes Events on the CascadeRun', QUEUE_PROXY_TEST, () => {
-  it('a run that succeeds: ModuleStarted and ModuleSucceeded for each module, RunSucceeded; kubectl describe shows them', async () => {
+  it('a run that succeeds: one Event at its start, at each hand-off and at its end (N+1); kubectl describe shows them', async () => {
     const run = await runToEnd(successScenario(200));
     const name = run.metadata.name;
-    const expected = [
-      ...Array<string>(3).fill('Normal ModuleStarted'), ...Array<string>(3).fill('Normal ModuleSucceeded'), 'Normal RunSucceeded',
-    ].sort();
+    const expected = [...Array<string>(3).fill('Normal ModuleStarted'), 'Normal RunSucceeded'].sort();
     // Events are written beside the transition, not before the reply: poll.
     await expect.poll(async () => summary(await eventsOf(h!, name)), { timeout: 20_000 }).toEqual(expected);
     const events = await eventsOf(h!, name);
@@ -44,25 +44,28 @@ describe('Kubernetes Events on the CascadeRun', QUEUE_PROXY_TEST, () => {
     }
     const modules = events.filter((e) => e.reason === 'ModuleStarted').map((e) => e.message ?? '');
     for (const m of ['grayscale', 'binarization', 'diff']) expect(modules.some((text) => text.includes(m)), `ModuleStarted names ${m}`).toBe(true);
+    // A hand-off's Event tells the module that ended before the one started.
+    for (const m of ['grayscale', 'binarization']) expect(modules.some((text) => text.includes(`module ${m} succeeded; started Job`)), `a hand-off tells ${m} ended`).toBe(true);
+    const end = events.find((e) => e.reason === 'RunSucceeded')?.message ?? '';
+    expect(end).toMatch(/^module diff succeeded; /);
 
     const described = await kubectl('describe', 'cascaderun', name, '-n', h!.ns);
     expect(described).toMatch(/^Events:/m);
     const section = described.slice(described.search(/^Events:/m));
-    for (const reason of ['ModuleStarted', 'ModuleSucceeded', 'RunSucceeded']) expect(section).toMatch(new RegExp(`Normal\\s+${reason}\\s`));
+    for (const reason of ['ModuleStarted', 'RunSucceeded']) expect(section).toMatch(new RegExp(`Normal\\s+${reason}\\s`));
     expect(section).toContain('cascade');
   });
 
-  it('a run that fails at module 2: ModuleFailed and RunFailed as Warnings', async () => {
+  it('a run that fails at module 2: its end is one Warning RunFailed naming the module', async () => {
     const run = await runToEnd(failSecondScenario(200));
     expect(run.status?.phase).toBe('Failed');
     const name = run.metadata.name;
     await expect.poll(async () => summary(await eventsOf(h!, name)), { timeout: 20_000 }).toEqual([
-      'Normal ModuleStarted', 'Normal ModuleStarted', 'Normal ModuleSucceeded', 'Warning ModuleFailed', 'Warning RunFailed',
+      'Normal ModuleStarted', 'Normal ModuleStarted', 'Warning RunFailed',
     ]);
-    const failed = (await eventsOf(h!, name)).find((e) => e.reason === 'ModuleFailed');
+    const failed = (await eventsOf(h!, name)).find((e) => e.reason === 'RunFailed');
     expect(failed?.message, 'the Event names the module that failed').toMatch(/^module fail \(step 2\): /);
     const section = (await kubectl('describe', 'cascaderun', name, '-n', h!.ns)).split(/^Events:/m)[1] ?? '';
-    expect(section).toMatch(/Warning\s+ModuleFailed\s/);
     expect(section).toMatch(/Warning\s+RunFailed\s/);
     expect(name.startsWith(SCENARIO)).toBe(true);
   });

@@ -4,7 +4,6 @@
 // the heavy Kubernetes client is still being imported.
 import type { Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
-import type { Transition } from '../../shared/core/types.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { unavailable } from '../../shared/engine/outcome.ts';
 import { outbox as newOutbox, type Outbox } from '../../shared/engine/outbox.ts';
@@ -16,7 +15,8 @@ import { finishedJobs } from '../../shared/engine/finished-jobs.ts';
 import { runQueue } from '../../shared/engine/run-queue.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
-import type { EventNote, Store } from '../../shared/kube/store.ts';
+import type { Store } from '../../shared/kube/store.ts';
+import { eventOfDecision } from '../../shared/core/transition-event.ts';
 import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
 import { gate, type Gate } from './gate.ts';
 import { handleRequest } from './handle.ts';
@@ -35,17 +35,6 @@ export interface App {
   shutdown(): Promise<void>;
 }
 
-/**
- * The Event for a transition. A module's failure message is the Job's own
- * reason ("Job has reached the specified backoff limit"), which does not say
- * which module failed: the Event names it, as the run's condition does.
- */
-function eventNote(t: Transition): EventNote {
-  const type = t.kind === 'ModuleFailed' || t.kind === 'RunFailed' || t.kind === 'ModuleRetrying' ? 'Warning' : 'Normal';
-  const message = t.kind === 'ModuleFailed' || t.kind === 'ModuleCancelled' ? `module ${t.module} (step ${(t.step ?? 0) + 1}): ${t.message}` : t.message;
-  return { type, reason: t.kind, message };
-}
-
 interface Parts {
   config: Config;
   log: Logger;
@@ -58,11 +47,13 @@ interface Parts {
 function engine({ config, log, store, metrics, gate: g, outbox }: Parts): EngineDeps {
   const hooks: EngineDeps['hooks'] = {
     conflict: () => metrics.conflicts.inc(),
-    transition: (t, run) => {
-      metrics.transition(t, run.spec);
+    transitions: (transitions, run) => {
+      for (const t of transitions) metrics.transition(t, run.spec);
+      const note = eventOfDecision(transitions);
+      if (!note) return;
       // Written beside the reply, yet counted as in flight: the drain after
-      // SIGTERM waits for it, so the Event of a transition is not lost at exit.
-      g.track(() => store.recordEvent(run, eventNote(t), new Date()))
+      // SIGTERM waits for it, so the Event of a decision is not lost at exit.
+      g.track(() => store.recordEvent(run, note, new Date()))
         .catch((error) => log.warn({ err: error, run: run.metadata.name }, 'Kubernetes Event not recorded'));
     },
   };

@@ -13,8 +13,8 @@ import type { RunQueue } from './run-queue.ts';
 import type { RetryWakeups } from './retry-wake.ts';
 
 export interface EngineHooks {
-  /** Each transition decided and written (metrics, Kubernetes Events). */
-  transition?: (transition: Transition, run: CascadeRun) => void;
+  /** The transitions of one decision, once it is written (metrics count each, one Kubernetes Event tells them all). */
+  transitions?: (transitions: Transition[], run: CascadeRun) => void;
   /** Each conflict that made the engine reload and decide again. */
   conflict?: () => void;
   /** Runs of `scenario` a counter write moved from its queue to a slot: to be started now (admission.ts wakePromoted). */

@@ -51,7 +51,7 @@ async function createJobs(deps: EngineDeps, actions: Action[]): Promise<Refusal 
 async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
   const deletes = decision.actions.filter((a) => a.type === 'DeleteJob');
   await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name)));
-  for (const t of decision.transitions) deps.hooks?.transition?.(t, run);
+  if (decision.transitions.length > 0) deps.hooks?.transitions?.(decision.transitions, run);
   wakeForRetry(deps, run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
   const resume = decision.actions.find((a) => a.type === 'CountResume');
   const resumed = resume ? await countResume(deps, run, resume.from, resume.resumes) : run;

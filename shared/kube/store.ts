@@ -4,12 +4,9 @@ import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator, CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun, CascadeRunStatus } from '../api/cascade-run.ts';
 import type { Page, PageRequest } from './pages.ts';
+import type { EventNote } from '../core/transition-event.ts';
 
-export interface EventNote {
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-}
+export type { EventNote } from '../core/transition-event.ts';
 
 export interface Store {
   getRun(name: string): Promise<CascadeRun | undefined>;
