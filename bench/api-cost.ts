@@ -12,14 +12,14 @@ import { runRequest, scenario, type Install } from './install.ts';
 export interface ApiCost {
   modules: number;
   runs: number;
+  /** Runs in flight at once (closed loop). */
+  concurrency: number;
   /** Step transitions per run: the first Job's start, each hand-off, the end (N+1). */
   stepTransitionsPerRun: number;
   /** Client label (install.ts identities) → its requests per run. */
   perRun: Record<string, ClientRequests>;
   /** The function's requests per step transition. */
   functionPerTransition: ClientRequests;
-  /** Transitions per run as the engine records them (an Event each): each module started and ended, the run's end (2N+1). */
-  recordedTransitionsPerRun: number;
   /** Create the run, N+1 status writes (start, each hand-off, end), N Job creates, N Job deletes. */
   lowerBoundWritesPerRun: number;
 }
@@ -44,21 +44,20 @@ export async function runBatch(inst: Install, tag: string, runs: number, concurr
   return names;
 }
 
-export async function apiCost(cp: ControlPlane, inst: Install, modules: number, runs: number): Promise<ApiCost> {
+export async function apiCost(cp: ControlPlane, inst: Install, modules: number, runs: number, concurrency: number): Promise<ApiCost> {
   await inst.setScenario(scenario(modules, 0));
   await new Promise((r) => setTimeout(r, 1000));
   const mark = auditMark(cp.auditLog);
-  await runBatch(inst, `cost${modules}`, runs, Math.min(5, runs));
+  await runBatch(inst, `cost${modules}x${concurrency}`, runs, Math.min(concurrency, runs));
   // The last Jobs' deletions still come back as events for the function to
   // look at, and the audit log is written asynchronously.
   await new Promise((r) => setTimeout(r, 3000));
   const counts = countByClient(auditLinesSince(cp.auditLog, mark), inst.identities);
   const transitions = modules + 1;
   return {
-    modules, runs, stepTransitionsPerRun: transitions,
+    modules, runs, concurrency, stepTransitionsPerRun: transitions,
     perRun: Object.fromEntries(Object.entries(counts).map(([label, c]) => [label, perUnitRequests(c, runs)])),
     functionPerTransition: perUnitRequests(counts.function ?? { reads: 0, writes: 0, events: 0, byVerb: {} }, runs * transitions),
-    recordedTransitionsPerRun: 2 * modules + 1,
     lowerBoundWritesPerRun: 3 * modules + 2,
   };
 }

@@ -51,6 +51,9 @@ function vsTarget(v: unknown, target: number): Cell {
   return n === undefined ? undefined : `${formatNumber(n)} (≤ ${target})`;
 }
 
+/** A cost column: modules per run, runs at once. */
+const shape = (r: Tree) => `${num(r.modules)} modules, ${num(r.concurrency) ?? 5} at once`;
+
 function cost(f: Tree): Section[] {
   if (!f.apiCost) return [];
   const runs = list(at(f, 'apiCost', 'runs'));
@@ -63,7 +66,7 @@ function cost(f: Tree): Section[] {
   };
   return [{
     title: 'The function\'s API requests per run (audit log, by client identity; Events apart; targets of issue 10 for 3 modules)',
-    head: ['', ...runs.map((r) => `${num(r.modules)} modules`)],
+    head: ['', ...runs.map(shape)],
     rows: [
       ['own requests, Events aside', ...runs.map((r) => (num(r.modules) === 3 ? vsTarget(own(r), 17) : own(r)))],
       ['reads (get, list, watch)', ...runs.map((r) => fig(at(r, 'perRun', 'function', 'reads')))],
@@ -72,17 +75,12 @@ function cost(f: Tree): Section[] {
       ['Kubernetes Events', ...runs.map((r) => fig(at(r, 'perRun', 'function', 'events')))],
       ['step transitions (N+1)', ...runs.map((r) => fig(r.stepTransitionsPerRun))],
       ['reads per step transition', ...runs.map((r) => vsTarget(at(r, 'functionPerTransition', 'reads'), 1))],
-      ['Events per step transition', ...runs.map((r) => fig(at(r, 'functionPerTransition', 'events')))],
-      ['Events per recorded transition (2N+1: module started, module ended, run ended)', ...runs.map((r) => {
-        const events = num(at(r, 'perRun', 'function', 'events'));
-        const n = num(r.recordedTransitionsPerRun);
-        return events === undefined || !n ? undefined : vsTarget(events / n, 1);
-      })],
+      ['Events per step transition', ...runs.map((r) => vsTarget(at(r, 'functionPerTransition', 'events'), 1))],
       ...fnVerbs.map((v) => [`  ${v}`, ...runs.map((r) => fig(at(r, 'perRun', 'function', 'byVerb', v)))]),
     ],
   }, {
     title: 'API requests per run by client (reads / writes / Events)',
-    head: ['client', ...runs.map((r) => `${num(r.modules)} modules`)],
+    head: ['client', ...runs.map(shape)],
     rows: CLIENTS.map((c) => [c, ...runs.map((r) => ['reads', 'writes', 'events'].map((k) => formatNumber(num(at(r, 'perRun', c, k)) ?? Number.NaN)).join(' / '))]),
   }, {
     title: 'The function\'s API requests of one more step (steady state: (10-module run − 3-module run) / 7)',

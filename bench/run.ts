@@ -54,7 +54,10 @@ async function e2eAndTransitions(inst: Install, out: Figures): Promise<void> {
 
 async function cost(cp: ControlPlane, inst: Install, out: Figures): Promise<void> {
   const costs: ApiCost[] = [];
-  for (const modules of [3, 10]) costs.push(await apiCost(cp, inst, modules, quick ? 5 : 10));
+  // 3 and 10 modules at 5 runs at once (the marginal step), and 3 modules at
+  // the 10-50 runs at once, where counter writes batch.
+  const shapes = [[3, 10, 5], [10, 10, 5], [3, 20, 10], [3, quick ? 50 : 100, 50]] as const;
+  for (const [modules, runs, concurrency] of shapes) costs.push(await apiCost(cp, inst, modules, runs, concurrency));
   out.apiCost = { runs: costs, marginalPerStep: marginalPerStep(costs[0]!, costs[1]!) };
 }
 
