@@ -12,6 +12,12 @@ describe('where the function saturates', () => {
     expect(v?.evidence).toContain('function 0.95');
   });
 
+  it('gives the function\'s CPU per transition and what one core to itself would carry', () => {
+    const v = verdict([level(8, 100, 0.4, 1.2), level(32, 200, 0.5, 1.95)]);
+    expect(v?.functionCpuMsPerTransition).toBeCloseTo(2.5);
+    expect(v?.functionCeilingPerSecond).toBeCloseTo(340);
+  });
+
   it('says the machine when every core is busy and the function is not', () => {
     expect(verdict([level(8, 50, 0.3, 1.95)])).toMatchObject({ limit: 'machine' });
   });

@@ -20,6 +20,14 @@ export interface Verdict {
   /** `function`, `machine`, `apiserver-inflight`, or `none` (more senders would go faster). */
   limit: 'function' | 'machine' | 'apiserver-inflight' | 'none';
   evidence: string;
+  /** The function's CPU per transition at the best level (ms of one core). */
+  functionCpuMsPerTransition: number;
+  /**
+   * What one function process would carry with its core to itself (the API
+   * server elsewhere, as on a cluster): FUNCTION_SATURATED_CORES over its CPU
+   * per transition. An extrapolation, said so wherever it is printed.
+   */
+  functionCeilingPerSecond: number;
 }
 
 /** One Node.js thread is all the function has: at 85 % of a core it is saturated. */
@@ -38,7 +46,11 @@ export function verdict(levels: readonly LevelFigures[]): Verdict | undefined {
   const best = levels.reduce((a, b) => (b.transitionsPerSecond > a.transitionsPerSecond ? b : a));
   const fn = best.cores.function ?? 0;
   const cpu = `CPU in cores at ${best.senders} senders: ${processes(best)}; machine ${f2(best.machineBusyCores)} of ${best.machineCores} busy`;
-  const base = { transitionsPerSecond: best.transitionsPerSecond, atSenders: best.senders };
+  const cpuMs = best.transitionsPerSecond > 0 ? (fn * 1000) / best.transitionsPerSecond : Number.NaN;
+  const base = {
+    transitionsPerSecond: best.transitionsPerSecond, atSenders: best.senders,
+    functionCpuMsPerTransition: cpuMs, functionCeilingPerSecond: (FUNCTION_SATURATED_CORES * 1000) / cpuMs,
+  };
   if (fn >= FUNCTION_SATURATED_CORES) return { ...base, limit: 'function', evidence: `the function's one thread is busy (${f2(fn)} cores); ${cpu}` };
   if (best.apiserver429 > 0) return { ...base, limit: 'apiserver-inflight', evidence: `the API server refused ${best.apiserver429} requests with 429; ${cpu}` };
   if (best.machineBusyCores >= MACHINE_SATURATED * best.machineCores) {

@@ -73,6 +73,28 @@ function runOf(body: RunRequestBody | ModuleResultBody): string {
   return name.name;
 }
 
+/**
+ * One CloudEvent to the Broker's ingress. A connection the ingress reset or
+ * refused before it answered (thousands of senders at once) is tried again,
+ * as an event source does: the same event id, so a copy the Broker did take
+ * is one event to the function (it deduplicates by id and by content).
+ */
+async function postToIngress(url: string, headers: Record<string, string>, body: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(url, { method: 'POST', headers, body });
+      await res.arrayBuffer();
+    } catch (error) {
+      if (attempt >= 10) throw error;
+      await new Promise((r) => setTimeout(r, 20 * attempt));
+      continue;
+    }
+    if (res.status !== 202) throw new Error(`the Broker answered ${res.status}`);
+    return;
+  }
+}
+
 /** Sends CloudEvents to the Broker and resolves each when its delivery to the function ended (delivered or failed). */
 function sender(brokerUrl: () => string) {
   const waiting = new Map<string, (a: Attempt) => void>();
@@ -83,13 +105,12 @@ function sender(brokerUrl: () => string) {
     const id = randomUUID();
     const type = 'runname' in body ? MODULE_FINISHED : RUN_REQUESTED;
     const done = new Promise<Attempt>((resolve) => waiting.set(id, resolve));
-    const res = await fetch(brokerUrl(), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': id, 'ce-source': '/bench', 'ce-type': type },
-      body: JSON.stringify(body),
-    });
-    await res.arrayBuffer();
-    if (res.status !== 202) throw new Error(`the Broker answered ${res.status}`);
+    try {
+      await postToIngress(brokerUrl(), { 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': id, 'ce-source': '/bench', 'ce-type': type }, JSON.stringify(body));
+    } catch (error) {
+      waiting.delete(id);
+      throw error;
+    }
     const last = await done;
     waiting.delete(id);
     return { status: last.status, replyMs: last.ms ?? Number.NaN, attempts: last.attempt, run: runOf(body) };

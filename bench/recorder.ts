@@ -11,6 +11,8 @@ export interface JobTimes {
   run: string;
   step: number;
   added: number;
+  /** When the Job was first seen with a ready pod (its module running: the earliest it can send a result). */
+  ready?: number;
   /** When the Job was first seen with a terminal success condition. */
   completed?: number;
 }
@@ -27,6 +29,8 @@ export interface Recorder {
   /** Job names of a run by step. */
   jobsOf(run: string): JobTimes[];
   waitJob(run: string, step: number, timeoutMs?: number): Promise<JobTimes>;
+  /** Until the run's Job of `step` has a ready pod. */
+  waitReady(run: string, step: number, timeoutMs?: number): Promise<JobTimes>;
   waitEnded(run: string, timeoutMs?: number): Promise<RunTimes>;
   stop(): void;
 }
@@ -70,6 +74,7 @@ export async function startRecorder(kc: KubeConfig, namespace: string): Promise<
     const now = performance.now();
     if (phase === 'DELETED') return;
     const t = jobs.get(job.metadata?.name ?? '') ?? firstSeen(job, now);
+    if (t.ready === undefined && (job.status?.ready ?? 0) > 0) t.ready = now;
     if (t.completed === undefined && done(job)) t.completed = now;
     wake();
   };
@@ -96,6 +101,7 @@ export async function startRecorder(kc: KubeConfig, namespace: string): Promise<
   return {
     jobs, runs, jobsOf,
     waitJob: (run, step, timeoutMs = 60_000) => wait(() => jobsOf(run).find((j) => j.step === step), `Job ${step} of ${run}`, timeoutMs),
+    waitReady: (run, step, timeoutMs = 60_000) => wait(() => jobsOf(run).find((j) => j.step === step && j.ready !== undefined), `Job ${step} of ${run} ready`, timeoutMs),
     waitEnded: (run, timeoutMs = 120_000) => wait(() => (runs.get(run)?.ended !== undefined ? runs.get(run) : undefined), `run ${run} to end`, timeoutMs),
     stop: () => { w1.stop(); w2.stop(); },
   };

@@ -154,7 +154,11 @@ function ceilingSection(f: Tree): Section[] {
       cores(r, 'function'), cores(r, 'kube-apiserver'), cores(r, 'etcd'), cores(r, 'kube-controller-manager'), cores(r, 'kube-scheduler'), cores(r, 'kwok'),
       fig(r.machineBusyCores), fig(r.apiserverRequestsPerSecond), fig(r.apiserver429), fig(r.eventLoopDelayP99Ms), fig(r.functionRssMiB),
     ]),
-  }, ...(v ? [{ title: 'Where it saturates', head: ['transitions/s', 'limit', 'evidence'], rows: [[fig(v.transitionsPerSecond), String(v.limit), String(v.evidence)]] }] : [])];
+  }, ...(v ? [{
+    title: 'Where it saturates (the last two columns extrapolate: the function\'s CPU per transition, and what one core to itself would carry)',
+    head: ['transitions/s', 'limit', 'evidence', 'fn CPU ms per transition', 'one core\'s ceiling /s (≥ 300)'],
+    rows: [[fig(v.transitionsPerSecond), String(v.limit), String(v.evidence), fig(v.functionCpuMsPerTransition), fig(v.functionCeilingPerSecond)]],
+  }] : [])];
 }
 
 function exactSection(f: Tree): Section | undefined {

@@ -26,7 +26,10 @@ export interface ResultPath {
 
 /**
  * Runs whose pods never finish on their own (10 min under kwok), moved by
- * module results sent to the Broker as the modules would, one run at a time.
+ * module results sent to the Broker as the modules would, one run at a time:
+ * each result once its module's pod is ready (the earliest a module can send
+ * one). Sent the moment the Job appeared, it would queue behind the decision
+ * that created that Job, still writing its status, and time that instead.
  */
 export async function resultPath(inst: Install, runs: number, modules = 3): Promise<ResultPath> {
   await inst.setScenario(scenario(modules, 600_000));
@@ -37,7 +40,7 @@ export async function resultPath(inst: Install, runs: number, modules = 3): Prom
     if (started.status !== 200) throw new Error(`run request answered ${started.status} after ${started.attempts} attempt(s)`);
     const run = started.run;
     for (let k = 0; k < modules; k++) {
-      await inst.recorder.waitJob(run, k);
+      await inst.recorder.waitReady(run, k);
       const t0 = performance.now();
       const r = await inst.send({ runname: run, modulename: `m${k}`, moduleresult: 'success' });
       reply.push(r.replyMs);
