@@ -1,10 +1,13 @@
 // What a Job event costs the function in API requests, counted exactly from
 // the API server's audit log (local/cluster/audit-policy.yaml) under the
 // function's own ServiceAccount: a running Job's add and update make none, a
-// finished Job's first event reads the run once (no list) and hands over to
-// the next step, and its later events (the same update again, its deletion)
-// make none in that process. No ApiServerSource stand-in runs: the test
-// delivers each Job event itself, from the Job as the API server holds it.
+// finished Job's first event hands over to the next step from the run as this
+// process last wrote it (no read), or reads the run once (no list) when it
+// has no copy, and its later events (the same update again, its deletion)
+// make none in that process. A copy another writer made stale is refused at
+// the status write and read again, Jobs listed: the end state is as without
+// the copy. No ApiServerSource stand-in runs: the test delivers each Job
+// event itself, from the Job as the API server holds it.
 import { randomUUID } from 'node:crypto';
 import { BatchV1Api, CoreV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +16,7 @@ import { serviceAccountUser } from '../local/function-rbac.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { binaryEvent, cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
+import { kubectl } from './support/ops.ts';
 
 let h: Harness | undefined;
 afterEach(async () => { await h?.stop(); h = undefined; });
@@ -44,7 +48,7 @@ function deliver(url: string, change: 'add' | 'update' | 'delete', job: V1Job) {
 }
 
 describe('Job events and API reads', () => {
-  it('a running Job\'s events make no request; a finished Job\'s first event reads the run once; its later events none', async () => {
+  it('a running Job\'s events make no request; a finished Job\'s first event hands over from the run as this process wrote it; its later events none', async () => {
     const modules = [imageModule('a', {}, { delayMs: 0 }), imageModule('b', {}, { delayMs: 600_000 })];
     h = await cascadeHarness({ modules, from: 'file', source: false });
     const started = auditMark(auditLogOf(adminKubeconfigPath()));
@@ -71,9 +75,56 @@ describe('Job events and API reads', () => {
     expect((await deliver(h.url(), 'delete', done)).status).toBe(200);
     const handOver = await functionRequests(h.ns, mark, 1);
     expect(handOver.byVerb).toEqual({
-      'cascaderuns get': 1, 'jobs create': 1, 'cascaderuns/status update': 1, 'jobs delete': 1, 'events create': 1,
+      'jobs create': 1, 'cascaderuns/status update': 1, 'jobs delete': 1, 'events create': 1,
     });
     expect((await h.getRun(RUN)).status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);
     await waitFor(async () => (await batch.readNamespacedJob({ name: `${SCENARIO}-b-abcde`, namespace: h!.ns })).metadata?.name, { message: 'Job b created' });
   });
+
+  it('a copy made stale by another writer: the status write is refused, the run read again with its Jobs, the hand-off made once', async () => {
+    const { batch, done } = await runWithModuleADone(1);
+    // Another writer (kubectl) changes the run: this process's copy is stale.
+    await kubectl('annotate', 'cascaderun', RUN, '-n', h!.ns, 'example.com/touched=yes');
+    const mark = auditMark(auditLogOf(adminKubeconfigPath()));
+    expect((await deliver(h!.url(), 'update', done)).status).toBe(200);
+    const handOver = await functionRequests(h!.ns, mark, 1);
+    expect(handOver.byVerb).toEqual({
+      'jobs create': 1, 'cascaderuns/status update': 2, 'cascaderuns get': 1, 'jobs list': 1, 'jobs delete': 1, 'events create': 1,
+    });
+    const run = await h!.getRun(RUN);
+    expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);
+    expect(run.metadata.annotations?.['example.com/touched']).toBe('yes');
+    const jobs = await batch.listNamespacedJob({ namespace: h!.ns });
+    expect(jobs.items.map((j) => j.metadata?.name)).toEqual([`${SCENARIO}-b-abcde`]);
+  });
+
+  it('a copy made stale by a cancel on another replica: the Job it decided is removed once the run is read again', async () => {
+    const { batch, done } = await runWithModuleADone(2);
+    const cancel = binaryEvent('net.cascade.run.cancel.requested.v1', { runname: RUN });
+    const cancelled = await post(h!.url(1), cancel.body, cancel.headers);
+    expect(cancelled.status).toBe(200);
+    const afterCancel = await h!.getRun(RUN);
+    expect(afterCancel.status?.phase).toBe('Cancelled');
+    // Replica 0 started the run and still holds it as Running at step a.
+    expect((await deliver(h!.url(0), 'update', done)).status).toBe(200);
+    await waitFor(async () => ((await batch.listNamespacedJob({ namespace: h!.ns })).items.length === 0 || undefined), { message: 'no Job left' });
+    const run = await h!.getRun(RUN);
+    expect(run.status?.phase).toBe('Cancelled');
+    expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Cancelled']);
+    expect(run.status, 'the run as the cancel left it').toEqual(afterCancel.status);
+  });
 });
+
+/** A run of a (done at once) and b (10 min) started through replica 0, its Job a complete; no source runs. */
+async function runWithModuleADone(replicas: number) {
+  const modules = [imageModule('a', {}, { delayMs: 0 }), imageModule('b', {}, { delayMs: 600_000 })];
+  h = await cascadeHarness({ modules, from: 'file', source: false, replicas });
+  const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
+  expect((await post(h.url(0), start.body, start.headers)).status).toBe(200);
+  const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+  const done = await waitFor(async () => {
+    const job = await batch.readNamespacedJob({ name: `${SCENARIO}-a-abcde`, namespace: h!.ns });
+    return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
+  }, { message: 'Job a complete' });
+  return { batch, done };
+}

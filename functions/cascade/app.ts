@@ -13,6 +13,7 @@ import { wakePromoted } from '../../shared/engine/admission.ts';
 import { writeCounters, type OperatorCache } from '../../shared/engine/operator-counters.ts';
 import { finishedJobs } from '../../shared/engine/finished-jobs.ts';
 import { runQueue } from '../../shared/engine/run-queue.ts';
+import { runCache } from '../../shared/engine/run-cache.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
 import type { Store } from '../../shared/kube/store.ts';
@@ -62,7 +63,7 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
     return counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator, scenario));
   });
   const notify = sinkNotifier(config.sink, config.ceExtensions, log, FUNCTION_SINK_POLICY);
-  const deps: EngineDeps = { config, store, log, now: () => new Date(), notify, outbox, hooks, counter, queue: runQueue(), finishedJobs: finishedJobs(), scenarioSource: {}, wakeups: new Map() };
+  const deps: EngineDeps = { config, store, log, now: () => new Date(), notify, outbox, hooks, counter, queue: runQueue(), finishedJobs: finishedJobs(), runs: runCache(), scenarioSource: {}, wakeups: new Map() };
   // Started beside the reply that ended a run, yet in flight: the drain after SIGTERM waits for it.
   hooks.promoted = (scenario, runs) => void g.track(() => wakePromoted(deps, scenario, runs));
   return deps;

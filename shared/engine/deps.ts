@@ -11,6 +11,7 @@ import type { Outbox } from './outbox.ts';
 import type { FinishedJobs } from './finished-jobs.ts';
 import type { RunQueue } from './run-queue.ts';
 import type { RetryWakeups } from './retry-wake.ts';
+import type { RunCache } from './run-cache.ts';
 
 export interface EngineHooks {
   /** The transitions of one decision, once it is written (metrics count each, one Kubernetes Event tells them all). */
@@ -39,6 +40,8 @@ export interface EngineDeps {
   finishedJobs?: FinishedJobs;
   /** The scenario source this process last warned about (start-run.ts): one warning per change, not per run; every run warns without it. */
   scenarioSource?: { last?: string | undefined };
+  /** The runs this process wrote last, as hints for finished Jobs' events and module results (run-cache.ts); every such event reads its run without it. */
+  runs?: RunCache;
   /** Timers that look at a run again when its retry is due (retry-wake.ts); without them (the janitor) the next sweep does. */
   wakeups?: RetryWakeups;
 }

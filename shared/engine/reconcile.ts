@@ -62,12 +62,16 @@ async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision)
   return current;
 }
 
-async function writeStatus(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun | 'conflict'> {
+/** The status written; 'conflict' when someone else wrote the run meanwhile; 'gone' when it was deleted (only a cached copy can tell that so late). */
+async function writeStatus(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun | 'conflict' | 'gone'> {
   if (!decision.changed) return run;
   try {
     return await deps.store.writeRunStatus(run, decision.status);
   } catch (error) {
-    if (apiErrorKind(error) !== 'conflict') throw error;
+    deps.runs?.drop(run.metadata.name);
+    const kind = apiErrorKind(error);
+    if (kind === 'not-found') return 'gone';
+    if (kind !== 'conflict') throw error;
     deps.hooks?.conflict?.();
     return 'conflict';
   }
@@ -91,27 +95,68 @@ export function reconcileRun(deps: EngineDeps, name: string, first: Fact, from: 
   return deps.queue ? deps.queue(name, first.kind === 'Observe' && !from.known && !from.jobs && !from.admission, work) : work();
 }
 
-async function reconcile(deps: EngineDeps, name: string, fact: Fact, { known, jobs: shown, admission }: ReconcileFrom): Promise<ReconcileResult> {
+/** A finished Job's event or a module result (Jobs shown) decides from this process's last copy of the run, when it has one (run-cache.ts). */
+function cachedHint(deps: EngineDeps, name: string, shown: readonly ObservedJob[] | undefined): CascadeRun | undefined {
+  return shown ? deps.runs?.get(name) : undefined;
+}
+
+/** Where the next attempt loads from: a hint (the caller's, or this process's cached copy, which may be stale) and the Jobs shown. */
+interface Source {
+  name: string;
+  hint: CascadeRun | undefined;
+  cached: boolean;
+  shown: readonly ObservedJob[] | undefined;
+}
+
+/**
+ * A cached copy's decision is acted on only through a status write (guarded by
+ * its resourceVersion): anything else reads the run again (true: the source
+ * is no longer the cached copy).
+ */
+function distrusted(source: Source, decision: Decision, rejected: boolean): boolean {
+  const distrust = source.cached && (rejected || (!decision.changed && decision.actions.length > 0));
+  if (distrust) source.cached = false;
+  return distrust;
+}
+
+/**
+ * After a conflict the run is read again. Jobs a stale copy decided are listed
+ * with it, so that a decision they should not have made (the run moved on, or
+ * was cancelled) removes them. A conflict of this process's own stale copy is
+ * retried at once; one with another writer after a pause.
+ */
+async function afterConflict(source: Source, decision: Decision, attempt: number): Promise<void> {
+  if (source.cached && decision.actions.some((a) => a.type === 'CreateJob')) source.shown = undefined;
+  if (!source.cached) await conflictPause(attempt);
+  source.cached = false;
+}
+
+async function reconcile(deps: EngineDeps, name: string, fact: Fact, { known, jobs, admission }: ReconcileFrom): Promise<ReconcileResult> {
   let refused: Refusal | undefined;
-  let hint = known;
-  const partialJobs = shown !== undefined;
+  const hint = known ?? cachedHint(deps, name, jobs);
+  const source: Source = { name, hint, cached: !known && hint !== undefined, shown: jobs };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const [run, jobs] = await load(deps, name, hint, shown);
-    hint = undefined;
+    const [run, observed] = await load(deps, name, source.hint, source.shown);
+    source.hint = undefined;
     if (!run) return { kind: 'missing' };
-    const decision = decide({ run, jobs, fact, now: deps.now().toISOString(), settings: decideSettings(deps.config, run), refused, admission, partialJobs });
-    if (decision.verdict === 'unknown-module' || decision.verdict === 'not-started') return { kind: 'rejected', decision };
+    const decision = decide({ run, jobs: observed, fact, now: deps.now().toISOString(), settings: decideSettings(deps.config, run), refused, admission, partialJobs: source.shown !== undefined });
+    const rejected = decision.verdict === 'unknown-module' || decision.verdict === 'not-started';
+    if (distrusted(source, decision, rejected)) continue;
+    if (rejected) return { kind: 'rejected', decision };
     const refusal = await createJobs(deps, decision.actions);
     if (refusal) {
       refused = refusal;
       continue;
     }
     const written = await writeStatus(deps, run, decision);
+    if (written === 'gone') return { kind: 'missing' };
     if (written === 'conflict') {
-      await conflictPause(attempt);
+      await afterConflict(source, decision, attempt);
       continue;
     }
-    return { kind: 'done', run: await afterWrite(deps, written, decision), decision };
+    const current = await afterWrite(deps, written, decision);
+    deps.runs?.put(current);
+    return { kind: 'done', run: current, decision };
   }
   throw new Error(`run ${name}: still conflicting after ${MAX_ATTEMPTS} attempts`);
 }
