@@ -69,7 +69,7 @@ export function jobLabels(run: RunRef, step: number, attempt = 1): Record<string
 }
 
 function podTemplate(template: unknown, env: V1EnvVar[], labels: Record<string, string>): V1PodTemplateSpec {
-  const copy = structuredClone(template) as V1PodTemplateSpec;
+  const copy = (template === undefined ? undefined : JSON.parse(JSON.stringify(template))) as V1PodTemplateSpec;
   const containers = copy.spec?.containers ?? [];
   const first = containers[0];
   if (first) {
