@@ -1,7 +1,7 @@
 // What Cascade adds to faas-js-runtime 4.0.1's HTTP server (fastify 4), set up
 // when the runtime creates it: fastify publishes every new instance on the
 // documented diagnostics channel `fastify.initialization`, and the runtime
-// calls init() before it creates the server. Three additions, each for a
+// calls init() before it creates the server. Five additions, each for a
 // defect of the runtime as it is:
 //
 // 1. Requests the runtime refuses before the function (invalid JSON, an empty
@@ -31,6 +31,13 @@
 //    web page a browser shows could make it start runs, which create Jobs.
 //    Every `access-control-*` header is removed from every reply, so a
 //    browser refuses cross-origin calls (a preflight gets 204 without them).
+// 5. The runtime asks its CloudEvents SDK whether a request is an event
+//    (request.isCloudEvent(): the SDK deserializes it, and throws and catches
+//    a ValidationError for a plain body), then deserializes it again: every
+//    event was parsed twice, every plain body paid for an exception and its
+//    stack. The preValidation hook above has told an event from a plain body
+//    already (refusing anything between), so the question is answered from
+//    that: the SDK parses each event once.
 // And one opt-in check: with CASCADE_AUTH_TOKEN set, a request to `/` without
 // `Authorization: Bearer <token>` is answered 401 before its body is read
 // (caller-token.ts); the probes stay open.
@@ -53,6 +60,7 @@ interface RuntimeRequest {
   body?: unknown;
   routeOptions: { url?: string };
   execTimer?: () => void;
+  isCloudEvent?: () => boolean;
 }
 interface RuntimeReply {
   code(status: number): RuntimeReply;
@@ -107,7 +115,7 @@ export function corsHeaderNames(headers: Record<string, unknown>): string[] {
   return Object.keys(headers).filter((name) => name.toLowerCase().startsWith('access-control-'));
 }
 
-/** Adds the four patches above to the runtime's server, and the caller check when `authToken` is set. */
+/** Adds the five patches above to the runtime's server, and the caller check when `authToken` is set. */
 export function patchServer(server: RuntimeServer, log: Logger, authToken?: string): void {
   const bodyLimit = server.initialConfig.bodyLimit ?? 1_048_576;
   const refuse = (request: RuntimeRequest, reply: RuntimeReply, statusCode: number, reason: string) => {
@@ -116,6 +124,8 @@ export function patchServer(server: RuntimeServer, log: Logger, authToken?: stri
   };
   server.addHook('onRequest', (request, reply, done) => {
     request.execTimer = () => {};
+    // Asked once the body is parsed (the runtime's preHandler), after preValidation refused what is neither.
+    request.isCloudEvent = () => envelopeOf(request.headers, request.body).kind === 'event';
     if (authToken === undefined || request.routeOptions.url !== '/' || callerAllowed(request.headers.authorization, authToken)) return done();
     log.warn({ method: request.method, url: request.url, status: 401 }, 'refused before the function');
     const r = refused(401, 'no valid caller token: send Authorization: Bearer <the token of CASCADE_AUTH_TOKEN>');
