@@ -41,6 +41,8 @@ export interface JanitorSweep {
   requests: CostSummary;
   /** The same sweep by the janitor of $BENCH_JANITOR_COMPARE (another checkout's functions/janitor/main.ts: before/after). */
   compare?: { sweepMs: number; processMs: number; peakRssMiB: number; runsHandled: number; requests: CostSummary } | undefined;
+  /** The same sweep again with V8's heap capped (CAPPED_HEAP_FLAGS): done within it, or the error. */
+  capped?: { sweepMs: number; peakRssMiB: number; runsSeen: number } | { error: string };
 }
 
 /** One live run as the function leaves it once started: run, first Job (suspended), status. */
@@ -80,12 +82,21 @@ async function fill(kc: KubeConfig, inst: Install, target: number, have: number,
 
 interface JanitorRun { summary: Record<string, unknown>; processMs: number; peakRssMiB: number }
 
-function runJanitor(env: Record<string, string>, entry = join(repoRoot, 'functions/janitor/main.ts')): Promise<JanitorRun> {
+/**
+ * V8 flags of the capped sweep: the old space held to 96 MiB (half the
+ * CronJob's 192Mi memory limit, knative/janitor-cronjob.yaml) and a small
+ * young generation. A sweep whose memory grew with the runs it lists would
+ * fail under them ("heap out of memory"); the uncapped sweep's RSS is V8
+ * collecting lazily on a machine with memory to spare.
+ */
+export const CAPPED_HEAP_FLAGS = ['--max-old-space-size=96', '--max-semi-space-size=4'];
+
+function runJanitor(env: Record<string, string>, entry = join(repoRoot, 'functions/janitor/main.ts'), flags: string[] = []): Promise<JanitorRun> {
   const dir = mkdtempSync(join(tmpdir(), 'cascade-bench-janitor-'));
   const rssFile = join(dir, 'max-rss');
   const t0 = performance.now();
   return new Promise<JanitorRun>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', join(repoRoot, 'bench/max-rss.ts'), entry], {
+    const child = spawn(process.execPath, [...flags, '--import', join(repoRoot, 'bench/max-rss.ts'), entry], {
       cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...env, BENCH_MAX_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'inherit'],
     });
     let stdout = '';
@@ -107,9 +118,9 @@ function runJanitor(env: Record<string, string>, entry = join(repoRoot, 'functio
 }
 
 /** One janitor process over the namespace, and the API requests it made. */
-async function measured(cp: ControlPlane, env: Record<string, string>, entry?: string) {
+async function measured(cp: ControlPlane, env: Record<string, string>, entry?: string, flags?: string[]) {
   const before = await cp.requests();
-  const j = await runJanitor(env, entry);
+  const j = await runJanitor(env, entry, flags);
   const requests = summarizeCost(requestCounts(diffSamples(before, await cp.requests())));
   const n = (k: string) => Number(j.summary[k]);
   return { sweepMs: n('durationMs'), processMs: j.processMs, peakRssMiB: j.peakRssMiB, runsSeen: n('runsSeen'), runsHandled: n('runsHandled'), errors: n('errors'), requests };
@@ -130,9 +141,12 @@ export async function janitorSweeps(cp: ControlPlane, kc: KubeConfig, inst: Inst
     const m = await measured(cp, env);
     const other = process.env.BENCH_JANITOR_COMPARE;
     const compare = other ? await measured(cp, env, other) : undefined;
-    out.push({ liveRuns: size, ...m, compare });
+    const capped = await measured(cp, env, undefined, CAPPED_HEAP_FLAGS)
+      .then((c) => ({ sweepMs: c.sweepMs, peakRssMiB: c.peakRssMiB, runsSeen: c.runsSeen }), (error: unknown) => ({ error: String(error).slice(0, 200) }));
+    out.push({ liveRuns: size, ...m, compare, capped });
     log(`janitor: ${size} live runs swept in ${m.sweepMs} ms (process ${Math.round(m.processMs)} ms, target < ${JANITOR_TARGET_MS} ms), peak RSS ${m.peakRssMiB.toFixed(0)} MiB, ${m.runsHandled} handled, ${m.requests.reads} reads` +
-      (compare ? `; ${other}: ${compare.sweepMs} ms, peak RSS ${compare.peakRssMiB.toFixed(0)} MiB, ${compare.requests.reads} reads` : ''));
+      (compare ? `; ${other}: ${compare.sweepMs} ms, peak RSS ${compare.peakRssMiB.toFixed(0)} MiB, ${compare.requests.reads} reads` : '') +
+      ('error' in capped ? `; capped heap: ${capped.error}` : `; capped heap (${CAPPED_HEAP_FLAGS.join(' ')}): ${capped.sweepMs} ms, peak RSS ${capped.peakRssMiB.toFixed(0)} MiB, ${capped.runsSeen} runs seen`));
   }
   return out;
 }

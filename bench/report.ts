@@ -135,10 +135,11 @@ function janitor(f: Tree): Section | undefined {
   return {
     title: 'Janitor: one sweep (the janitor process, as its ServiceAccount) over N live runs; target 10,000 in < 10 s, memory bounded',
     head: ['live runs', 'sweep ms', 'process ms', 'peak RSS MiB', 'runs handled', 'reads', 'writes by Cascade', 'Events (any component)', 'errors',
-      'compared: sweep ms', 'peak RSS MiB', 'reads'],
+      'compared: sweep ms', 'peak RSS MiB', 'reads', 'heap capped (old 96 MiB): sweep ms', 'peak RSS MiB'],
     rows: list(f.janitor).map((r) => [String(num(r.liveRuns)), fig(r.sweepMs), fig(r.processMs), fig(r.peakRssMiB), fig(r.runsHandled),
       fig(at(r, 'requests', 'reads')), fig(at(r, 'requests', 'cascadeWrites')), fig(at(r, 'requests', 'events')), fig(r.errors),
-      fig(at(r, 'compare', 'sweepMs')), fig(at(r, 'compare', 'peakRssMiB')), fig(at(r, 'compare', 'requests', 'reads'))]),
+      fig(at(r, 'compare', 'sweepMs')), fig(at(r, 'compare', 'peakRssMiB')), fig(at(r, 'compare', 'requests', 'reads')),
+      at(r, 'capped', 'error') === undefined ? fig(at(r, 'capped', 'sweepMs')) : `failed: ${String(at(r, 'capped', 'error'))}`, fig(at(r, 'capped', 'peakRssMiB'))]),
   };
 }
 
