@@ -14,7 +14,8 @@ export const ENTRY = process.env.BENCH_ENTRY ?? 'functions/cascade/index.ts';
 /** The node flags the image runs its entry with: those of `npm run start:function` (the same as the Containerfile's CMD and the Procfile). */
 function imageFlags(): string[] {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  return (pkg.scripts['start:function'] ?? '').split(' ').filter((a) => a.startsWith('--'));
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((a) => a.startsWith('--'));
+  return [...(pkg.scripts['start:function'] ?? '').split(' ').filter((a) => a.startsWith('--')), ...extra];
 }
 
 export function benchFunction(entry = ENTRY): FunctionCommand {
