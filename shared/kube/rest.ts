@@ -7,6 +7,10 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Connection } from './connection.ts';
+import { slots } from './slots.ts';
+
+/** Calls in flight to the API server at once (and sockets kept); more wait in slots.ts, not in the Agent. */
+const MAX_IN_FLIGHT = 64;
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -35,18 +39,34 @@ function url(conn: Connection, path: string, query: RequestOptions['query']): UR
   return u;
 }
 
+/** The Authorization header of the token now: one string while the token stays the same, not one per call. */
+function authorization(conn: Connection): () => string | undefined {
+  let token: string | undefined;
+  let header: string | undefined;
+  return () => {
+    const now = conn.token();
+    if (now !== token) {
+      token = now;
+      header = now ? `Bearer ${now}` : undefined;
+    }
+    return header;
+  };
+}
+
 export function restClient(conn: Connection): Rest {
   const tls = conn.server.startsWith('https:');
   const agent = tls
-    ? new HttpsAgent({ keepAlive: true, maxSockets: 64, ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecure })
-    : new HttpAgent({ keepAlive: true, maxSockets: 64 });
+    ? new HttpsAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT, ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecure })
+    : new HttpAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
   const send = tls ? httpsRequest : httpRequest;
-  return <T>(method: string, path: string, opts: RequestOptions = {}) => new Promise<T>((resolve, reject) => {
+  const auth = authorization(conn);
+  const inFlight = slots(MAX_IN_FLIGHT);
+  return <T>(method: string, path: string, opts: RequestOptions = {}) => inFlight(() => new Promise<T>((resolve, reject) => {
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const token = conn.token();
     const headers: Record<string, string> = { accept: 'application/json' };
     if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
-    if (token) headers.authorization = `Bearer ${token}`;
+    const authorizationHeader = auth();
+    if (authorizationHeader) headers.authorization = authorizationHeader;
     const req = send(url(conn, path, opts.query), { method, agent, headers, timeout: opts.timeoutMs ?? 30_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -66,5 +86,5 @@ export function restClient(conn: Connection): Rest {
     req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
     req.on('error', reject);
     req.end(payload);
-  });
+  }));
 }
