@@ -1,18 +1,22 @@
-// The last step of `npm run build`: the deployable function as a bundle with
-// V8's code cache beside it, in build/functions/cascade/:
-// - function.cjs (and the engine's chunk, app-<hash>.cjs, loaded on the first
-//   request or readiness probe as index.ts loads app.ts): serve.ts, the
-//   function and faas-js-runtime with fastify, tree-shaken by rolldown into
-//   CommonJS (the runtime's modules are sloppy-mode CommonJS, which an ES
-//   module bundle would make strict);
-// - server.cjs, the command's entry: turns on Node's module compile cache,
-//   read from compile-cache/ beside it, then loads function.cjs and serves;
-// - compile-cache/: that cache, made here by loading the bundle's files
-//   once. Node keys it by Node.js version, V8 flags and user id, and (portable)
-//   by paths relative to it, so it holds wherever build/ is copied to. When run
-//   as root (an image build) it is given to the image's user too. At run time
-//   nothing is written: the directory is the build's, and a process for which
-//   it holds no cache (another user, other flags) compiles as without it.
+// The last step of `npm run build`: the deployable function as one bundle
+// with V8's code cache beside it, in build/functions/cascade/:
+// - function.cjs: serve.ts, the function (the engine too: index.ts still
+//   evaluates it on the first request or readiness probe, and the CloudEvents
+//   SDK on the first run-end event, but both are compiled with the rest) and
+//   faas-js-runtime with fastify, tree-shaken by rolldown into one CommonJS
+//   file (the runtime's modules are sloppy-mode CommonJS, which an ES module
+//   bundle would make strict). It must not import(): server.cjs runs it as a
+//   vm.Script, which has no module loader for that.
+// - server.cjs, the command's entry: compiles function.cjs with the code
+//   cache (function.code-cache), runs it as a CommonJS module, and serves;
+// - function.code-cache: V8's code cache of function.cjs, written by
+//   scripts/warm-code-cache.ts after a warm-up (the runtime's start and a
+//   first request of each kind), so it holds the bytecode of the functions a
+//   cold process runs first, not only of those compiled when the bundle loads
+//   (all Node's module compile cache keeps). V8 takes it only in a process
+//   with the same V8 version and flags (the image's command's flags, from
+//   `start:function`) and compiles as without it otherwise; it does not
+//   depend on the user or the path. At run time nothing is written.
 // The bundle is plain ASCII (non-ASCII escaped, comments left out: the
 // licences ship with node_modules/ in the image): V8 keeps each script's source
 // for as long as the process runs, one byte a character if all of it is
@@ -21,68 +25,67 @@
 // The compiled modules beside them (index.js for faas-js-runtime's CLI,
 // janitor/main.js) stay as tsc wrote them.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
 
 const OUT = resolve('build/functions/cascade');
-const CACHE = join(OUT, 'compile-cache');
-/** The image's user (Containerfile: USER 1000:1000). */
-const IMAGE_UID = 1000;
+const CACHE_FILE = 'function.code-cache';
 
 const LAUNCHER = `'use strict';
-// The Cascade function's process (written by scripts/bundle.ts): Node's
-// compile cache from the build, then faas-js-runtime serving the function.
+// The Cascade function's process (written by scripts/bundle.ts): function.cjs
+// compiled with the build's V8 code cache, then faas-js-runtime serving it.
+const { readFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
 const { join } = require('node:path');
-require('node:module').enableCompileCache({ directory: join(__dirname, 'compile-cache'), portable: true });
-require('./function.cjs').serve();
+const { Script } = require('node:vm');
+
+const CACHE_FILE = '${CACHE_FILE}';
+
+function cache() {
+  try {
+    return readFileSync(join(__dirname, CACHE_FILE));
+  } catch {
+    return undefined;
+  }
+}
+
+/** function.cjs as a CommonJS module, compiled with the code cache when V8 takes it. */
+function load() {
+  const file = join(__dirname, 'function.cjs');
+  const cachedData = cache();
+  const source = '(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'latin1') + '\\n})';
+  const script = new Script(source, { filename: file, cachedData });
+  const mod = { exports: {} };
+  script.runInThisContext()(mod.exports, createRequire(file), mod, file, __dirname);
+  return { exports: mod.exports, script, cacheTaken: cachedData !== undefined && !script.cachedDataRejected };
+}
+
+module.exports = { CACHE_FILE, load };
+if (require.main === module) load().exports.serve();
 `;
 
 async function bundle(): Promise<void> {
-  for (const f of readdirSync(OUT)) if (f.endsWith('.cjs') || f.endsWith('.cjs.map')) rmSync(join(OUT, f));
+  for (const f of readdirSync(OUT)) if (f.endsWith('.cjs') || f.endsWith('.cjs.map') || f === CACHE_FILE) rmSync(join(OUT, f));
+  rmSync(join(OUT, 'compile-cache'), { recursive: true, force: true });
   await build({
     input: { function: 'functions/cascade/serve.ts' },
     platform: 'node',
     logLevel: 'warn',
-    output: { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs', sourcemap: true, charset: 'ascii', comments: false },
+    output: { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false, sourcemap: true, charset: 'ascii', comments: false },
   });
+  const files = readdirSync(OUT).filter((f) => f.endsWith('.cjs'));
+  if (files.join() !== 'function.cjs') throw new Error(`bundle: expected function.cjs alone, got ${files.join(', ')}`);
+  if (/\bimport\(/.test(readFileSync(join(OUT, 'function.cjs'), 'latin1'))) throw new Error('bundle: function.cjs calls import(), which server.cjs cannot serve');
   writeFileSync(join(OUT, 'server.cjs'), LAUNCHER);
 }
 
-/** Loads every file of the bundle once with the compile cache on: the cache of what they compile. */
-function fillCache(): void {
-  const files = readdirSync(OUT).filter((f) => f.endsWith('.cjs') && f !== 'server.cjs').map((f) => join(OUT, f));
-  const code = `const m = require('node:module');
-const r = m.enableCompileCache({ directory: ${JSON.stringify(CACHE)}, portable: true });
-if (r.status !== m.constants.compileCacheStatus.ENABLED) throw new Error('compile cache: ' + (r.message ?? r.status));
-for (const f of ${JSON.stringify(files)}) require(f);
-m.flushCompileCache();
-process.exit(0);`;
-  execFileSync(process.execPath, ['-e', code], { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: 'silent' } });
-}
-
-/**
- * Node keeps the cache in a directory named after the Node.js version, the
- * V8 flags and the user id (`v24.21.0-x64-964aae3f-0`); its files do not
- * depend on the user. As root, the cache made is given to the image's user
- * too (a copy under its id), so that the image's process finds it.
- */
-function shareWith(uid: number): void {
-  const own = `-${process.getuid!()}`;
-  for (const dir of readdirSync(CACHE)) {
-    if (dir.endsWith(own)) cpSync(join(CACHE, dir), join(CACHE, `${dir.slice(0, -own.length)}-${uid}`), { recursive: true });
-  }
-}
-
-/** The build's files, as the rest of build/: readable by all (Node writes the cache 0600). */
-function readable(dir: string): void {
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) chmodSync(join(e.parentPath, e.name), e.isDirectory() ? 0o755 : 0o644);
+/** The node flags of the image's command (`start:function`, as the Containerfile's CMD and the Procfile). */
+function imageFlags(): string[] {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  return (pkg.scripts['start:function'] ?? '').split(' ').filter((a) => a.startsWith('--'));
 }
 
 await bundle();
-rmSync(CACHE, { recursive: true, force: true });
-mkdirSync(CACHE);
-fillCache();
-if (process.getuid?.() === 0) shareWith(IMAGE_UID);
-readable(CACHE);
-console.log(`build/functions/cascade: function bundle, server.cjs and its compile cache (${readdirSync(CACHE).join(', ')})`);
+execFileSync(process.execPath, [...imageFlags(), 'scripts/warm-code-cache.ts', OUT], { stdio: 'inherit' });
+console.log(`build/functions/cascade: function.cjs, server.cjs and ${CACHE_FILE} (${Math.round(statSync(join(OUT, CACHE_FILE)).size / 1024)} KiB, node ${imageFlags().join(' ')})`);

@@ -2,10 +2,10 @@
 // runtime's CLI (`faas-js-runtime build/functions/cascade/index.js`) serves
 // it, with the options the CLI takes from the environment: FUNC_PORT (8080),
 // FUNC_LOG_LEVEL (warn), FUNC_INCLUDE_RAW, FUNC_BODY_LIMIT (1 MiB).
-// scripts/bundle.mjs bundles this file with the runtime (fastify) and the
+// scripts/bundle.ts bundles this file with the runtime (fastify) and the
 // function into build/functions/cascade/function.cjs, which the image's
-// command (build/functions/cascade/server.cjs) loads: a few files to read and
-// compile instead of some 400 modules, and V8's code cache for them shipped
+// command (build/functions/cascade/server.cjs) loads: one file to read and
+// compile instead of some 400 modules, with V8's code cache for it shipped
 // with the build.
 import runtime from 'faas-js-runtime';
 import * as fn from './index.ts';
