@@ -15,7 +15,7 @@ import { finishedJobs } from '../../shared/engine/finished-jobs.ts';
 import { runQueue } from '../../shared/engine/run-queue.ts';
 import { runCache } from '../../shared/engine/run-cache.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
-import { connectStore } from '../../shared/kube/connect.ts';
+import { connectStoreOpened } from '../../shared/kube/connect.ts';
 import type { Store } from '../../shared/kube/store.ts';
 import { eventOfDecision } from '../../shared/core/transition-event.ts';
 import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
@@ -71,7 +71,7 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
 
 export function createApp(config: Config, log: Logger): App {
   const metrics = cascadeMetrics(config.scenarioName);
-  const store = connectStore(config.namespace, { ...DEFAULT_RETRY, onRetry: () => metrics.apiRetries.inc() });
+  const store = connectStoreOpened(config.namespace, { ...DEFAULT_RETRY, onRetry: () => metrics.apiRetries.inc() });
   const g: Gate = gate({ ratePerSecond: config.rateLimitPerSecond, burst: config.rateBurst }, Date.now());
   const sends = newOutbox(log);
   const deps = engine({ config, log, store, metrics, gate: g, outbox: sends });

@@ -30,9 +30,13 @@ export function runtimeOptions(env: NodeJS.ProcessEnv): RuntimeOptions {
   };
 }
 
-/** Starts the runtime on the function; as with the CLI, a failure to start is printed and the process ends (exit code 1). */
+/**
+ * Starts the runtime on the function, then loads the engine and opens the API
+ * server's connection ahead of the first request; as with the CLI, a failure
+ * to start is printed and the process ends (exit code 1).
+ */
 export function serve(env: NodeJS.ProcessEnv = process.env): void {
-  start(fn, runtimeOptions(env)).catch((error: unknown) => {
+  start(fn, runtimeOptions(env)).then(() => fn.prefetch()).catch((error: unknown) => {
     console.error(`⛔ ${String(error)}`);
     process.exitCode = 1;
   });

@@ -12,3 +12,14 @@ export function connectStore(namespace: string, policy: RetryPolicy, kubeconfigF
   const conn: Connection = kubeconfigFile ? fromKubeconfig(readFileSync(kubeconfigFile, 'utf8'), dirname(kubeconfigFile)) : defaultConnection();
   return restStore(restClient(conn), namespace, policy);
 }
+
+/**
+ * connectStore from the default connection, with the API server's
+ * connection opened now: one GET /readyz (open to every client; its answer is
+ * not used), so that the TLS handshake is done when the first call comes.
+ */
+export function connectStoreOpened(namespace: string, policy: RetryPolicy): Store {
+  const rest = restClient(defaultConnection());
+  rest('GET', '/readyz', { text: true }).catch(() => undefined);
+  return restStore(rest, namespace, policy);
+}
