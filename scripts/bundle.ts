@@ -1,8 +1,8 @@
 // The last step of `npm run build`: the deployable function as one bundle
 // with V8's code cache beside it, in build/functions/cascade/:
-// - function.cjs: serve.ts, the function (the engine too: index.ts still
-//   evaluates it on the first request or readiness probe, and the CloudEvents
-//   SDK on the first run-end event, but both are compiled with the rest) and
+// - function.cjs: serve.ts, the function (the engine too: index.ts
+//   evaluates it once the runtime listens, and the CloudEvents SDK on the
+//   first run-end event, but both are compiled with the rest) and
 //   faas-js-runtime with fastify, tree-shaken by rolldown into one CommonJS
 //   file (the runtime's modules are sloppy-mode CommonJS, which an ES module
 //   bundle would make strict). It must not import(): server.cjs runs it as a
