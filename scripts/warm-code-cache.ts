@@ -59,6 +59,12 @@ async function warm(url: string): Promise<void> {
   await send(url, { kind: 'Job', metadata: { name: 'warm-1-m0', labels: {} } }, ce(APISERVER_EVENTS[1]!));
 }
 
+// A warm-up that hangs fails the build rather than holding it.
+setTimeout(() => {
+  console.error('warm-code-cache: the warm-up did not finish in 60 s');
+  process.exit(1);
+}, 60_000).unref();
+
 const api = createServer((req, res) => {
   req.resume();
   res.writeHead(404, { 'content-type': 'application/json' });
