@@ -20,6 +20,7 @@ import { startFunction, type FunctionProcess } from '../local/function-process.t
 import { apiServerSourceIdentity, functionKubeconfig, janitorKubeconfig, serviceAccountUser } from '../local/function-rbac.ts';
 import { createNamespace, deleteNamespace, waitFor } from '../local/kube.ts';
 import { benchFunction } from './entry.ts';
+import { startQueueProxy } from '../local/queue-proxy/queue-proxy.ts';
 import { startRecorder, type Recorder } from './recorder.ts';
 import { API_VERSION, CASCADE_AUTO_OPERATOR_KIND } from '../shared/api/group.ts';
 
@@ -139,7 +140,19 @@ export async function deleteBenchNamespaces(kc: KubeConfig): Promise<void> {
   benchNamespaces.clear();
 }
 
-export async function install(kc: KubeConfig, modules: CascadeModule[], prefix = 'cascade-bench', extraEnv: Record<string, string> = {}): Promise<Install> {
+export interface InstallOptions {
+  /**
+   * Front the function with Knative's queue-proxy (local/queue-proxy/, built
+   * from Knative Serving; containerConcurrency from knative/service.yaml), as
+   * a deployed function is: the Broker delivers to it, and it holds requests
+   * beyond containerConcurrency. One per machine (a lock).
+   */
+  queueProxy?: boolean;
+}
+
+export async function install(
+  kc: KubeConfig, modules: CascadeModule[], prefix = 'cascade-bench', extraEnv: Record<string, string> = {}, options: InstallOptions = {},
+): Promise<Install> {
   const ns = await createNamespace(kc, prefix);
   benchNamespaces.add(ns);
   const custom = kc.makeApiClient(CustomObjectsApi);
@@ -155,12 +168,13 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
   // A CRD just established answers 429 "storage is (re)initializing" for a moment.
   await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), { message: 'cascaderuns can be listed' });
   let fn = await startFunction(env, benchFunction());
+  const queueProxy = options.queueProxy ? await startQueueProxy({ userPort: Number(new URL(fn.url).port), namespace: ns }) : undefined;
   const deadLetters = await startDeadLetterSink();
   let brokerUrl = '';
   const out = sender(() => brokerUrl);
   const broker = await startBroker({
     namespace: ns, onAttempt: out.onAttempt,
-    addresses: { 'Service/cascade': [fn.url], 'Service/cascade-dead-letters': [deadLetters.url] },
+    addresses: { 'Service/cascade': [queueProxy?.url ?? fn.url], 'Service/cascade-dead-letters': [deadLetters.url] },
   });
   brokerUrl = broker.url;
   const sourceKc = await apiServerSourceIdentity(kc, ns);
@@ -189,6 +203,7 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
     },
     send: out.send,
     async restart() {
+      if (queueProxy) throw new Error('restart() is not supported behind the queue-proxy');
       source.stop();
       await fn.stop();
       fn = await startFunction(env, benchFunction());
@@ -201,6 +216,7 @@ export async function install(kc: KubeConfig, modules: CascadeModule[], prefix =
       await broker.stop();
       await deadLetters.stop();
       await fn.stop();
+      await queueProxy?.stop();
     },
   };
 }
