@@ -31,12 +31,10 @@ function initialRecords(input: DecideInput): ModuleRecord[] {
   }));
 }
 
-function initialStatus(input: DecideInput): CascadeRunStatus {
+/** `statusJson`: the run's status as JSON, parsed into the draft's own deep copy. */
+function initialStatus(input: DecideInput, statusJson: string): CascadeRunStatus {
   const { run, now } = input;
-  // A status is JSON (as the API server stores it): a JSON copy is a deep copy,
-  // and several times cheaper than structuredClone (the janitor decides every
-  // run it lists).
-  const status = JSON.parse(JSON.stringify(run.status ?? {})) as CascadeRunStatus;
+  const status = JSON.parse(statusJson) as CascadeRunStatus;
   status.observedGeneration = run.metadata.generation ?? status.observedGeneration;
   status.result ??= [];
   status.phase ??= 'Pending';
@@ -46,9 +44,15 @@ function initialStatus(input: DecideInput): CascadeRunStatus {
   return status;
 }
 
-export function newDraft(input: DecideInput): Draft {
+/**
+ * `statusJson`: the run's status as JSON (decide() has it already, to tell
+ * whether the status changed). A status is JSON, as the API server stores it,
+ * so parsing it is a deep copy, and cheaper than structuredClone (the janitor
+ * decides every run it lists).
+ */
+export function newDraft(input: DecideInput, statusJson: string): Draft {
   const { run } = input;
-  const status = initialStatus(input);
+  const status = initialStatus(input, statusJson);
   const modules = run.spec.cascademodules ?? [];
   const ref: RunRef = {
     name: run.metadata.name, uid: run.metadata.uid ?? '', iuid: run.spec.pid,
