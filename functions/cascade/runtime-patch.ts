@@ -45,7 +45,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Logger } from 'pino';
 import { quote } from '../../shared/api/reason.ts';
 import { CHALLENGE, callerAllowed } from './caller-token.ts';
-import { envelopeOf, type Headers } from './cloudevent-envelope.ts';
+import { envelopeOf, type Envelope, type Headers } from './cloudevent-envelope.ts';
 import { isJsonString, NOT_AN_OBJECT } from './plain-body.ts';
 import { refusalOf, type RuntimeError } from './refusal.ts';
 import { refused, type Reply } from './reply.ts';
@@ -103,8 +103,7 @@ function described(error: Error & Partial<RuntimeError>): RuntimeError {
 }
 
 /** Why a request to the function is refused before the runtime reads it, if it is. */
-function problemOf(request: RuntimeRequest): string | undefined {
-  const envelope = envelopeOf(request.headers, request.body);
+function problemOf(request: RuntimeRequest, envelope: Envelope): string | undefined {
   if (envelope.kind === 'malformed') return envelope.reason;
   if (envelope.kind === 'plain' && isJsonString(request.headers, request.body)) return NOT_AN_OBJECT;
   return undefined;
@@ -124,15 +123,16 @@ export function patchServer(server: RuntimeServer, log: Logger, authToken?: stri
   };
   server.addHook('onRequest', (request, reply, done) => {
     request.execTimer = () => {};
-    // Asked once the body is parsed (the runtime's preHandler), after preValidation refused what is neither.
-    request.isCloudEvent = () => envelopeOf(request.headers, request.body).kind === 'event';
     if (authToken === undefined || request.routeOptions.url !== '/' || callerAllowed(request.headers.authorization, authToken)) return done();
     log.warn({ method: request.method, url: request.url, status: 401 }, 'refused before the function');
     const r = refused(401, 'no valid caller token: send Authorization: Bearer <the token of CASCADE_AUTH_TOKEN>');
     send(reply, { ...r, headers: { ...r.headers, 'www-authenticate': CHALLENGE } }); // replied: the request ends here
   });
   server.addHook('preValidation', (request, reply, done) => {
-    const reason = request.routeOptions.url === '/' ? problemOf(request) : undefined;
+    const envelope = envelopeOf(request.headers, request.body);
+    // The runtime asks in its preHandler, next: an event, or a plain body (anything between is refused here).
+    request.isCloudEvent = () => envelope.kind === 'event';
+    const reason = request.routeOptions.url === '/' ? problemOf(request, envelope) : undefined;
     if (reason) refuse(request, reply, 400, reason); // replied: the request ends here
     else done();
   });
