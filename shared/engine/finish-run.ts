@@ -92,12 +92,11 @@ export async function countResume(deps: EngineDeps, run: CascadeRun, from: RunPh
   return mark(deps, run, { resumeCounted: resumes });
 }
 
-/** Sends the run-end event, then records it sent (true); a failure leaves it owed (false). */
-async function deliver(deps: EngineDeps, run: CascadeRun, event: RunEndEvent, signal?: AbortSignal): Promise<boolean> {
-  if (!(await deps.notify(event, signal))) return false;
+/** Sends the run-end event, then records it sent; a failure leaves it owed. */
+async function deliver(deps: EngineDeps, run: CascadeRun, event: RunEndEvent, signal?: AbortSignal): Promise<void> {
+  if (!(await deps.notify(event, signal))) return;
   // Sent: record it, through an API server outage if need be (sent again, same id, if this never succeeds).
   await pRetry(() => mark(deps, run, { notified: true }), { retries: 8, minTimeout: 250, maxTimeout: 10_000, ...(signal ? { signal } : {}) });
-  return true;
 }
 
 /** The function hands the send to its outbox and returns at once; without one (the janitor) it is done before returning. */

@@ -11,11 +11,11 @@ function gate() {
 }
 
 describe('the outbox of work after the reply', () => {
-  it('runs one piece of work per key at a time, and forgets work that ended not done (false)', async () => {
+  it('runs one piece of work per key at a time, and forgets it once done', async () => {
     const o = outbox(log);
     const g = gate();
     let starts = 0;
-    const work = async () => { starts++; await g.opened; return false; };
+    const work = async () => { starts++; await g.opened; };
     o.start('a', work);
     o.start('a', work);
     expect(o.running()).toEqual(['a']);
@@ -23,18 +23,7 @@ describe('the outbox of work after the reply', () => {
     expect(await o.drain(60_000)).toBe(0);
     expect(o.running()).toEqual([]);
     expect(starts).toBe(1);
-    o.start('a', async () => { starts++; return false; });
-    expect(await o.drain(60_000)).toBe(0);
-    expect(starts).toBe(2);
-  });
-
-  it('does not start again in this process the work of a key that was done (true)', async () => {
-    const o = outbox(log);
-    let starts = 0;
-    o.start('a', async () => { starts++; return true; });
-    expect(await o.drain(60_000)).toBe(0);
-    o.start('a', async () => { starts++; return true; });
-    o.start('b', async () => { starts++; return true; });
+    o.start('a', async () => { starts++; });
     expect(await o.drain(60_000)).toBe(0);
     expect(starts).toBe(2);
   });
@@ -43,7 +32,7 @@ describe('the outbox of work after the reply', () => {
     const o = outbox(log);
     const g = gate();
     let finished = false;
-    o.start('a', async () => { await g.opened; finished = true; return true; });
+    o.start('a', async () => { await g.opened; finished = true; });
     const drained = o.drain(60_000);
     g.open();
     expect(await drained).toBe(0);
@@ -53,7 +42,7 @@ describe('the outbox of work after the reply', () => {
   it('drain aborts what is still running when the grace is over, and says how many', async () => {
     const o = outbox(log);
     const seen: unknown[] = [];
-    const never = (signal: AbortSignal) => new Promise<boolean>((_r, reject) => signal.addEventListener('abort', () => {
+    const never = (signal: AbortSignal) => new Promise<void>((_r, reject) => signal.addEventListener('abort', () => {
       seen.push(signal.reason);
       reject(new Error('aborted'));
     }));
@@ -69,7 +58,7 @@ describe('the outbox of work after the reply', () => {
     o.start('a', async () => { throw new Error('sink down'); });
     expect(await o.drain(60_000)).toBe(0);
     let ran = false;
-    o.start('a', async () => { ran = true; return true; });
+    o.start('a', async () => { ran = true; });
     await o.drain(60_000);
     expect(ran).toBe(true);
   });

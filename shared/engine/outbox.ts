@@ -1,42 +1,29 @@
 // Work done after the reply, in the background of the function's process:
 // sending a run-end CloudEvent and recording it sent. One piece of work per
 // key at a time (a redelivery while the event is being sent does not send it
-// twice at once), and a key whose work reported itself done is not started
-// again in this process (a redelivery that read the run just before its
-// event was recorded sent does not send it again). On SIGTERM, drain() waits for what is running, at most the
+// twice at once). On SIGTERM, drain() waits for what is running, at most the
 // grace left, then aborts it: what was not done stays owed in the run's
 // status for the janitor (or the next process) to do.
 import type { Logger } from 'pino';
 
 export interface Outbox {
-  /**
-   * Starts `work` unless work of the same key is running, or was done (resolved
-   * true) in this process; never throws (failures are logged).
-   */
-  start(key: string, work: (signal: AbortSignal) => Promise<boolean>): void;
+  /** Starts `work` unless work of the same key is running; never throws (failures are logged). */
+  start(key: string, work: (signal: AbortSignal) => Promise<void>): void;
   /** Waits for the work running, at most `graceMs`, then aborts the rest; returns how many were aborted. */
   drain(graceMs: number): Promise<number>;
   /** Keys of the work running. */
   running(): string[];
 }
 
-/** Keys of work done remembered (oldest forgotten first). */
-const DONE_KEYS = 4096;
-
 export function outbox(log: Logger): Outbox {
   const work = new Map<string, { done: Promise<void>; abort: AbortController }>();
-  const doneKeys = new Set<string>();
-  const remember = (key: string) => {
-    doneKeys.add(key);
-    if (doneKeys.size > DONE_KEYS) doneKeys.delete(doneKeys.values().next().value!);
-  };
   return {
     start(key, run) {
-      if (work.has(key) || doneKeys.has(key)) return;
+      if (work.has(key)) return;
       const abort = new AbortController();
       const done = (async () => {
         try {
-          if (await run(abort.signal)) remember(key);
+          await run(abort.signal);
         } catch (error) {
           log.warn({ err: error, key }, 'background work failed: left owed for the next delivery or the janitor');
         } finally {
