@@ -92,16 +92,35 @@ export async function countResume(deps: EngineDeps, run: CascadeRun, from: RunPh
   return mark(deps, run, { resumeCounted: resumes });
 }
 
-/** Sends the run-end event, then records it sent; a failure leaves it owed. */
-async function deliver(deps: EngineDeps, run: CascadeRun, event: RunEndEvent, signal?: AbortSignal): Promise<void> {
-  if (!(await deps.notify(event, signal))) return;
+/** Sends the run-end event, then records it sent; true when both are done, false (owed) when the sink did not take it. */
+async function deliver(deps: EngineDeps, run: CascadeRun, event: RunEndEvent, signal?: AbortSignal): Promise<boolean> {
+  if (!(await deps.notify(event, signal))) return false;
   // Sent: record it, through an API server outage if need be (sent again, same id, if this never succeeds).
   await pRetry(() => mark(deps, run, { notified: true }), { retries: 8, minTimeout: 250, maxTimeout: 10_000, ...(signal ? { signal } : {}) });
+  return true;
 }
 
-/** The function hands the send to its outbox and returns at once; without one (the janitor) it is done before returning. */
+/** The run as stored when it still owes the event of this outcome; undefined when it was sent (or the run is gone, made anew, resumed or moved on). */
+async function stillOwing(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase): Promise<CascadeRun | undefined> {
+  const current = await deps.store.getRun(run.metadata.name);
+  if (!current || !sameOutcome(current, run)) return undefined;
+  return current.status?.phase === phase && current.status.notified !== true ? current : undefined;
+}
+
+/**
+ * The function hands the send to its outbox and returns at once; without one (the janitor) it is done before returning.
+ * When this process already sent and recorded this very event, the run it was asked with may have been read before that
+ * record: it is read again, and the event is sent again only if the run still owes it (marked owed again, say).
+ */
 export async function sendRunEndEvent(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase): Promise<void> {
   const event = runEndEvent(deps, run, phase);
-  if (deps.outbox) deps.outbox.start(event.id, (signal) => deliver(deps, run, event, signal));
-  else await deliver(deps, run, event);
+  if (!deps.outbox) {
+    await deliver(deps, run, event);
+    return;
+  }
+  const again = deps.outbox.done(event.id);
+  deps.outbox.start(event.id, async (signal) => {
+    const owing = again ? await stillOwing(deps, run, phase) : run;
+    return owing ? deliver(deps, owing, event, signal) : true;
+  });
 }

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { outbox } from './outbox.ts';
+import { outbox, REMEMBERED } from './outbox.ts';
 
 const log = pino({ level: 'silent' });
 
@@ -15,7 +15,7 @@ describe('the outbox of work after the reply', () => {
     const o = outbox(log);
     const g = gate();
     let starts = 0;
-    const work = async () => { starts++; await g.opened; };
+    const work = async () => { starts++; await g.opened; return true; };
     o.start('a', work);
     o.start('a', work);
     expect(o.running()).toEqual(['a']);
@@ -23,7 +23,7 @@ describe('the outbox of work after the reply', () => {
     expect(await o.drain(60_000)).toBe(0);
     expect(o.running()).toEqual([]);
     expect(starts).toBe(1);
-    o.start('a', async () => { starts++; });
+    o.start('a', async () => { starts++; return true; });
     expect(await o.drain(60_000)).toBe(0);
     expect(starts).toBe(2);
   });
@@ -32,7 +32,7 @@ describe('the outbox of work after the reply', () => {
     const o = outbox(log);
     const g = gate();
     let finished = false;
-    o.start('a', async () => { await g.opened; finished = true; });
+    o.start('a', async () => { await g.opened; finished = true; return true; });
     const drained = o.drain(60_000);
     g.open();
     expect(await drained).toBe(0);
@@ -42,7 +42,7 @@ describe('the outbox of work after the reply', () => {
   it('drain aborts what is still running when the grace is over, and says how many', async () => {
     const o = outbox(log);
     const seen: unknown[] = [];
-    const never = (signal: AbortSignal) => new Promise<void>((_r, reject) => signal.addEventListener('abort', () => {
+    const never = (signal: AbortSignal) => new Promise<boolean>((_r, reject) => signal.addEventListener('abort', () => {
       seen.push(signal.reason);
       reject(new Error('aborted'));
     }));
@@ -58,8 +58,28 @@ describe('the outbox of work after the reply', () => {
     o.start('a', async () => { throw new Error('sink down'); });
     expect(await o.drain(60_000)).toBe(0);
     let ran = false;
-    o.start('a', async () => { ran = true; });
+    o.start('a', async () => { ran = true; return true; });
     await o.drain(60_000);
     expect(ran).toBe(true);
+  });
+
+  it('remembers the keys of work done (resolved true), not of work failed, left undone or aborted', async () => {
+    const o = outbox(log);
+    o.start('sent', async () => true);
+    o.start('owed', async () => false);
+    o.start('threw', async () => { throw new Error('sink down'); });
+    o.start('aborted', (signal) => new Promise<boolean>((_r, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))));
+    expect(o.done('sent')).toBe(false);
+    expect(await o.drain(0)).toBe(1);
+    expect(['sent', 'owed', 'threw', 'aborted', 'never'].filter((k) => o.done(k))).toEqual(['sent']);
+  });
+
+  it(`forgets the oldest keys done beyond ${REMEMBERED}`, async () => {
+    const o = outbox(log);
+    for (let i = 0; i <= REMEMBERED; i++) o.start(`k${i}`, async () => true);
+    await o.drain(60_000);
+    expect(o.done('k0')).toBe(false);
+    expect(o.done('k1')).toBe(true);
+    expect(o.done(`k${REMEMBERED}`)).toBe(true);
   });
 });

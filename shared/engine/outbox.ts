@@ -3,12 +3,19 @@
 // key at a time (a redelivery while the event is being sent does not send it
 // twice at once). On SIGTERM, drain() waits for what is running, at most the
 // grace left, then aborts it: what was not done stays owed in the run's
-// status for the janitor (or the next process) to do.
+// status for the janitor (or the next process) to do. It remembers the keys
+// of the last work it finished (done() true), so that a caller holding a read
+// older than that work can look again before doing it twice.
 import type { Logger } from 'pino';
 
+/** Keys of finished work remembered (the oldest are forgotten first). */
+export const REMEMBERED = 4096;
+
 export interface Outbox {
-  /** Starts `work` unless work of the same key is running; never throws (failures are logged). */
-  start(key: string, work: (signal: AbortSignal) => Promise<void>): void;
+  /** Starts `work` unless work of the same key is running; never throws (failures are logged). Work that resolves true is done. */
+  start(key: string, work: (signal: AbortSignal) => Promise<boolean>): void;
+  /** Whether work of `key` was done in this process (one of the last REMEMBERED keys done). */
+  done(key: string): boolean;
   /** Waits for the work running, at most `graceMs`, then aborts the rest; returns how many were aborted. */
   drain(graceMs: number): Promise<number>;
   /** Keys of the work running. */
@@ -17,13 +24,19 @@ export interface Outbox {
 
 export function outbox(log: Logger): Outbox {
   const work = new Map<string, { done: Promise<void>; abort: AbortController }>();
+  const finished = new Set<string>();
+  const remember = (key: string) => {
+    finished.delete(key);
+    finished.add(key);
+    if (finished.size > REMEMBERED) finished.delete(finished.values().next().value as string);
+  };
   return {
     start(key, run) {
       if (work.has(key)) return;
       const abort = new AbortController();
       const done = (async () => {
         try {
-          await run(abort.signal);
+          if (await run(abort.signal)) remember(key);
         } catch (error) {
           log.warn({ err: error, key }, 'background work failed: left owed for the next delivery or the janitor');
         } finally {
@@ -44,5 +57,6 @@ export function outbox(log: Logger): Outbox {
       return left.length;
     },
     running: () => [...work.keys()],
+    done: (key) => finished.has(key),
   };
 }
