@@ -2,7 +2,8 @@
 // namespace, stamping each change with the time it arrived here
 // (creationTimestamp has only second resolution). Waiters resolve when a Job
 // appears or a run reaches its Succeeded condition.
-import { Watch, type KubeConfig, type V1Job } from '@kubernetes/client-node';
+import type { KubeConfig, V1Job } from '@kubernetes/client-node';
+import { keptWatch } from '../local/kept-watch.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
 import { API_VERSION, CASCADE_RUN_PLURAL } from '../shared/api/group.ts';
@@ -38,17 +39,6 @@ export interface Recorder {
 const done = (job: V1Job) => job.status?.conditions?.some((c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True');
 
 type Waiter = { test: () => boolean; resolve: () => void };
-
-function keepWatching<T>(kc: KubeConfig, path: string, selector: Record<string, string>, on: (phase: string, obj: T) => void): { ready: Promise<void>; stop: () => void } {
-  let stopped = false;
-  let controller: AbortController | undefined;
-  const begin = async (): Promise<void> => {
-    controller = await new Watch(kc).watch(path, selector, (phase: string, obj: unknown) => on(phase, obj as T), () => {
-      if (!stopped) setTimeout(() => void begin().catch(() => {}), 100);
-    });
-  };
-  return { ready: begin(), stop: () => { stopped = true; controller?.abort(); } };
-}
 
 export async function startRecorder(kc: KubeConfig, namespace: string): Promise<Recorder> {
   const jobs = new Map<string, JobTimes>();
@@ -88,8 +78,8 @@ export async function startRecorder(kc: KubeConfig, namespace: string): Promise<
     if (t.ended === undefined && c && c.status !== 'Unknown') Object.assign(t, { ended: now, phase: status.phase });
     wake();
   };
-  const w1 = keepWatching(kc, `/apis/batch/v1/namespaces/${namespace}/jobs`, { labelSelector: LABEL_RUN }, onJob);
-  const w2 = keepWatching(kc, `/apis/${API_VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`, {}, onRun);
+  const w1 = keptWatch({ kc, path: `/apis/batch/v1/namespaces/${namespace}/jobs`, query: { labelSelector: LABEL_RUN }, on: (phase, obj) => onJob(phase, obj as V1Job) });
+  const w2 = keptWatch({ kc, path: `/apis/${API_VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`, on: (phase, obj) => onRun(phase, obj as CascadeRun) });
   await Promise.all([w1.ready, w2.ready]);
   const wait = <T>(test: () => T | undefined, what: string, timeoutMs: number) => new Promise<T>((resolve, reject) => {
     const now = test();

@@ -6,11 +6,17 @@
 // the Broker stand-in's ingress (local/eventing/) in `npm start`, the cluster
 // tests and the benchmarks, as knative/apiserversource.yaml's is the Broker;
 // a few fault tests point it at a function directly. On Knative the real
-// source is used.
+// source is used. Like the real one (a client-go Reflector), a watch the API
+// server ends is opened again where it left off (loca./kept-watch.ts).
+// Where it differs: the objects that exist when it starts, or when it must
+// start again from the current state (410 Gone), are delivered as `add`; the
+// real one delivers nothing for those lists (the janitor covers what they
+// would have shown). It posts each change at once, not one after another.
 import { randomUUID } from 'node:crypto';
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../shared/api/group.ts';
 import { LABEL_RUN } from '../shared/names.ts';
+import { keptWatch } from './kept-watch.ts';
 
 const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };
 
@@ -97,34 +103,25 @@ async function post(sink: string, type: string, change: Change, tell: Pick<Sourc
 }
 
 export async function startApiServerSource(opts: SourceOptions): Promise<RunningSource> {
-  let stopped = false;
   let count = 0;
-  const controllers = new Map<Resource, AbortController>();
-  // Watched again whenever the watch ends (the API server went away, or the
-  // client's inactivity timeout): from a fresh list, so every object that
-  // exists is delivered again as `add`, and whatever was missed meanwhile is seen.
-  const begin = async (resource: Resource): Promise<void> => {
-    if (stopped) return;
-    const query = resource.labelSelector ? { labelSelector: resource.labelSelector } : {};
-    const controller = await new Watch(opts.kc).watch(resource.path(opts.namespace), query, (phase, obj) => {
-      const type = TYPES[phase];
-      if (!type) return;
-      for (const sink of [opts.sink].flat()) {
-        count++;
-        post(sink, type, { resource, obj }, opts).catch((e) => opts.onError?.(e));
-      }
-    }, () => {
-      if (!stopped) setTimeout(() => void begin(resource).catch((e) => opts.onError?.(e)), 100);
+  const watches = (opts.resources ?? ['jobs', 'cascaderuns']).map((name) => {
+    const resource = RESOURCES[name];
+    return keptWatch({
+      kc: opts.kc, path: resource.path(opts.namespace), query: resource.labelSelector ? { labelSelector: resource.labelSelector } : {},
+      onError: opts.onError,
+      on: (phase, obj) => {
+        const type = TYPES[phase];
+        if (!type) return;
+        for (const sink of [opts.sink].flat()) {
+          count++;
+          post(sink, type, { resource, obj: obj as ObjectData }, opts).catch((e) => opts.onError?.(e));
+        }
+      },
     });
-    controllers.set(resource, controller);
-    if (stopped) controller.abort();
-  };
-  await Promise.all((opts.resources ?? ['jobs', 'cascaderuns']).map((r) => begin(RESOURCES[r])));
+  });
+  await Promise.all(watches.map((w) => w.ready));
   return {
-    stop: () => {
-      stopped = true;
-      for (const c of controllers.values()) c.abort();
-    },
+    stop: () => { for (const w of watches) w.stop(); },
     delivered: () => count,
   };
 }

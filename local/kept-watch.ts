@@ -1,0 +1,59 @@
+// A watch kept open as client-go's Reflector keeps it (the real
+// ApiServerSource's adapter watches through one): when the API server ends it
+// (its timeout, an outage, or a watcher it found too slow and closed), it is
+// opened again from the last resourceVersion seen, bookmarks included, so the
+// changes meanwhile come in order and nothing is told twice. Only when that
+// version is too old for the API server (410 Gone: its watch cache moved on,
+// or it restarted) does it start again from the current state, whose objects
+// then come again as ADDED.
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+
+export interface KeptWatch {
+  /** Resolves once the first watch is open. */
+  ready: Promise<void>;
+  stop(): void;
+  /** Times the watch was opened again from where it left off, and from the current state. */
+  reopened(): { resumed: number; fromNow: number };
+}
+
+export interface KeptWatchOptions {
+  kc: KubeConfig;
+  path: string;
+  query?: Record<string, string>;
+  /** Each ADDED, MODIFIED or DELETED change (no bookmarks, no errors). */
+  on: (phase: string, obj: unknown) => void;
+  onError?: (error: unknown) => void;
+}
+
+type Versioned = { code?: number; metadata?: { resourceVersion?: string } };
+
+/** Where to open the watch again after this line of it: its object's version; none (the current state) after a 410. */
+export function versionAfter(since: string | undefined, phase: string, obj: Versioned): string | undefined {
+  if (phase === 'ERROR') return obj.code === 410 ? undefined : since;
+  return obj.metadata?.resourceVersion ?? since;
+}
+
+export function keptWatch({ kc, path, query = {}, on, onError }: KeptWatchOptions): KeptWatch {
+  let stopped = false;
+  let since: string | undefined;
+  let controller: AbortController | undefined;
+  const counts = { resumed: 0, fromNow: 0 };
+  const open = async (): Promise<void> => {
+    if (stopped) return;
+    const version = since ? { resourceVersion: since } : {};
+    controller = await new Watch(kc).watch(path, { ...query, allowWatchBookmarks: 'true', ...version }, (phase, obj: Versioned) => {
+      since = versionAfter(since, phase, obj);
+      if (phase !== 'BOOKMARK' && phase !== 'ERROR') on(phase, obj);
+    }, () => {
+      if (stopped) return;
+      counts[since ? 'resumed' : 'fromNow']++;
+      setTimeout(() => void open().catch((e: unknown) => { onError?.(e); if (!stopped) setTimeout(() => void open().catch(onError), 1000); }), 100);
+    });
+    if (stopped) controller.abort();
+  };
+  return {
+    ready: open(),
+    stop: () => { stopped = true; controller?.abort(); },
+    reopened: () => ({ ...counts }),
+  };
+}
