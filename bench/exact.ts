@@ -55,11 +55,11 @@ async function sendAll(inst: Install, n: number, log: (m: string) => void): Prom
   let retried = 0;
   const worker = async () => {
     while (next < n) {
-      next++;
+      const i = ++next;
       const r = await inst.send(runRequest('exact'));
       retried += r.attempts - 1;
       if (r.status !== 200) throw new Error(`run request answered ${r.status} after ${r.attempts} attempt(s)`);
-      if (next % 1000 === 0) log(`exact: ${next} run requests sent`);
+      if (i % 1000 === 0) log(`exact: run request ${i} answered`);
     }
   };
   await Promise.all(Array.from({ length: 50 }, worker));
