@@ -7,7 +7,7 @@
 // tests and the benchmarks, as knative/apiserversource.yaml's is the Broker;
 // a few fault tests point it at a function directly. On Knative the real
 // source is used. Like the real one (a client-go Reflector), a watch the API
-// server ends is opened again where it left off (loca./kept-watch.ts).
+// server ends is opened again where it left off (local/kept-watch.ts).
 // Where it differs: the objects that exist when it starts, or when it must
 // start again from the current state (410 Gone), are delivered as `add`; the
 // real one delivers nothing for those lists (the janitor covers what they

@@ -38,6 +38,8 @@ export function keptWatch({ kc, path, query = {}, on, onError }: KeptWatchOption
   let since: string | undefined;
   let controller: AbortController | undefined;
   const counts = { resumed: 0, fromNow: 0 };
+  // Opening fails only before the request is made (an API server that does not answer ends the watch instead): tried again each second.
+  const reopen = (afterMs: number) => setTimeout(() => void open().catch((e: unknown) => { onError?.(e); if (!stopped) reopen(1000); }), afterMs);
   const open = async (): Promise<void> => {
     if (stopped) return;
     const version = since ? { resourceVersion: since } : {};
@@ -47,7 +49,7 @@ export function keptWatch({ kc, path, query = {}, on, onError }: KeptWatchOption
     }, () => {
       if (stopped) return;
       counts[since ? 'resumed' : 'fromNow']++;
-      setTimeout(() => void open().catch((e: unknown) => { onError?.(e); if (!stopped) setTimeout(() => void open().catch(onError), 1000); }), 100);
+      reopen(100);
     });
     if (stopped) controller.abort();
   };
