@@ -1,12 +1,15 @@
 // Run by scripts/bundle.ts, with the node flags of the image's command (V8
 // takes a code cache only from a process with the same flags): loads the
 // function bundle as build/functions/cascade/server.cjs does, serves it on a
-// free port against a stand-in API server that answers 404 to everything,
-// sends what a cold process meets first (the probes, run requests as a plain
-// body and as CloudEvents, a module result, a Job event), then writes V8's
-// code cache of the bundle: the bytecode of every function compiled so far,
-// the runtime's start and the first requests included, where Node's module
-// compile cache would hold only what compiles when a module loads.
+// free port against a stand-in API server that answers as the API server does
+// when calls succeed (scripts/warm-api.ts), sends what a cold process meets
+// first (the probes, run requests as a plain body and as CloudEvents, the
+// module results and a Job event of a run to its end), then writes V8's code
+// cache of the bundle: the bytecode of every function compiled so far, the
+// runtime's start and the success path of the first requests included, where
+// Node's module compile cache would hold only what compiles when a module
+// loads. A run request not answered 200 fails the build: the cache would miss
+// the path a cold process takes first.
 //   node --max-semi-space-size=4 scripts/warm-code-cache.ts build/functions/cascade
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -15,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { APISERVER_EVENTS, MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
+import { warmApi } from './warm-api.ts';
 
 interface Launcher {
   CACHE_FILE: string;
@@ -35,9 +39,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<void> {
+async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<string> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  await res.arrayBuffer();
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`warm-code-cache: ${JSON.stringify(body)} answered ${res.status} ${text}`);
+  return text;
 }
 
 const ce = (type: string) => ({ 'ce-specversion': '1.0', 'ce-id': `warm-${type}`, 'ce-type': type, 'ce-source': '/build' });
@@ -52,29 +58,29 @@ async function warm(url: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 5));
   }
   await (await fetch(`${url}/ready`)).arrayBuffer();
-  const run = { turlinfo: 's3://build/in.tgz', iuid: 'warm-1', oname: 'build', sname: 'build' };
-  await send(url, run);
-  await send(url, { ...run, iuid: 'warm-2' }, ce(RUN_REQUESTED));
-  await send(url, { iuid: 'warm-1', modulename: 'm0', moduleresult: 'ok' }, ce(MODULE_FINISHED));
-  await send(url, { kind: 'Job', metadata: { name: 'warm-1-m0', labels: {} } }, ce(APISERVER_EVENTS[1]!));
+  const run = { turlinfo: 's3://build/in.tgz', iuid: 'warm1-build', oname: 'build', sname: 'build' };
+  const name = (JSON.parse(await send(url, run)) as { run: string }).run;
+  await send(url, { ...run, iuid: 'warm2-build' }, ce(RUN_REQUESTED));
+  const jobs = (await (await fetch(`${apiUrl}/apis/batch/v1/namespaces/warm/jobs`)).json()) as { items: unknown[] };
+  await send(url, jobs.items[0], ce(APISERVER_EVENTS[1]!));
+  await send(url, { runname: name, modulename: 'm0', moduleresult: 'ok' }, ce(MODULE_FINISHED));
+  await send(url, { runname: name, modulename: 'm1', moduleresult: 'ok' });
 }
 
-// A warm-up that hangs fails the build rather than holding it.
+// A warm-up that hangs fails the build rather than holding it (180 s: a cold
+// start takes 30-60 s of a 2-core machine loaded 15-20 times over at nice 19).
 setTimeout(() => {
-  console.error('warm-code-cache: the warm-up did not finish in 60 s');
+  console.error('warm-code-cache: the warm-up did not finish in 180 s');
   process.exit(1);
-}, 60_000).unref();
+}, 180_000).unref();
 
-const api = createServer((req, res) => {
-  req.resume();
-  res.writeHead(404, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 }));
-});
+const api = createServer(warmApi());
 const dir = mkdtempSync(join(tmpdir(), 'cascade-warm-'));
 const kubeconfig = join(dir, 'kubeconfig');
+const apiUrl = `http://127.0.0.1:${await listening(api)}`;
 writeFileSync(kubeconfig, JSON.stringify({
   apiVersion: 'v1', kind: 'Config', 'current-context': 'warm',
-  clusters: [{ name: 'warm', cluster: { server: `http://127.0.0.1:${await listening(api)}` } }],
+  clusters: [{ name: 'warm', cluster: { server: apiUrl } }],
   users: [{ name: 'warm', user: { token: 'warm' } }],
   contexts: [{ name: 'warm', context: { cluster: 'warm', user: 'warm', namespace: 'warm' } }],
 }));
@@ -83,7 +89,11 @@ Object.assign(process.env, { KUBECONFIG: kubeconfig, POD_NAMESPACE: 'warm', LOG_
 const launcher = createRequire(import.meta.url)(join(out, 'server.cjs')) as Launcher;
 const loaded = launcher.load();
 loaded.exports.serve();
-await warm(`http://127.0.0.1:${port}`);
+// The function's process traps uncaught errors (it drains, then exits 1, logging at the silenced level): say why here.
+await warm(`http://127.0.0.1:${port}`).catch((error: unknown) => {
+  console.error(`warm-code-cache: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
 writeFileSync(join(out, launcher.CACHE_FILE), loaded.script.createCachedData());
 rmSync(dir, { recursive: true });
 process.exit(0);
