@@ -28,6 +28,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
+import { lazyShims } from './bundle-shims.ts';
 
 const OUT = resolve('build/functions/cascade');
 const CACHE_FILE = 'function.code-cache';
@@ -72,6 +73,7 @@ async function bundle(): Promise<void> {
     input: { function: 'functions/cascade/serve.ts' },
     platform: 'node',
     logLevel: 'warn',
+    plugins: [lazyShims()],
     output: { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false, sourcemap: true, charset: 'ascii', comments: false },
   });
   const files = readdirSync(OUT).filter((f) => f.endsWith('.cjs'));

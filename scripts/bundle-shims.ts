@@ -1,0 +1,102 @@
+// What scripts/bundle.ts puts in place of a few modules the runtime's
+// dependencies require when they load, to use later or never: each stand-in
+// has the same exports, and requires the real module (bundled as it is) the
+// first time one of them is used. A cold process then does not evaluate them,
+// nor the Node.js modules they require (child_process, zlib, assert), before
+// it serves. Nothing else changes: a process that uses them gets the real ones.
+// - faas-js-runtime's default probes (lib/health-check.js) configure
+//   overload-protection when they load, which starts a 5 ms event-loop timer
+//   for the life of the process; Cascade's /healthz and /ready replace both
+//   probes, so the timer starts only if a default probe is ever served.
+// - faas-js-runtime's metrics (lib/metrics.js) read CPU, memory and network
+//   use through node-os-utils when its /metrics is scraped, not before.
+// - prom-client's Pushgateway (zlib) is never used by Cascade.
+// - pino's transports (a worker thread through thread-stream, which loads
+//   assert) are used by neither logger: pino.transport() loads them when called.
+// - sonic-boom (pino's destination) checks one argument with assert(): the
+//   check is made here, and node:assert throws its error when it fails.
+import { createRequire } from 'node:module';
+
+interface Shim {
+  /** The importing file, from node_modules/. */
+  importer: RegExp;
+  source: string;
+  /** CommonJS source of the stand-in; `require(REAL)` is replaced by a require of the real module, which is bundled. */
+  code: string;
+}
+
+const SHIMS: Shim[] = [
+  {
+    importer: /node_modules\/faas-js-runtime\/lib\/health-check\.js$/,
+    source: 'overload-protection',
+    code: `module.exports = function protection(framework, opts) {
+  let protect;
+  return function (req, res, next) {
+    protect = protect || require(REAL)(framework, opts);
+    return protect(req, res, next);
+  };
+};`,
+  },
+  {
+    importer: /node_modules\/faas-js-runtime\/lib\/metrics\.js$/,
+    source: 'node-os-utils',
+    code: `let os;
+const real = () => (os = os || require(REAL));
+module.exports = {
+  cpu: { usage: (...a) => real().cpu.usage(...a) },
+  mem: { used: (...a) => real().mem.used(...a) },
+  netstat: { inOut: (...a) => real().netstat.inOut(...a) },
+  isNotSupported: (value) => real().isNotSupported(value),
+};`,
+  },
+  {
+    importer: /node_modules\/prom-client\/index\.js$/,
+    source: './lib/pushgateway',
+    code: `module.exports = function Pushgateway(...args) {
+  const Real = require(REAL);
+  return new Real(...args);
+};`,
+  },
+  ...[
+    { importer: /node_modules\/pino\/lib\/tools\.js$/, source: './transport' },
+    { importer: /node_modules\/pino\/pino\.js$/, source: './lib/transport' },
+  ].map((s) => ({
+    ...s,
+    code: `module.exports = function transport(...args) {
+  return require(REAL)(...args);
+};`,
+  })),
+  {
+    importer: /node_modules\/sonic-boom\/index\.js$/,
+    source: 'assert',
+    code: `module.exports = function assert(value, message) {
+  if (!value) require('node:assert')(value, message);
+};`,
+  },
+];
+
+const PREFIX = '\0cascade-shim:';
+
+/** A rolldown plugin that puts the stand-ins above in place of the modules they stand for. */
+export function lazyShims() {
+  const codes = new Map<string, string>();
+  return {
+    name: 'cascade-lazy-shims',
+    resolveId(source: string, importer: string | undefined) {
+      const shim = importer ? SHIMS.find((s) => s.source === source && s.importer.test(importer)) : undefined;
+      if (!shim || !importer) return null;
+      const real = source === 'assert' ? 'node:assert' : createRequire(importer).resolve(source);
+      const id = `${PREFIX}${shim.source}`;
+      codes.set(id, `'use strict';\n${shim.code.replaceAll('require(REAL)', `require(${JSON.stringify(real)})`)}\n`);
+      return id;
+    },
+    load(id: string) {
+      return codes.get(id) ?? null;
+    },
+    /** Every stand-in was used: a dependency that changed how it loads them fails the build here. */
+    buildEnd() {
+      const missing = SHIMS.filter((s) => !codes.has(`${PREFIX}${s.source}`)).map((s) => s.source);
+      if (missing.length > 0) throw new Error(`bundle: no module required ${missing.join(', ')} as expected (scripts/bundle-shims.ts)`);
+    },
+  };
+}
