@@ -2,7 +2,7 @@
 // SCENARIO_NAME when it exists, else the JSON file at CONFIG_PATH (as the Go
 // controller read it). The source is named (`CascadeAutoOperator/<name>` or
 // `file:<path>`): the reply and the run say which one a run was started from.
-import { readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import { parseScenario } from '../api/scenario.ts';
 import type { CascadeModule } from '../api/scenario.ts';
@@ -12,10 +12,13 @@ export type ScenarioResult = { ok: true; modules: CascadeModule[]; source: strin
 export const fileSource = (path: string): string => `file:${path}`;
 export const operatorSource = (name: string): string => `CascadeAutoOperator/${name}`;
 
+/** node:fs's callback readFile, not node:fs/promises: that module (and the readline modules it loads) would load with the function. */
+const readText = (path: string) => new Promise<string>((ok, fail) => readFile(path, 'utf8', (error, text) => (error ? fail(error) : ok(text))));
+
 export async function scenarioFromFile(path: string): Promise<ScenarioResult> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readText(path);
   } catch (error) {
     return { ok: false, reason: `cannot read the scenario file ${path}: ${(error as Error).message}` };
   }
