@@ -17,7 +17,7 @@ export interface RuntimeOptions {
   includeRaw: boolean;
   bodyLimit: number;
 }
-const start = runtime.start as unknown as (func: typeof fn, options: RuntimeOptions) => Promise<unknown>;
+const start = runtime.start as unknown as (func: Omit<typeof fn, 'init'> & { init(): void }, options: RuntimeOptions) => Promise<unknown>;
 
 /** The runtime's options from the environment, as its CLI reads them. */
 export function runtimeOptions(env: NodeJS.ProcessEnv): RuntimeOptions {
@@ -31,12 +31,14 @@ export function runtimeOptions(env: NodeJS.ProcessEnv): RuntimeOptions {
 }
 
 /**
- * Starts the runtime on the function, then loads the engine and opens the API
- * server's connection ahead of the first request; as with the CLI, a failure
- * to start is printed and the process ends (exit code 1).
+ * Starts the runtime on the function; the engine loads and the API server's
+ * connection opens while the runtime creates its server (the runtime calls
+ * init() first), ahead of the first request; as with the CLI, a failure to
+ * start is printed and the process ends (exit code 1).
  */
 export function serve(env: NodeJS.ProcessEnv = process.env): void {
-  start(fn, runtimeOptions(env)).then(() => fn.prefetch()).catch((error: unknown) => {
+  const func = { ...fn, init: () => (fn.init(), fn.prefetch()) };
+  start(func, runtimeOptions(env)).catch((error: unknown) => {
     console.error(`⛔ ${String(error)}`);
     process.exitCode = 1;
   });
