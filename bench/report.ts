@@ -162,6 +162,16 @@ function ceilingSection(f: Tree): Section[] {
   }] : [])];
 }
 
+function eventPathSection(f: Tree): Section | undefined {
+  if (!f.eventPath) return undefined;
+  const e = f.eventPath as Tree;
+  return {
+    title: 'The function\'s CPU per change event that moves nothing (a running Job\'s add and update, a run\'s status update; no API call)',
+    head: ['events', 'seconds', 'events/s', 'refused', 'Job share', 'fn CPU µs per event'],
+    rows: [[fig(e.events), fig(e.seconds), (num(e.events) ?? 0) / (num(e.seconds) ?? 1), fig(e.refused), fig(e.jobShare), fig(e.cpuUsPerEvent)]],
+  };
+}
+
 function exactSection(f: Tree): Section | undefined {
   if (!f.exact) return undefined;
   const e = f.exact as Tree;
@@ -180,6 +190,6 @@ export function report(figures: Tree, machine: Tree, settings: Tree): Section[] 
       `${(machine.loadAverageAtStart as number[]).map((x) => x.toFixed(2)).join(' ')} → ${(machine.loadAverageAtEnd as number[]).map((x) => x.toFixed(2)).join(' ')}`,
       fig(settings.podDelayMs), String(settings.quick), fig(settings.repeat)]],
   };
-  return [head, transitions(figures), e2e(figures), ...cost(figures), tp(figures), ...cold(figures), memory(figures), ...ceilingSection(figures), exactSection(figures), janitor(figures), deadSink(figures)]
+  return [head, transitions(figures), e2e(figures), ...cost(figures), tp(figures), ...cold(figures), memory(figures), ...ceilingSection(figures), eventPathSection(figures), exactSection(figures), janitor(figures), deadSink(figures)]
     .filter((s): s is Section => s !== undefined);
 }

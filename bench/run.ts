@@ -6,7 +6,7 @@
 //   BENCH_POD_DELAY_MS  pod run time under kwok (default 0)
 //   BENCH_REPEAT        repeats; figures become median and spread (default 1)
 //   BENCH_QUICK=1       a fast subset (up to 100 runs in flight)
-//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,exact)
+//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,events,exact)
 //   BENCH_EXACT_RUNS    runs in flight of the exact phase (default 10000, quick 500)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -22,6 +22,7 @@ import { importTimes } from './imports.ts';
 import { deleteBenchNamespaces, install, scenario, type Install } from './install.ts';
 import { janitorSweeps } from './janitor.ts';
 import { ceiling } from './ceiling.ts';
+import { eventPath } from './event-path.ts';
 import { exactCounters } from './exact.ts';
 import { rssMiB } from './procfs.ts';
 import { combineRepeats, distribution } from './stats.ts';
@@ -80,7 +81,18 @@ async function ceilingPhase(cp: ControlPlane, kc: KubeConfig, out: Figures): Pro
   }
 }
 
-/** Last: the last window leaves its unfinished runs running. */
+/** The function's CPU per change event that moves nothing (bench/event-path.ts). */
+async function eventsPhase(kc: KubeConfig, out: Figures): Promise<void> {
+  const e = await install(kc, scenario(20, 0, true), 'cascade-bench-events');
+  try {
+    const r = await eventPath(kc, e, 4, quick ? 10_000 : 30_000);
+    out.eventPath = r;
+    log(`events: ${r.events} in ${r.seconds.toFixed(1)} s (${(r.events / r.seconds).toFixed(0)}/s), refused ${r.refused}; function CPU ${r.cpuUsPerEvent.toFixed(0)} µs per event`);
+  } finally {
+    await e.stop();
+  }
+}
+
 /**
  * Runs in flight through the function as deployed: behind Knative's
  * queue-proxy, which holds requests beyond knative/service.yaml's
@@ -125,6 +137,7 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
     await phase('e2e', round, () => e2eAndTransitions(inst, out), out);
     await phase('cost', round, () => cost(cp, inst, out), out);
     await phase('ceiling', round, () => ceilingPhase(cp, kc, out), out);
+    await phase('events', round, () => eventsPhase(kc, out), out);
     await phase('exact', round, async () => { out.exact = await exactCounters(kc, Number(env.BENCH_EXACT_RUNS ?? (quick ? 500 : 10_000)), 1, log); }, out);
     await phase('janitor', round, () => janitor(cp, kc, out), out);
     await phase('sink', round, async () => { out.deadSink = await deadSinkReplies(kc, quick ? 5 : 15); }, out);
