@@ -7,7 +7,7 @@
 // it loaded and the API server's connection open.
 import type { App, Incoming } from './app.ts';
 import { buildInfo } from './build-info.ts';
-import { patchRuntime } from './runtime-patch.ts';
+import { checkedEventOf, patchRuntime } from './runtime-patch.ts';
 import { loadConfig, rootLogger } from './wiring.ts';
 
 interface ProbeReply {
@@ -56,7 +56,8 @@ export function prefetch(): void {
 
 export async function handle(context: Incoming, body?: unknown) {
   const a = await loaded();
-  return a.handle({ cloudevent: context.cloudevent, body });
+  // A binary event the runtime patch read without the SDK reaches here as a plain call with its data as the body.
+  return a.handle({ cloudevent: context.cloudevent ?? checkedEventOf(body), body });
 }
 
 const build = buildInfo(process.env);

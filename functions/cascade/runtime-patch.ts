@@ -2,7 +2,7 @@
 // when the runtime creates it: fastify publishes every new instance on the
 // documented diagnostics channel `fastify.initialization`, and the runtime
 // calls init() before it creates the server. Five additions, each for a
-// defect of the runtime as it is:
+// defect of the runtime as it is, and a sixth for its cost:
 //
 // 1. Requests the runtime refuses before the function (invalid JSON, an empty
 //    JSON body, a `__proto__` key, a body over the limit, a CloudEvent the SDK
@@ -38,6 +38,12 @@
 //    stack. The preValidation hook above has told an event from a plain body
 //    already (refusing anything between), so the question is answered from
 //    that: the SDK parses each event once.
+// 6. Nor does the SDK read a binary event it would take as it is (most of
+//    the events a step transition brings: the ApiServerSource's, the
+//    Broker's): binary-event.ts reads it from the headers and the parsed
+//    body, the runtime is told it is a plain call, and index.ts hands the
+//    function that event (checkedEventOf). Any other event is the SDK's, as
+//    before.
 // And one opt-in check: with CASCADE_AUTH_TOKEN set, a request to `/` without
 // `Authorization: Bearer <token>` is answered 401 before its body is read
 // (caller-token.ts); the probes stay open.
@@ -45,6 +51,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Logger } from 'pino';
 import { quote } from '../../shared/api/reason.ts';
 import { CHALLENGE, callerAllowed } from './caller-token.ts';
+import { checkedBinaryEvent, type CheckedEvent } from './binary-event.ts';
 import { envelopeOf, type Envelope, type Headers } from './cloudevent-envelope.ts';
 import { isJsonString, NOT_AN_OBJECT } from './plain-body.ts';
 import { refusalOf, type RuntimeError } from './refusal.ts';
@@ -82,6 +89,14 @@ export interface RuntimeServer {
 
 type SdkError = Error & { errors?: unknown };
 
+/** Binary events read without the SDK (item 6), by the body the runtime hands the function. */
+const checkedEvents = new WeakMap<object, CheckedEvent>();
+
+/** The binary event item 6 read for this body, if it did. */
+export function checkedEventOf(body: unknown): CheckedEvent | undefined {
+  return typeof body === 'object' && body !== null ? checkedEvents.get(body) : undefined;
+}
+
 /**
  * Whether an error is the CloudEvents SDK's ValidationError, from the SDK copy
  * the runtime loads (not ours): the only TypeError the runtime raises with an
@@ -114,7 +129,7 @@ export function corsHeaderNames(headers: Record<string, unknown>): string[] {
   return Object.keys(headers).filter((name) => name.toLowerCase().startsWith('access-control-'));
 }
 
-/** Adds the five patches above to the runtime's server, and the caller check when `authToken` is set. */
+/** Adds the six patches above to the runtime's server, and the caller check when `authToken` is set. */
 export function patchServer(server: RuntimeServer, log: Logger, authToken?: string): void {
   const bodyLimit = server.initialConfig.bodyLimit ?? 1_048_576;
   const refuse = (request: RuntimeRequest, reply: RuntimeReply, statusCode: number, reason: string) => {
@@ -131,7 +146,9 @@ export function patchServer(server: RuntimeServer, log: Logger, authToken?: stri
   server.addHook('preValidation', (request, reply, done) => {
     const envelope = envelopeOf(request.headers, request.body);
     // The runtime asks in its preHandler, next: an event, or a plain body (anything between is refused here).
-    request.isCloudEvent = () => envelope.kind === 'event';
+    const checked = envelope.kind === 'event' && envelope.mode === 'binary' ? checkedBinaryEvent(request.headers, request.body) : undefined;
+    if (checked) checkedEvents.set(checked.data, checked);
+    request.isCloudEvent = () => envelope.kind === 'event' && !checked;
     const reason = request.routeOptions.url === '/' ? problemOf(request, envelope) : undefined;
     if (reason) refuse(request, reply, 400, reason); // replied: the request ends here
     else done();
