@@ -56,7 +56,7 @@ export function restStore(untimed: Rest, namespace: string, policy: RetryPolicy)
       body: { ...run, apiVersion: API_VERSION, kind: CASCADE_RUN_KIND, status },
     })),
     deleteRun: async (name) => {
-      await r(() => orMissing(rest('DELETE', `${runs}/${name}`, { body: BACKGROUND })));
+      await r(() => orMissing(rest('DELETE', `${runs}/${name}`, { body: BACKGROUND, discard: true })));
     },
     listJobs: async (runName) => {
       const labelSelector = runName ? `${LABEL_RUN}=${runName}` : LABEL_RUN;
@@ -64,9 +64,9 @@ export function restStore(untimed: Rest, namespace: string, policy: RetryPolicy)
     },
     pageRuns: async (request) => page(await r(() => rest<List<CascadeRun>>('GET', runs, { query: pageQuery(request) }))),
     pageJobs: async (request) => page(await r(() => rest<List<V1Job>>('GET', jobs, { query: { labelSelector: LABEL_RUN, ...pageQuery(request) } }))),
-    createJob: (job) => r(async () => ((await orExists(rest('POST', jobs, { body: job }))) === 'exists' ? 'exists' : 'created')),
+    createJob: (job) => r(async () => ((await orExists(rest('POST', jobs, { body: job, discard: true }))) === 'exists' ? 'exists' : 'created')),
     deleteJob: async (name) => {
-      await r(() => orMissing(rest('DELETE', `${jobs}/${name}`, { body: BACKGROUND })));
+      await r(() => orMissing(rest('DELETE', `${jobs}/${name}`, { body: BACKGROUND, discard: true })));
     },
     getOperator: (name) => r(() => orMissing(rest<CascadeAutoOperator>('GET', `${ops}/${name}`))),
     writeOperatorStatus: (op, status) => r(() => rest<CascadeAutoOperator>('PUT', `${ops}/${op.metadata.name}/status`, { body: { ...op, status } })),
@@ -81,7 +81,7 @@ export function restStore(untimed: Rest, namespace: string, policy: RetryPolicy)
         type: note.type, reason: note.reason, message: note.message,
         firstTimestamp: at, lastTimestamp: at, count: 1,
         source: { component: 'cascade' }, reportingComponent: 'cascade', reportingInstance: 'cascade',
-      } }));
+      }, discard: true }));
     },
   };
 }

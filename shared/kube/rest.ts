@@ -29,6 +29,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** The body as text (health endpoints), not JSON. */
   text?: boolean;
+  /** A success's body is not wanted (a Job created or deleted, an Event): read off the socket, not parsed; resolves undefined. */
+  discard?: boolean;
 }
 
 export type Rest = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, opts?: RequestOptions) => Promise<T>;
@@ -68,6 +70,12 @@ export function restClient(conn: Connection): Rest {
     const authorizationHeader = auth();
     if (authorizationHeader) headers.authorization = authorizationHeader;
     const req = send(url(conn, path, opts.query), { method, agent, headers, timeout: opts.timeoutMs ?? 30_000 }, (res) => {
+      if (opts.discard && (res.statusCode ?? 0) < 400 && (res.statusCode ?? 0) > 0) {
+        res.on('error', reject);
+        res.on('end', () => resolve(undefined as T));
+        res.resume();
+        return;
+      }
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
