@@ -23,6 +23,8 @@ export interface EventPath {
   seconds: number;
   /** The function's CPU per event, µs of one core. */
   cpuUsPerEvent: number;
+  /** Of its main thread alone (the one thread that bounds one process's rate). */
+  mainThreadUsPerEvent: number;
   /** Job events among them (the rest are CascadeRun events). */
   jobShare: number;
   /** Bytes of the Job's and of the CascadeRun's event body. */
@@ -75,6 +77,7 @@ export async function eventPath(kc: KubeConfig, inst: Install, senders: number, 
   let refused = 0;
   let jobs = 0;
   const cpu0 = cpuSeconds(pid) ?? 0;
+  const main0 = cpuSeconds(pid, true) ?? 0;
   const start = performance.now();
   const until = start + windowMs;
   await Promise.all(Array.from({ length: senders }, async (_, k) => {
@@ -87,9 +90,10 @@ export async function eventPath(kc: KubeConfig, inst: Install, senders: number, 
     }
   }));
   const cpu = (cpuSeconds(pid) ?? 0) - cpu0;
+  const main = (cpuSeconds(pid, true) ?? 0) - main0;
   const seconds = (performance.now() - start) / 1000;
   return {
-    events, refused, seconds, cpuUsPerEvent: (cpu * 1e6) / Math.max(1, events), jobShare: jobs / Math.max(1, events),
+    events, refused, seconds, cpuUsPerEvent: (cpu * 1e6) / Math.max(1, events), mainThreadUsPerEvent: (main * 1e6) / Math.max(1, events), jobShare: jobs / Math.max(1, events),
     jobBytes: mix[0]!.body.length, runBytes: mix[3]!.body.length,
   };
 }

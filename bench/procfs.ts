@@ -4,10 +4,14 @@ import { readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/** utime + stime of a process in seconds, or undefined when it is gone. */
-export function cpuSeconds(pid: number): number | undefined {
+/**
+ * utime + stime of a process in seconds, or undefined when it is gone; with
+ * `mainThread`, of its main thread alone (a Node.js process's JavaScript runs
+ * there; V8's helper threads, such as concurrent GC, are the rest).
+ */
+export function cpuSeconds(pid: number, mainThread = false): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   } catch {

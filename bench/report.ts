@@ -167,8 +167,8 @@ function eventPathSection(f: Tree): Section | undefined {
   const e = f.eventPath as Tree;
   return {
     title: 'The function\'s CPU per change event that moves nothing (a running Job\'s add and update, a run\'s status update; no API call)',
-    head: ['events', 'seconds', 'events/s', 'refused', 'Job share', 'fn CPU µs per event'],
-    rows: [[fig(e.events), fig(e.seconds), (num(e.events) ?? 0) / (num(e.seconds) ?? 1), fig(e.refused), fig(e.jobShare), fig(e.cpuUsPerEvent)]],
+    head: ['events', 'seconds', 'events/s', 'refused', 'Job share', 'fn CPU µs per event', 'main thread µs'],
+    rows: [[fig(e.events), fig(e.seconds), (num(e.events) ?? 0) / (num(e.seconds) ?? 1), fig(e.refused), fig(e.jobShare), fig(e.cpuUsPerEvent), fig(e.mainThreadUsPerEvent)]],
   };
 }
 

@@ -87,7 +87,7 @@ async function eventsPhase(kc: KubeConfig, out: Figures): Promise<void> {
   try {
     const r = await eventPath(kc, e, 4, quick ? 10_000 : 30_000);
     out.eventPath = r;
-    log(`events: ${r.events} in ${r.seconds.toFixed(1)} s (${(r.events / r.seconds).toFixed(0)}/s), refused ${r.refused}; function CPU ${r.cpuUsPerEvent.toFixed(0)} µs per event`);
+    log(`events: ${r.events} in ${r.seconds.toFixed(1)} s (${(r.events / r.seconds).toFixed(0)}/s), refused ${r.refused}; function CPU ${r.cpuUsPerEvent.toFixed(0)} µs per event, its main thread ${r.mainThreadUsPerEvent.toFixed(0)} µs`);
   } finally {
     await e.stop();
   }
