@@ -4,21 +4,19 @@
 // functions/cascade/index.ts (the default); a server entry (`.cjs`) runs
 // under node as it is, as the image runs build/functions/cascade/server.cjs
 // (after `npm run build`).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../local/cluster/paths.ts';
 import type { FunctionCommand } from '../local/function-process.ts';
+import { imageNodeFlags } from '../scripts/image-flags.ts';
 
 export const ENTRY = process.env.BENCH_ENTRY ?? 'functions/cascade/index.ts';
 
-/** The node flags the image runs its entry with: those of `npm run start:function` (the same as the Containerfile's CMD and the Procfile). */
-function imageFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((a) => a.startsWith('--'));
-  return [...(pkg.scripts['start:function'] ?? '').split(' ').filter((a) => a.startsWith('--')), ...extra];
+/** The image's node flags (scripts/image-flags.ts), and $BENCH_NODE_FLAGS after them. */
+function benchFlags(): string[] {
+  return [...imageNodeFlags(repoRoot), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((a) => a.startsWith('--'))];
 }
 
 export function benchFunction(entry = ENTRY): FunctionCommand {
   const file = join(repoRoot, entry);
-  return { cwd: repoRoot, args: entry.endsWith('.cjs') ? [...imageFlags(), file] : [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), file] };
+  return { cwd: repoRoot, args: entry.endsWith('.cjs') ? [...benchFlags(), file] : [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), file] };
 }

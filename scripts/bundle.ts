@@ -1,8 +1,9 @@
 // The last step of `npm run build`: the deployable function as one bundle
 // with V8's code cache beside it, in build/functions/cascade/:
 // - function.cjs: serve.ts, the function (the engine too: index.ts
-//   evaluates it once the runtime listens, and the CloudEvents SDK on the
-//   first run-end event, but both are compiled with the rest) and
+//   evaluates it from the runtime's init(), before the server is created,
+//   and the CloudEvents SDK on the first run-end event, but both are
+//   compiled with the rest) and
 //   faas-js-runtime with fastify, tree-shaken by rolldown into one CommonJS
 //   file (the runtime's modules are sloppy-mode CommonJS, which an ES module
 //   bundle would make strict). It must not import(): server.cjs runs it as a
@@ -29,6 +30,7 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
 import { lazyShims } from './bundle-shims.ts';
+import { imageNodeFlags } from './image-flags.ts';
 
 const OUT = resolve('build/functions/cascade');
 const CACHE_FILE = 'function.code-cache';
@@ -82,12 +84,7 @@ async function bundle(): Promise<void> {
   writeFileSync(join(OUT, 'server.cjs'), LAUNCHER);
 }
 
-/** The node flags of the image's command (`start:function`, as the Containerfile's CMD and the Procfile). */
-function imageFlags(): string[] {
-  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
-  return (pkg.scripts['start:function'] ?? '').split(' ').filter((a) => a.startsWith('--'));
-}
-
 await bundle();
-execFileSync(process.execPath, [...imageFlags(), 'scripts/warm-code-cache.ts', OUT], { stdio: 'inherit' });
-console.log(`build/functions/cascade: function.cjs, server.cjs and ${CACHE_FILE} (${Math.round(statSync(join(OUT, CACHE_FILE)).size / 1024)} KiB, node ${imageFlags().join(' ')})`);
+const flags = imageNodeFlags();
+execFileSync(process.execPath, [...flags, 'scripts/warm-code-cache.ts', OUT], { stdio: 'inherit' });
+console.log(`build/functions/cascade: function.cjs, server.cjs and ${CACHE_FILE} (${Math.round(statSync(join(OUT, CACHE_FILE)).size / 1024)} KiB, node ${flags.join(' ')})`);
