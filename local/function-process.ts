@@ -80,7 +80,7 @@ export async function startFunction(env: Record<string, string>, command: Functi
   try {
     await waitReady(url, child, output);
   } catch (error) {
-    // Not left running: a process whose engine failed to load does not even end on SIGTERM.
+    // Not left running when it never became ready.
     child.kill('SIGKILL');
     throw error;
   }

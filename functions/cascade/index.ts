@@ -19,10 +19,12 @@ interface ProbeReply {
 let app: Promise<App> | undefined;
 let load: (() => Promise<App>) | undefined;
 let crashed = false;
+let logger: ReturnType<typeof rootLogger> | undefined;
 
 export function init(): void {
   const config = loadConfig(process.env);
   const log = rootLogger(config);
+  logger = log;
   patchRuntime(log, config.authToken);
   // faas-js-runtime traps uncaught exceptions with `death` as it traps
   // SIGTERM: shutdown() drains, then the runtime exits 0 and nothing prints
@@ -32,8 +34,16 @@ export function init(): void {
     log.fatal({ err: error }, 'uncaught exception: draining, then exiting 1');
   });
   load = () => {
-    app ??= import('./app.ts').then((m) => m.createApp(config, log));
-    app.catch((error: unknown) => log.fatal({ err: error }, 'the function could not start'));
+    if (!app) {
+      app = import('./app.ts').then((m) => m.createApp(config, log));
+      // Configuration it cannot start with (no cluster configuration, a bad
+      // kubeconfig) does not mend itself: say why once and exit 1, so that
+      // the pod restarts and shows it, rather than stay up and never ready.
+      app.catch((error: unknown) => {
+        log.fatal({ err: error }, 'the function could not start: exiting 1');
+        process.exit(1);
+      });
+    }
     return app;
   };
 }
@@ -77,7 +87,27 @@ export const readiness = Object.assign(async (_req: unknown, reply: ProbeReply) 
   return reply;
 }, { path: '/ready' });
 
-export async function shutdown(): Promise<void> {
-  if (app) await (await app).shutdown();
-  if (crashed) process.exit(1);
+let stopping: Promise<void> | undefined;
+
+/**
+ * The drain the runtime awaits on SIGTERM or an uncaught exception, then it
+ * exits 0. Started once, however often asked (a second signal, an exception
+ * while draining), and it never throws: the runtime would take a rejection
+ * as another uncaught exception and call it again, without end.
+ */
+export function shutdown(): Promise<void> {
+  stopping ??= drain();
+  return stopping;
+}
+
+async function drain(): Promise<void> {
+  let failed = false;
+  try {
+    if (app) await (await app).shutdown();
+  } catch (error) {
+    failed = true;
+    logger?.error({ err: error }, 'the drain failed: exiting 1');
+  }
+  await Promise.resolve(); // after every uncaughtException listener of this emit (crashed)
+  if (crashed || failed) process.exit(1);
 }
