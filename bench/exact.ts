@@ -4,7 +4,11 @@
 // failed_scenario_total equal the runs sent, every run Succeeded. Run
 // requests go through the Broker as CloudEvents (its retries included); the
 // runs' Jobs run under kwok (pods of 0 ms) through the Job controller.
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+// Every run is held in flight until all are: their pods wait for a node
+// labelled for them, which the bench adds (with room for them all) once the
+// operator counts every run active at once; then they all run to their end.
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { nodeManifest } from '../local/cluster/nodes.ts';
 import type { CascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { GROUP, VERSION } from '../shared/api/group.ts';
@@ -22,6 +26,8 @@ export interface ExactCounters {
   seconds: number;
   /** Most runs active at once, as the operator's `active` said. */
   maxActive: number;
+  /** The pods' node added (every run in flight) → the last run counted. */
+  releasedSeconds: number;
   operator: { active: number; succeeded: number; failed: number };
   functionMetrics: { succeeded: number; failed: number };
   runsByPhase: Record<string, number>;
@@ -84,8 +90,30 @@ async function waitCounted(custom: CustomObjectsApi, ns: string, n: number, stal
   }
 }
 
+/** The label of the node the held pods wait for. */
+const HOLD = { 'cascade.cascade.net/bench': 'exact-held' };
+const RELEASE_NODE = 'kwok-exact-release';
+
+/** `modules` modules of pods of 0 ms that wait for a node labelled HOLD. */
+function heldScenario(modules: number) {
+  return scenario(modules, 0).map((m) => ({ ...m, template: { ...m.template, spec: { ...m.template.spec, nodeSelector: HOLD } } }));
+}
+
+/** Waits until the operator counts `n` runs active at once (every run sent is in flight). */
+async function waitAllActive(custom: CustomObjectsApi, ns: string, n: number, log: (m: string) => void, seen: { maxActive: number }): Promise<void> {
+  const deadline = performance.now() + 600_000;
+  for (;;) {
+    const s = await operatorStatus(custom, ns);
+    seen.maxActive = Math.max(seen.maxActive, s.active);
+    if (s.active >= n) return log(`exact: all ${s.active} runs in flight at once`);
+    if (performance.now() > deadline) throw new Error(`only ${s.active} of ${n} runs active at once after 10 minutes`);
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
 export async function exactCounters(kc: KubeConfig, n: number, modules: number, log: (m: string) => void): Promise<ExactCounters> {
-  const inst = await install(kc, scenario(modules, 0), 'cascade-bench-exact');
+  const inst = await install(kc, heldScenario(modules), 'cascade-bench-exact');
+  const core = kc.makeApiClient(CoreV1Api);
   try {
     const custom = kc.makeApiClient(CustomObjectsApi);
     const sampler = sampleProcesses({ function: inst.fn.child.pid! }, 1000);
@@ -96,7 +124,11 @@ export async function exactCounters(kc: KubeConfig, n: number, modules: number, 
     }, 5000);
     const retried = await sendAll(inst, n, log).finally(() => clearInterval(sampling));
     const sendSeconds = (performance.now() - t0) / 1000;
+    await waitAllActive(custom, inst.ns, n, log, seen);
+    const releasedAt = performance.now();
+    await core.createNode({ body: nodeManifest(RELEASE_NODE, { labels: HOLD, pods: n + 100 }) });
     const operator = await waitCounted(custom, inst.ns, n, 300_000, log, seen);
+    const releasedSeconds = (performance.now() - releasedAt) / 1000;
     const seconds = (performance.now() - t0) / 1000;
     const usage = sampler.stop();
     const functionMetrics = { succeeded: await metricSum(inst.fn.metricsUrl, 'success_scenario_total'), failed: await metricSum(inst.fn.metricsUrl, 'failed_scenario_total') };
@@ -107,10 +139,11 @@ export async function exactCounters(kc: KubeConfig, n: number, modules: number, 
       `function success_scenario_total ${functionMetrics.succeeded}, failed_scenario_total ${functionMetrics.failed}; runs by phase ${JSON.stringify(runsByPhase)}`;
     log(`exact: ${check}`);
     return {
-      runsSent: n, modulesPerRun: modules, retried, sendSeconds, seconds, maxActive: seen.maxActive, operator, functionMetrics, runsByPhase,
+      runsSent: n, modulesPerRun: modules, retried, sendSeconds, seconds, maxActive: seen.maxActive, releasedSeconds, operator, functionMetrics, runsByPhase,
       functionMaxRssMiB: usage.function?.maxRssMiB ?? 0, exact, check,
     };
   } finally {
     await inst.stop();
+    await core.deleteNode({ name: RELEASE_NODE }).catch(() => undefined);
   }
 }

@@ -5,18 +5,26 @@ import { pollUntil } from './poll.ts';
 
 export const nodeNames = ['kwok-node-0', 'kwok-node-1'];
 
-function nodeManifest(name: string): V1Node {
+/** The annotation that sets how many pods a fake node has room for (stages/node-ready.yaml; 500 without it). */
+export const KWOK_PODS = 'cascade.cascade.net/kwok-pods';
+
+/** A fake node kwok manages, with `labels` added and room for `pods` pods when given. */
+export function nodeManifest(name: string, extra: { labels?: Record<string, string>; pods?: number } = {}): V1Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {
       name,
-      annotations: { [kwokNodeAnnotation.key]: kwokNodeAnnotation.value, 'node.alpha.kubernetes.io/ttl': '0' },
+      annotations: {
+        [kwokNodeAnnotation.key]: kwokNodeAnnotation.value, 'node.alpha.kubernetes.io/ttl': '0',
+        ...(extra.pods === undefined ? {} : { [KWOK_PODS]: String(extra.pods) }),
+      },
       labels: {
         'kubernetes.io/hostname': name,
         'kubernetes.io/os': 'linux',
         'kubernetes.io/arch': 'amd64',
         type: 'kwok',
+        ...extra.labels,
       },
     },
     spec: {},
