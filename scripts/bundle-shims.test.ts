@@ -1,8 +1,10 @@
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lazyShims } from './bundle-shims.ts';
 
 const modules = join(import.meta.dirname, '..', 'node_modules');
+const require = createRequire(import.meta.url);
 
 /** The stand-in of `source` for `importer`, evaluated with a require that records what it is asked for and answers `real`. */
 function standIn(source: string, importer: string, real: unknown) {
@@ -87,6 +89,56 @@ describe('lazyShims', () => {
     expect(s.required).toEqual([]);
     expect(() => check(false, 'sonic.fd must be a number')).toThrow('assert: sonic.fd must be a number');
     expect(s.required).toEqual(['node:assert']);
+  });
+
+  it('stands in for raw-body in fastify-raw-body: calling it calls the real one with the same arguments', () => {
+    const calls: unknown[][] = [];
+    const s = standIn('raw-body', 'fastify-raw-body/plugin.js', (...args: unknown[]) => (calls.push(args), 'body'));
+    expect(s.required).toEqual([]);
+    expect((s.exports as (...a: unknown[]) => unknown)('stream', { limit: 10 }, 'done')).toBe('body');
+    expect(calls).toEqual([['stream', { limit: 10 }, 'done']]);
+    expect(s.required).toEqual([join(modules, 'raw-body/index.js')]);
+  });
+
+  it('stands in for qs in faas-js-runtime: parse and stringify answer what the real ones do', () => {
+    const real = { parse: (t: string) => ({ parsed: t }), stringify: (o: object) => `s:${Object.keys(o).join()}` };
+    const s = standIn('qs', 'faas-js-runtime/index.js', real);
+    const qs = s.exports as typeof real;
+    expect(s.required).toEqual([]);
+    expect(qs.parse('a=1')).toEqual({ parsed: 'a=1' });
+    expect(qs.stringify({ a: 1 })).toBe('s:a');
+    expect(new Set(s.required)).toEqual(new Set([require.resolve('qs', { paths: [join(modules, 'faas-js-runtime')] })]));
+  });
+
+  it('stands in for prom-client\'s AggregatorRegistry: constructed, subclassed and its statics are the real one\'s', () => {
+    class Real {
+      static aggregate(metrics: unknown[]) {
+        return `aggregated ${metrics.length}`;
+      }
+      readonly kind = 'real';
+    }
+    const s = standIn('./lib/cluster', 'prom-client/index.js', Real);
+    const Stand = s.exports as typeof Real;
+    expect(s.required).toEqual([]);
+    const registry = new Stand();
+    expect(registry).toBeInstanceOf(Real);
+    expect(registry.kind).toBe('real');
+    expect(Stand.aggregate([1, 2])).toBe('aggregated 2');
+    class Sub extends Stand {}
+    expect(new Sub()).toBeInstanceOf(Sub);
+    expect(new Sub()).toBeInstanceOf(Real);
+    expect(new Set(s.required)).toEqual(new Set([join(modules, 'prom-client/lib/cluster.js')]));
+  });
+
+  it('stands in for json-bigint in cloudevents: the factory and its parse/stringify are the real ones', () => {
+    const real = Object.assign((options: object) => ({ made: options }), { parse: JSON.parse, stringify: JSON.stringify });
+    const s = standIn('json-bigint', 'cloudevents/dist/parsers.js', real);
+    const big = s.exports as typeof real;
+    expect(s.required).toEqual([]);
+    expect(big({ useNativeBigInt: true })).toEqual({ made: { useNativeBigInt: true } });
+    expect(big.parse).toBe(JSON.parse);
+    expect(big.stringify).toBe(JSON.stringify);
+    expect(Object.keys(big)).toEqual(['parse', 'stringify']);
   });
 
   it('leaves every other import alone, the same source from another importer included', () => {

@@ -15,6 +15,13 @@
 //   assert) are used by neither logger: pino.transport() loads them when called.
 // - sonic-boom (pino's destination) checks one argument with assert(): the
 //   check is made here, and node:assert throws its error when it fails.
+// - faas-js-runtime registers fastify-raw-body only with FUNC_INCLUDE_RAW,
+//   yet the plugin's raw-body (with http-errors and iconv-lite) loads with it.
+// - faas-js-runtime parses a form body (application/x-www-form-urlencoded)
+//   with qs, which Cascade refuses unparsed anyway (415).
+// - prom-client's AggregatorRegistry (node:cluster) is for cluster workers,
+//   which Cascade does not run.
+// - cloudevents uses json-bigint only when CE_USE_BIG_INT is "true".
 import { createRequire } from 'node:module';
 
 interface Shim {
@@ -66,6 +73,39 @@ module.exports = {
   return require(REAL)(...args);
 };`,
   })),
+  {
+    importer: /node_modules\/fastify-raw-body\/plugin\.js$/,
+    source: 'raw-body',
+    code: `module.exports = function getRawBody(...args) {
+  return require(REAL)(...args);
+};`,
+  },
+  {
+    importer: /node_modules\/faas-js-runtime\/index\.js$/,
+    source: 'qs',
+    code: `module.exports = {
+  parse: (...a) => require(REAL).parse(...a),
+  stringify: (...a) => require(REAL).stringify(...a),
+};`,
+  },
+  {
+    importer: /node_modules\/prom-client\/index\.js$/,
+    source: './lib/cluster',
+    code: `const real = () => require(REAL);
+module.exports = new Proxy(function AggregatorRegistry() {}, {
+  construct: (_t, args, target) => Reflect.construct(real(), args, target === module.exports ? real() : target),
+  get: (_t, key) => Reflect.get(real(), key),
+});`,
+  },
+  {
+    importer: /node_modules\/cloudevents\/dist\/parsers\.js$/,
+    source: 'json-bigint',
+    code: `module.exports = function JSONbig(options) {
+  return require(REAL)(options);
+};
+Object.defineProperty(module.exports, 'parse', { enumerable: true, get: () => require(REAL).parse });
+Object.defineProperty(module.exports, 'stringify', { enumerable: true, get: () => require(REAL).stringify });`,
+  },
   {
     importer: /node_modules\/sonic-boom\/index\.js$/,
     source: 'assert',
