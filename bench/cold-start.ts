@@ -29,7 +29,7 @@ async function spawnFunction(env: Record<string, string>) {
   const command = benchFunction();
   const t0 = performance.now();
   const child = spawn(process.execPath, command.args, {
-    cwd: command.cwd, env: { ...process.env, CASCADE_METRICS_PORT: '0', ...env, FUNC_PORT: String(port) }, stdio: 'ignore',
+    cwd: command.cwd, env: { ...(command.baseEnv ?? process.env), CASCADE_METRICS_PORT: '0', ...env, FUNC_PORT: String(port) }, stdio: 'ignore',
   });
   const stop = () => new Promise<void>((resolve) => {
     if (child.exitCode !== null) return resolve();

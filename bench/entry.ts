@@ -16,7 +16,20 @@ function benchFlags(): string[] {
   return [...imageNodeFlags(repoRoot), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((a) => a.startsWith('--'))];
 }
 
+/**
+ * A server entry runs as the image runs it (Containerfile): NODE_ENV=production,
+ * from a directory with no func.yaml (faas-js-runtime reads ./func.yaml when
+ * it starts, and the image's WORKDIR has none), here build/.
+ */
 export function benchFunction(entry = ENTRY): FunctionCommand {
   const file = join(repoRoot, entry);
-  return { cwd: repoRoot, args: entry.endsWith('.cjs') ? [...benchFlags(), file] : [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), file] };
+  if (!entry.endsWith('.cjs')) return { cwd: repoRoot, args: [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), file] };
+  return { cwd: join(repoRoot, 'build'), args: [...benchFlags(), file], baseEnv: { ...imageEnv(process.env) } };
+}
+
+/** This process' environment as the image's: NODE_ENV=production (its ENV). */
+function imageEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return { ...out, NODE_ENV: 'production' };
 }
