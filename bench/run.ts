@@ -8,6 +8,7 @@
 //   BENCH_QUICK=1       a fast subset (up to 100 runs in flight)
 //   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,events,exact)
 //   BENCH_EXACT_RUNS    runs in flight of the exact phase (default 10000, quick 500)
+//   BENCH_COLD_TRIES    cold starts of each kind the cold phase takes the median of (default 3, quick 2)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -132,7 +133,7 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
   try {
     await new Promise((r) => setTimeout(r, 1000));
     out.memory = { idleRssMiB: rssMiB(inst.fn.child.pid!) };
-    await phase('cold', round, async () => { out.coldStart = await coldStart(inst, quick ? 2 : 3); }, out);
+    await phase('cold', round, async () => { out.coldStart = await coldStart(inst, Number(env.BENCH_COLD_TRIES ?? (quick ? 2 : 3))); }, out);
     await phase('imports', round, async () => { out.importMs = await importTimes(quick ? 1 : 3); }, out);
     await phase('e2e', round, () => e2eAndTransitions(inst, out), out);
     await phase('cost', round, () => cost(cp, inst, out), out);
