@@ -1,8 +1,8 @@
 // The janitor: one sweep over a namespace holding N live runs, run as the
 // CronJob runs it: the
 // janitor process (functions/janitor/main.ts) as its own ServiceAccount. Its
-// summary's sweep time, the process's wall time and peak RSS (getrusage's
-// maxrss, written by bench/max-rss.ts as the process exits) and the API
+// summary's sweep time, the process's wall time and peak RSS (its VmHWM,
+// written by bench/max-rss.ts as the process exits) and the API
 // requests it made. Targets: 10,000 live runs swept in < 10 s, memory bounded
 // (paginated lists: CASCADE_LIST_PAGE_SIZE, 500 by default).
 // The runs are made as the function makes them, straight through the API
