@@ -17,6 +17,7 @@ import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
 import { installKnativeCrds, type CrdSet } from './support/knative-crds.ts';
 import { adminKubeConfig, adminKubeconfigPath, apiStatus } from './support/kube.ts';
+import { CAPPED_HEAP_FLAGS } from '../bench/janitor.ts';
 
 const NAMESPACE = 'cascade-operator';
 
@@ -277,6 +278,17 @@ describe('the wiring, checked on the manifests', () => {
     expect(janitor.serviceAccountName).toBe('cascade-janitor');
     expect(janitor.containers[0].command).toEqual(['node', 'build/functions/janitor/main.js']);
     expect(find('CronJob').spec).toMatchObject({ schedule: '*/2 * * * *', concurrencyPolicy: 'Forbid' });
+  });
+
+  it('caps the janitor\'s V8 old space at half its memory limit, as the bench sweeps 10,000 live runs (bench/janitor.ts, capped)', () => {
+    const container = find('CronJob').spec.jobTemplate.spec.template.spec.containers[0];
+    const nodeOptions = container.env.find((e: { name: string }) => e.name === 'NODE_OPTIONS')?.value as string;
+    // the old space the bench's capped sweep of 10,000 live runs ran within
+    const measured = CAPPED_HEAP_FLAGS.find((f) => f.startsWith('--max-old-space-size='))!;
+    expect(nodeOptions).toBe(measured);
+    const capMiB = Number(measured.split('=')[1]);
+    expect(container.resources.limits.memory).toMatch(/^\d+Mi$/);
+    expect(2 * capMiB).toBeLessThanOrEqual(parseInt(container.resources.limits.memory, 10));
   });
 
   it('uses no downward API (fieldRef), which a default Knative Serving refuses (kubernetes.podspec-fieldref)', () => {
