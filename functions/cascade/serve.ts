@@ -17,7 +17,7 @@ export interface RuntimeOptions {
   includeRaw: boolean;
   bodyLimit: number;
 }
-const start = runtime.start as unknown as (func: Omit<typeof fn, 'init'> & { init(): void }, options: RuntimeOptions) => Promise<unknown>;
+const start = runtime.start as unknown as (func: typeof fn, options: RuntimeOptions) => Promise<unknown>;
 
 /** The runtime's options from the environment, as its CLI reads them. */
 export function runtimeOptions(env: NodeJS.ProcessEnv): RuntimeOptions {
