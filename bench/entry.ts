@@ -24,7 +24,7 @@ function benchFlags(): string[] {
 export function benchFunction(entry = ENTRY): FunctionCommand {
   const file = join(repoRoot, entry);
   if (!entry.endsWith('.cjs')) return { cwd: repoRoot, args: [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), file] };
-  return { cwd: join(repoRoot, 'build'), args: [...benchFlags(), file], baseEnv: { ...imageEnv(process.env) } };
+  return { cwd: join(repoRoot, 'build'), args: [...benchFlags(), file], baseEnv: imageEnv(process.env) };
 }
 
 /** This process' environment as the image's: NODE_ENV=production (its ENV). */

@@ -90,14 +90,9 @@ async function waitCounted(custom: CustomObjectsApi, ns: string, n: number, stal
   }
 }
 
-/** The label of the node the held pods wait for. */
+/** The label of the node the held pods (of 0 ms) wait for. */
 const HOLD = { 'cascade.cascade.net/bench': 'exact-held' };
 const RELEASE_NODE = 'kwok-exact-release';
-
-/** `modules` modules of pods of 0 ms that wait for a node labelled HOLD. */
-function heldScenario(modules: number) {
-  return scenario(modules, 0).map((m) => ({ ...m, template: { ...m.template, spec: { ...m.template.spec, nodeSelector: HOLD } } }));
-}
 
 /** Waits until the operator counts `n` runs active at once (every run sent is in flight). */
 async function waitAllActive(custom: CustomObjectsApi, ns: string, n: number, log: (m: string) => void, seen: { maxActive: number }): Promise<void> {
@@ -112,7 +107,7 @@ async function waitAllActive(custom: CustomObjectsApi, ns: string, n: number, lo
 }
 
 export async function exactCounters(kc: KubeConfig, n: number, modules: number, log: (m: string) => void): Promise<ExactCounters> {
-  const inst = await install(kc, heldScenario(modules), 'cascade-bench-exact');
+  const inst = await install(kc, scenario(modules, 0, HOLD), 'cascade-bench-exact');
   const core = kc.makeApiClient(CoreV1Api);
   try {
     const custom = kc.makeApiClient(CustomObjectsApi);

@@ -29,11 +29,16 @@ export const SCENARIO = 'cascadeautooperator-ip';
 const ADMIN_USER = 'cascade-admin';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1', plural: 'cascadeautooperators' };
 
-/** `count` modules m0…m(count-1), each pod running `delayMs` under kwok; `stuck` pods are never scheduled. */
-export function scenario(count: number, delayMs: number, stuck = false): CascadeModule[] {
+/**
+ * `count` modules m0…m(count-1), each pod running `delayMs` under kwok;
+ * `stuck` pods are never scheduled (`true`), or wait for a node with the
+ * labels it gives.
+ */
+export function scenario(count: number, delayMs: number, stuck: boolean | Record<string, string> = false): CascadeModule[] {
+  const nodeSelector = stuck === true ? { 'cascade.cascade.net/bench': 'nowhere' } : stuck || undefined;
   return Array.from({ length: count }, (_, i) => {
     const m = imageModule(`m${i}`, { step: String(i) }, { delayMs });
-    if (stuck) m.template.spec = { ...m.template.spec, nodeSelector: { 'cascade.cascade.net/bench': 'nowhere' } };
+    if (nodeSelector) m.template.spec = { ...m.template.spec, nodeSelector };
     return m;
   });
 }
