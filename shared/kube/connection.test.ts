@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fromKubeconfig, inCluster } from './connection.ts';
+import { load } from 'js-yaml';
+import { fromKubeconfig, inCluster, kubeconfigDocument } from './connection.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -55,6 +56,19 @@ users: [{ name: u, user: { tokenFile: ${join(dir, 'token')} } }]
 contexts: [{ name: x, context: { cluster: c, user: u } }]
 `, dir);
     expect([c.ca?.toString(), c.token()]).toEqual(['FILE-CA', 'tok-from-file']);
+  });
+
+  it('reads a JSON kubeconfig as the YAML parser would, and a YAML flow mapping that is not JSON as YAML', () => {
+    const doc = {
+      'current-context': 'a', clusters: [{ name: 'ca', cluster: { server: 'https://h:1', 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'ua', user: { token: 't' } }], contexts: [{ name: 'a', context: { cluster: 'ca', user: 'ua' } }],
+    };
+    const json = `  ${JSON.stringify(doc, null, 2)}\n`;
+    expect(kubeconfigDocument(json)).toEqual(load(json));
+    expect(kubeconfigDocument(json)).toEqual(doc);
+    const flow = '{current-context: a, clusters: [{name: ca, cluster: {server: "https://f:2"}}], contexts: [{name: a, context: {cluster: ca}}]}';
+    expect(() => JSON.parse(flow)).toThrow();
+    expect(fromKubeconfig(flow).server).toBe('https://f:2');
   });
 
   it('names what is missing', () => {
