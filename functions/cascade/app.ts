@@ -10,7 +10,9 @@ import { outbox as newOutbox, type Outbox } from '../../shared/engine/outbox.ts'
 import { FUNCTION_SINK_POLICY, sinkNotifier } from '../../shared/engine/sink.ts';
 import { counterBatcher, perScenario } from '../../shared/engine/counter-batcher.ts';
 import { wakePromoted } from '../../shared/engine/admission.ts';
-import { writeCounters, type OperatorCache } from '../../shared/engine/operator-counters.ts';
+import { offerOperator, writeCounters, type OperatorCache } from '../../shared/engine/operator-counters.ts';
+import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator.ts';
+import type { CounterChange } from '../../shared/core/counters.ts';
 import { finishedJobs } from '../../shared/engine/finished-jobs.ts';
 import { runQueue } from '../../shared/engine/run-queue.ts';
 import { runCache } from '../../shared/engine/run-cache.ts';
@@ -60,7 +62,11 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
   };
   const counter = perScenario((scenario) => {
     const operator: OperatorCache = {};
-    return counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator, scenario));
+    const write = counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator, scenario));
+    return (change: CounterChange, seen?: CascadeAutoOperator) => {
+      offerOperator(operator, seen);
+      return write(change);
+    };
   });
   const notify = sinkNotifier(config.sink, config.ceExtensions, log, FUNCTION_SINK_POLICY);
   const deps: EngineDeps = { config, store, log, now: () => new Date(), notify, outbox, hooks, counter, queue: runQueue(), finishedJobs: finishedJobs(), runs: runCache(), scenarioSource: {}, wakeups: new Map() };

@@ -36,12 +36,18 @@ export function counterBatcher<R>(write: (changes: CounterChange[]) => Promise<R
   });
 }
 
-/** One group commit per scenario (each has its own CascadeAutoOperator), made on first use. */
-export function perScenario<R>(make: (scenario: string) => (change: CounterChange) => Promise<R>): (change: CounterChange, scenario: string) => Promise<R> {
-  const batchers = new Map<string, (change: CounterChange) => Promise<R>>();
-  return (change, scenario) => {
+/**
+ * One group commit per scenario (each has its own CascadeAutoOperator), made
+ * on first use. `seen`, a copy of the operator the caller has just read, is
+ * passed on to that scenario's function (operator-counters.ts offerOperator).
+ */
+export function perScenario<R, S>(
+  make: (scenario: string) => (change: CounterChange, seen?: S) => Promise<R>,
+): (change: CounterChange, scenario: string, seen?: S) => Promise<R> {
+  const batchers = new Map<string, (change: CounterChange, seen?: S) => Promise<R>>();
+  return (change, scenario, seen) => {
     let batcher = batchers.get(scenario);
     if (!batcher) batchers.set(scenario, batcher = make(scenario));
-    return batcher(change);
+    return batcher(change, seen);
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../kube/store.ts';
-import { writeCounters, type OperatorCache } from './operator-counters.ts';
+import { offerOperator, writeCounters, type OperatorCache } from './operator-counters.ts';
 
 const conflict = Object.assign(new Error('conflict'), { code: 409 });
 
@@ -59,5 +59,41 @@ describe('writeCounters with the operator cache', () => {
     expect(f.calls).toEqual(['get', 'put', 'get']);
     const none = { getOperator: async () => undefined } as unknown as Store;
     expect(await writeCounters(deps(none), [{ kind: 'started', run: 'a' }])).toBeUndefined();
+  });
+});
+
+describe('offerOperator: a copy just read spares the counter write its own read', () => {
+  it('an empty cache takes the copy, and the write starts from it', async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    offerOperator(cache, await f.store.getOperator('s'));
+    f.calls.length = 0;
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    expect(f.calls).toEqual(['put']);
+    expect(f.now().status?.active).toBe(1);
+  });
+
+  it('a copy changed since costs a refused write and a read: the count is made once all the same', async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    offerOperator(cache, await f.store.getOperator('s'));
+    f.bump();
+    f.calls.length = 0;
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    expect(f.calls).toEqual(['put', 'get', 'put']);
+    expect(f.now().status?.active).toBe(1);
+  });
+
+  it('does not replace the copy the process last wrote, nor take nothing', async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    const older = await f.store.getOperator('s');
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    const written = cache.op;
+    offerOperator(cache, older);
+    expect(cache.op).toBe(written);
+    const empty: OperatorCache = {};
+    offerOperator(empty, undefined);
+    expect(empty).toEqual({});
   });
 });

@@ -66,7 +66,27 @@ export async function writeCounters(
   throw new Error(`CascadeAutoOperator ${scenario}: still conflicting after ${COUNT_ATTEMPTS} attempts`);
 }
 
-/** One counter change on `scenario`'s operator: through the process's group commit when it has one. Resolves as writeCounters does. */
-export function count(deps: EngineDeps, change: CounterChange, scenario = deps.config.scenarioName): Promise<CascadeAutoOperator | undefined> {
-  return deps.counter ? deps.counter(change, scenario) : writeCounters(deps, [change], {}, scenario);
+/**
+ * A copy of the operator read just now (a run request's finalizer check),
+ * offered to the cache: the next write starts from it when the process holds
+ * no copy (its first count, or after a refused write), instead of reading the
+ * operator again. A copy someone changed since costs a refused write and a
+ * read, as a stale cache does.
+ */
+export function offerOperator(cache: OperatorCache, seen: CascadeAutoOperator | undefined): void {
+  if (seen !== undefined && cache.op === undefined) cache.op = seen;
+}
+
+/**
+ * One counter change on `scenario`'s operator: through the process's group
+ * commit when it has one. `seen` is the operator as the caller has just read
+ * it, if it has (offerOperator). Resolves as writeCounters does.
+ */
+export function count(
+  deps: EngineDeps, change: CounterChange, scenario = deps.config.scenarioName, seen?: CascadeAutoOperator,
+): Promise<CascadeAutoOperator | undefined> {
+  if (deps.counter) return deps.counter(change, scenario, seen);
+  const cache: OperatorCache = {};
+  offerOperator(cache, seen);
+  return writeCounters(deps, [change], cache, scenario);
 }

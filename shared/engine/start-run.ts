@@ -119,13 +119,14 @@ async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: 
   // with none of its Jobs shown (no list): one created meanwhile by another
   // delivery is adopted when the create meets it.
   const from = created ? { known: run, jobs: [] } : {};
+  // The operator just read for its finalizer spares the counter write a read of its own.
   if (limited(op)) {
-    const counted = await count(deps, { kind: 'started', run: name }, scenario);
+    const counted = await count(deps, { kind: 'started', run: name }, scenario, op);
     const admission = admissionAfterCount(counted, name);
     return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission }) };
   }
   const [counted, result] = await Promise.all([
-    count(deps, { kind: 'started', run: name }, scenario),
+    count(deps, { kind: 'started', run: name }, scenario, op),
     reconcileRun(deps, name, { kind: 'Observe' }, from),
   ]);
   return { counted, result };
