@@ -130,6 +130,34 @@ describe('lazyShims', () => {
     expect(new Set(s.required)).toEqual(new Set([join(modules, 'prom-client/lib/cluster.js')]));
   });
 
+  it('stands in for fastify\'s validator and serializer compilers: nothing required until a builder is called, then the real selector once, with the same options', () => {
+    for (const [source, name, statics] of [
+      ['@fastify/ajv-compiler', 'AjvCompiler', ['AjvReference', 'StandaloneValidator']],
+      ['@fastify/fast-json-stringify-compiler', 'SerializerSelector', ['StandaloneSerializer']],
+    ] as const) {
+      const selected: unknown[][] = [];
+      const built: unknown[][] = [];
+      const real = Object.assign((...options: unknown[]) => {
+        selected.push(options);
+        return (...args: unknown[]) => built.push(args);
+      }, Object.fromEntries(statics.map((k) => [k, `real ${k}`])));
+      const s = standIn(source, 'fastify/lib/schema-controller.js', real);
+      const selector = s.exports as ((...o: unknown[]) => (...a: unknown[]) => number) & Record<string, unknown>;
+      const builder = selector({ customOptions: { coerceTypes: false } });
+      expect(s.required, source).toEqual([]);
+      expect([selector.default, selector[name]]).toEqual([selector, selector]);
+      expect(builder({ ext: 1 }, { opts: 1 })).toBe(1);
+      expect(builder({ ext: 2 }, { opts: 2 })).toBe(2);
+      expect(selected).toEqual([[{ customOptions: { coerceTypes: false } }]]);
+      expect(built).toEqual([[{ ext: 1 }, { opts: 1 }], [{ ext: 2 }, { opts: 2 }]]);
+      for (const k of statics) expect(selector[k]).toBe(`real ${k}`);
+      const path = require.resolve(source, { paths: [join(modules, 'fastify/lib')] });
+      expect(new Set(s.required)).toEqual(new Set([path]));
+      // The stand-in has every export of the real module.
+      expect(Object.keys(require(path) as object).sort(), source).toEqual(['default', name, ...statics].sort());
+    }
+  });
+
   it('stands in for json-bigint in cloudevents: the factory and its parse/stringify are the real ones', () => {
     const real = Object.assign((options: object) => ({ made: options }), { parse: JSON.parse, stringify: JSON.stringify });
     const s = standIn('json-bigint', 'cloudevents/dist/parsers.js', real);

@@ -22,6 +22,10 @@
 // - prom-client's AggregatorRegistry (node:cluster) is for cluster workers,
 //   which Cascade does not run.
 // - cloudevents uses json-bigint only when CE_USE_BIG_INT is "true".
+// - fastify's schema controller makes its validator and serializer compilers
+//   (@fastify/ajv-compiler with ajv, @fastify/fast-json-stringify-compiler
+//   with fast-json-stringify) when it loads, and uses them only for a route
+//   with a JSON schema: the runtime's routes have none.
 import { createRequire } from 'node:module';
 
 interface Shim {
@@ -30,6 +34,29 @@ interface Shim {
   source: string;
   /** CommonJS source of the stand-in; `require(REAL)` is replaced by a require of the real module, which is bundled. */
   code: string;
+}
+
+/**
+ * A stand-in for a module whose export is a selector: called with options, it
+ * returns the compiler builder fastify calls later. The real selector is
+ * called, with the same options, when that builder is first called; the
+ * statics named are the real module's, read when first read.
+ */
+function selectorShim(name: string, statics: string[]): string {
+  const getters = statics.map((key) => `Object.defineProperty(module.exports, '${key}', { enumerable: true, get: () => require(REAL).${key} });`);
+  return [
+    `function ${name}(...options) {
+  let built;
+  return function (...args) {
+    built = built || require(REAL)(...options);
+    return built(...args);
+  };
+}`,
+    `module.exports = ${name};`,
+    `module.exports.default = ${name};`,
+    `module.exports.${name} = ${name};`,
+    ...getters,
+  ].join('\n');
 }
 
 const SHIMS: Shim[] = [
@@ -105,6 +132,16 @@ module.exports = new Proxy(function AggregatorRegistry() {}, {
 };
 Object.defineProperty(module.exports, 'parse', { enumerable: true, get: () => require(REAL).parse });
 Object.defineProperty(module.exports, 'stringify', { enumerable: true, get: () => require(REAL).stringify });`,
+  },
+  {
+    importer: /node_modules\/fastify\/lib\/schema-controller\.js$/,
+    source: '@fastify/ajv-compiler',
+    code: selectorShim('AjvCompiler', ['AjvReference', 'StandaloneValidator']),
+  },
+  {
+    importer: /node_modules\/fastify\/lib\/schema-controller\.js$/,
+    source: '@fastify/fast-json-stringify-compiler',
+    code: selectorShim('SerializerSelector', ['StandaloneSerializer']),
   },
   {
     importer: /node_modules\/sonic-boom\/index\.js$/,
