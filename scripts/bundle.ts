@@ -30,43 +30,10 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
 import { lazyShims } from './bundle-shims.ts';
+import { CACHE_FILE, LAUNCHER } from './launcher.ts';
 import { imageNodeFlags } from './image-flags.ts';
 
 const OUT = resolve('build/functions/cascade');
-const CACHE_FILE = 'function.code-cache';
-
-const LAUNCHER = `'use strict';
-// The Cascade function's process (written by scripts/bundle.ts): function.cjs
-// compiled with the build's V8 code cache, then faas-js-runtime serving it.
-const { readFileSync } = require('node:fs');
-const { createRequire } = require('node:module');
-const { join } = require('node:path');
-const { Script } = require('node:vm');
-
-const CACHE_FILE = '${CACHE_FILE}';
-
-function cache() {
-  try {
-    return readFileSync(join(__dirname, CACHE_FILE));
-  } catch {
-    return undefined;
-  }
-}
-
-/** function.cjs as a CommonJS module, compiled with the code cache when V8 takes it. */
-function load() {
-  const file = join(__dirname, 'function.cjs');
-  const cachedData = cache();
-  const source = '(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'latin1') + '\\n})';
-  const script = new Script(source, { filename: file, cachedData });
-  const mod = { exports: {} };
-  script.runInThisContext()(mod.exports, createRequire(file), mod, file, __dirname);
-  return { exports: mod.exports, script, cacheTaken: cachedData !== undefined && !script.cachedDataRejected };
-}
-
-module.exports = { CACHE_FILE, load };
-if (require.main === module) load().exports.serve();
-`;
 
 async function bundle(): Promise<void> {
   for (const f of readdirSync(OUT)) if (f.endsWith('.cjs') || f.endsWith('.cjs.map') || f === CACHE_FILE) rmSync(join(OUT, f));
