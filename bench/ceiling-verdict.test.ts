@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { verdict, type LevelFigures } from './ceiling-verdict.ts';
+import { transitionFloor, verdict, type LevelFigures } from './ceiling-verdict.ts';
 
 const level = (senders: number, tps: number, fn: number, machine: number, apiserver429 = 0): LevelFigures => ({
   senders, transitionsPerSecond: tps, cores: { function: fn, 'kube-apiserver': 0.5 }, machineBusyCores: machine, machineCores: 2, apiserver429,
@@ -29,5 +29,13 @@ describe('where the function saturates', () => {
   it('says nothing is used up when no resource is', () => {
     expect(verdict([level(8, 50, 0.3, 1.0)])).toMatchObject({ limit: 'none' });
     expect(verdict([])).toBeUndefined();
+  });
+});
+
+describe('the floor of a transition', () => {
+  it('is the runtime\'s floor per request in, times the requests, plus the floor per API call out, times the calls, on the same share of a core', () => {
+    const f = transitionFloor({ runtimeUsPerRequest: 450, requestsPerTransition: 6, apiCallUs: 800, apiCallsPerTransition: 4 });
+    expect(f.msPerTransition).toBeCloseTo(5.9);
+    expect(f.perSecond).toBeCloseTo(850 / 5.9);
   });
 });

@@ -58,3 +58,25 @@ export function verdict(levels: readonly LevelFigures[]): Verdict | undefined {
   }
   return { ...base, limit: 'none', evidence: `nothing is used up (${cpu}): more senders would go faster` };
 }
+
+/** What a transition costs one process before Cascade decides anything: its requests in, and its API calls out. */
+export interface TransitionFloor {
+  /** CPU per request of faas-js-runtime serving a function that does nothing (the events phase's floor), µs. */
+  runtimeUsPerRequest: number;
+  /** Requests one transition brings the function (the ceiling phase counts its invocations). */
+  requestsPerTransition: number;
+  /** CPU per API call of a bare Node.js process (bench/api-call-floor.ts), µs. */
+  apiCallUs: number;
+  /** The function's API calls per transition (the ceiling phase counts them in the audit log). */
+  apiCallsPerTransition: number;
+}
+
+/**
+ * The floor's CPU per transition, and the transitions/s it leaves one process
+ * on FUNCTION_SATURATED_CORES: no function of this runtime that makes these
+ * calls carries more, whatever it decides.
+ */
+export function transitionFloor(f: TransitionFloor): { msPerTransition: number; perSecond: number } {
+  const msPerTransition = (f.runtimeUsPerRequest * f.requestsPerTransition + f.apiCallUs * f.apiCallsPerTransition) / 1000;
+  return { msPerTransition, perSecond: (FUNCTION_SATURATED_CORES * 1000) / msPerTransition };
+}

@@ -15,6 +15,8 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { ControlPlane } from './control-plane.ts';
 import { verdict, type LevelFigures, type Verdict } from './ceiling-verdict.ts';
+import { auditLinesSince, auditMark, countByClient } from '../local/audit-log.ts';
+import { apiCallFloor, type ApiCallFloor } from './api-call-floor.ts';
 import { postJson, runRequest, scenario, type Install } from './install.ts';
 import { sampleProcesses } from './procfs.ts';
 import { diffSamples, parseMetrics } from './prom.ts';
@@ -34,12 +36,18 @@ export interface CeilingLevel extends LevelFigures {
   eventLoopDelayP99Ms?: number | undefined;
   apiserverRequestsPerSecond: number;
   functionRssMiB: number;
+  /** Requests the function's runtime invoked it for (faas_invocations: run requests, module results, change events) per transition. */
+  functionRequestsPerTransition?: number | undefined;
+  /** The function's own API requests (reads, writes, Kubernetes Events; the audit log's) per transition. */
+  functionApiCallsPerTransition: number;
 }
 
 export interface Ceiling {
   modulesPerRun: number;
   levels: CeilingLevel[];
   verdict?: Verdict | undefined;
+  /** What one API call costs a bare Node.js process here (bench/api-call-floor.ts). */
+  apiCallFloor?: ApiCallFloor | undefined;
 }
 
 /** Busy jiffies and all jiffies of the machine (/proc/stat). */
@@ -59,7 +67,7 @@ async function functionMetric(url: string, name: string): Promise<number | undef
   }
 }
 
-interface Tally { transitions: number; runsEnded: number; refused: number; replies: number[] }
+interface Tally { transitions: number; runsEnded: number; refused: number; replies: number[]; lastRun?: string }
 
 /** One sender until `until`: a run at a time, its module results one after the other. */
 async function sender(inst: Install, modules: number, until: number, t: Tally): Promise<void> {
@@ -70,6 +78,7 @@ async function sender(inst: Install, modules: number, until: number, t: Tally): 
       continue;
     }
     const run = started.body.run as string;
+    t.lastRun = run;
     for (let k = 0; k < modules && performance.now() < until; k++) {
       const t0 = performance.now();
       const r = await postJson(inst.fn.url, { runname: run, modulename: `m${k}`, moduleresult: 'success' });
@@ -84,9 +93,11 @@ async function sender(inst: Install, modules: number, until: number, t: Tally): 
   }
 }
 
-async function level(cp: ControlPlane, inst: Install, senders: number, modules: number, windowMs: number): Promise<CeilingLevel> {
+async function level(cp: ControlPlane, inst: Install, senders: number, modules: number, windowMs: number): Promise<CeilingLevel & { lastRun?: string | undefined }> {
   await functionMetric(`${inst.fn.url}/metrics`, 'nodejs_eventloop_lag_p99_seconds'); // resets the runtime's histogram
+  const invoked0 = await functionMetric(`${inst.fn.url}/metrics`, 'faas_invocations');
   const before = await cp.requests();
+  const mark = auditMark(cp.auditLog);
   const ticks0 = machineTicks();
   const sampler = sampleProcesses({ function: inst.fn.child.pid!, ...cp.pids });
   const t: Tally = { transitions: 0, runsEnded: 0, refused: 0, replies: [] };
@@ -97,6 +108,11 @@ async function level(cp: ControlPlane, inst: Install, senders: number, modules: 
   const ticks1 = machineTicks();
   const requests = diffSamples(before, await cp.requests());
   const lag = await functionMetric(`${inst.fn.url}/metrics`, 'nodejs_eventloop_lag_p99_seconds');
+  const invoked1 = await functionMetric(`${inst.fn.url}/metrics`, 'faas_invocations');
+  const invoked = invoked0 === undefined || invoked1 === undefined ? undefined : invoked1 - invoked0;
+  // Calls made after the window (replies still coming) are few beside a level's thousands; the audit log is written asynchronously.
+  await new Promise((r) => setTimeout(r, 2000));
+  const calls = countByClient(auditLinesSince(cp.auditLog, mark), { function: inst.identities.function! }).function!;
   const machineCores = cpus().length;
   return {
     senders, seconds, transitions: t.transitions, transitionsPerSecond: t.transitions / seconds, runsEnded: t.runsEnded, refused: t.refused,
@@ -107,6 +123,9 @@ async function level(cp: ControlPlane, inst: Install, senders: number, modules: 
     apiserverRequestsPerSecond: requests.reduce((a, s) => a + s.value, 0) / seconds,
     eventLoopDelayP99Ms: lag === undefined ? undefined : lag * 1000,
     functionRssMiB: usage.function?.maxRssMiB ?? 0,
+    functionRequestsPerTransition: invoked === undefined || t.transitions === 0 ? undefined : invoked / t.transitions,
+    functionApiCallsPerTransition: (calls.reads + calls.writes + calls.events) / Math.max(1, t.transitions),
+    lastRun: t.lastRun,
   };
 }
 
@@ -115,14 +134,18 @@ export async function ceiling(cp: ControlPlane, inst: Install, sendersByLevel: r
   const modules = 20;
   await inst.setScenario(scenario(modules, 0, true));
   const levels: CeilingLevel[] = [];
+  let lastRun: string | undefined;
   for (const senders of sendersByLevel) {
-    const l = await level(cp, inst, senders, modules, windowMs);
+    const { lastRun: run, ...l } = await level(cp, inst, senders, modules, windowMs);
+    lastRun = run ?? lastRun;
     levels.push(l);
     log(`ceiling: ${senders} senders: ${l.transitionsPerSecond.toFixed(1)} transitions/s (target ≥ ${CEILING_TARGET_PER_SECOND}); ` +
       `cores ${JSON.stringify(Object.fromEntries(Object.entries(l.cores).map(([k, v]) => [k, Number(v.toFixed(2))])))}, machine ${l.machineBusyCores.toFixed(2)}/${l.machineCores}, ` +
-      `429s ${l.apiserver429}, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms, loop p99 ${l.eventLoopDelayP99Ms?.toFixed(0)} ms, refused ${l.refused}`);
+      `429s ${l.apiserver429}, requests to the function per transition ${l.functionRequestsPerTransition?.toFixed(1)}, its API calls ${l.functionApiCallsPerTransition.toFixed(1)}, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms, loop p99 ${l.eventLoopDelayP99Ms?.toFixed(0)} ms, refused ${l.refused}`);
   }
   const v = verdict(levels);
   if (v) log(`ceiling: ${v.transitionsPerSecond.toFixed(1)} transitions/s at ${v.atSenders} senders; limit: ${v.limit}: ${v.evidence}`);
-  return { modulesPerRun: modules, levels, verdict: v };
+  const floor = lastRun ? await apiCallFloor(inst, lastRun) : undefined;
+  if (floor) log(`ceiling: one API call costs a bare Node.js process ${floor.cpuUsPerCall.toFixed(0)} µs of CPU (${floor.calls} GETs of a run, ${floor.wallMsPerCall.toFixed(1)} ms each)`);
+  return { modulesPerRun: modules, levels, verdict: v, apiCallFloor: floor };
 }

@@ -32,7 +32,7 @@ export interface EventPath {
   runBytes: number;
 }
 
-interface Sample { type: string; body: string }
+export interface Sample { type: string; body: string }
 
 /** A running Job's update and its run's status update, each as the ApiServerSource sends it. */
 async function samples(kc: KubeConfig, inst: Install): Promise<Sample[]> {
@@ -68,11 +68,9 @@ async function post(url: string, s: Sample): Promise<number> {
   return res.status;
 }
 
-/** `senders` at once for `windowMs`, after a warm-up of `warmup` events; `inst` runs a scenario of at least 2 modules whose pods never start. */
-export async function eventPath(kc: KubeConfig, inst: Install, senders: number, windowMs: number, warmup = 2000): Promise<EventPath> {
-  const mix = await samples(kc, inst);
-  for (let i = 0; i < warmup; i++) await post(inst.fn.url, mix[i % mix.length]!);
-  const pid = inst.fn.child.pid!;
+/** What `senders` posting `mix` at once for `windowMs` cost process `pid` (after `warmup` posts one at a time). */
+export async function drive(url: string, pid: number, mix: readonly Sample[], senders: number, windowMs: number, warmup = 2000) {
+  for (let i = 0; i < warmup; i++) await post(url, mix[i % mix.length]!);
   let events = 0;
   let refused = 0;
   let jobs = 0;
@@ -83,7 +81,8 @@ export async function eventPath(kc: KubeConfig, inst: Install, senders: number, 
   await Promise.all(Array.from({ length: senders }, async (_, k) => {
     for (let i = k; performance.now() < until; i++) {
       const s = mix[i % mix.length]!;
-      if ((await post(inst.fn.url, s)) === 200) {
+      const status = await post(url, s);
+      if (status >= 200 && status < 300) {
         events++;
         if (s.body.includes('"kind":"Job"')) jobs++;
       } else refused++;
@@ -91,9 +90,19 @@ export async function eventPath(kc: KubeConfig, inst: Install, senders: number, 
   }));
   const cpu = (cpuSeconds(pid) ?? 0) - cpu0;
   const main = (cpuSeconds(pid, true) ?? 0) - main0;
-  const seconds = (performance.now() - start) / 1000;
   return {
-    events, refused, seconds, cpuUsPerEvent: (cpu * 1e6) / Math.max(1, events), mainThreadUsPerEvent: (main * 1e6) / Math.max(1, events), jobShare: jobs / Math.max(1, events),
-    jobBytes: mix[0]!.body.length, runBytes: mix[3]!.body.length,
+    events, refused, seconds: (performance.now() - start) / 1000,
+    cpuUsPerEvent: (cpu * 1e6) / Math.max(1, events), mainThreadUsPerEvent: (main * 1e6) / Math.max(1, events), jobShare: jobs / Math.max(1, events),
   };
+}
+
+/** The objects of a run in progress, as its change events carry them (`inst` runs a scenario of at least 2 modules whose pods never start). */
+export function eventMix(kc: KubeConfig, inst: Install): Promise<Sample[]> {
+  return samples(kc, inst);
+}
+
+/** The function's cost of the events of `mix` (eventMix), `senders` at once for `windowMs`. */
+export async function eventPath(inst: Install, mix: readonly Sample[], senders: number, windowMs: number): Promise<EventPath> {
+  const r = await drive(inst.fn.url, inst.fn.child.pid!, mix, senders, windowMs);
+  return { ...r, jobBytes: mix[0]!.body.length, runBytes: mix[3]!.body.length };
 }

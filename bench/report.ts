@@ -1,5 +1,6 @@
 // The terminal table of one benchmark result (one round, or the median and
 // spread of several). Pure.
+import { transitionFloor } from './ceiling-verdict.ts';
 import { formatNumber, type Cell, type Section } from './table.ts';
 
 type Tree = Record<string, unknown>;
@@ -114,6 +115,14 @@ function cold(f: Tree): Section[] {
       rows: [[fig(c.toLiveMs), fig(c.toReadyMs), fig(c.toRunAnsweredMs), fig(c.toFirstJobMs), fig(c.rssAfterStartMiB)]],
     });
   }
+  if (f.coldFloor) {
+    const c = f.coldFloor as Tree;
+    out.push({
+      title: `The floor under it (ms from spawn to the first answered POST, median of ${fig(c.tries)}): Node.js alone (node:http), and faas-js-runtime serving a function that does nothing, bundled and code-cached as the build does Cascade`,
+      head: ['node:http', 'faas-js-runtime, empty function'],
+      rows: [[fig(c.nodeMs), fig(c.runtimeMs)]],
+    });
+  }
   if (f.importMs) {
     out.push({
       title: 'Import time by module (ms, each alone in a fresh process)',
@@ -149,26 +158,43 @@ function ceilingSection(f: Tree): Section[] {
   const cores = (r: Tree, p: string) => fig(at(r, 'cores', p));
   return [{
     title: `Ceiling of one function process: module results drive the steps (runs of ${num(at(f, 'ceiling', 'modulesPerRun'))} modules, pods never scheduled); target ≥ 300 transitions/s`,
-    head: ['senders', 'transitions/s', 'reply p50 ms', 'p99', 'fn CPU', 'apiserver', 'etcd', 'ctrl-mgr', 'scheduler', 'kwok', 'machine busy', 'API req/s', '429s', 'loop p99 ms', 'fn RSS MiB'],
+    head: ['senders', 'transitions/s', 'reply p50 ms', 'p99', 'fn CPU', 'apiserver', 'etcd', 'ctrl-mgr', 'scheduler', 'kwok', 'machine busy', 'API req/s', '429s', 'loop p99 ms', 'fn RSS MiB', 'fn requests per transition'],
     rows: list(at(f, 'ceiling', 'levels')).map((r) => [
       String(num(r.senders)), fig(r.transitionsPerSecond), fig(at(r, 'replyMs', 'p50')), fig(at(r, 'replyMs', 'p99')),
       cores(r, 'function'), cores(r, 'kube-apiserver'), cores(r, 'etcd'), cores(r, 'kube-controller-manager'), cores(r, 'kube-scheduler'), cores(r, 'kwok'),
-      fig(r.machineBusyCores), fig(r.apiserverRequestsPerSecond), fig(r.apiserver429), fig(r.eventLoopDelayP99Ms), fig(r.functionRssMiB),
+      fig(r.machineBusyCores), fig(r.apiserverRequestsPerSecond), fig(r.apiserver429), fig(r.eventLoopDelayP99Ms), fig(r.functionRssMiB), fig(r.functionRequestsPerTransition),
     ]),
   }, ...(v ? [{
     title: 'Where it saturates (the last two columns extrapolate: the function\'s CPU per transition, and what one core to itself would carry)',
     head: ['transitions/s', 'limit', 'evidence', 'fn CPU ms per transition', 'one core\'s ceiling /s (≥ 300)'],
     rows: [[fig(v.transitionsPerSecond), String(v.limit), String(v.evidence), fig(v.functionCpuMsPerTransition), fig(v.functionCeilingPerSecond)]],
-  }] : [])];
+  }] : []), ...runtimeBoundSection(f, v)];
+}
+
+/** With the events phase's floors too: what the runtime's requests in and bare API calls out leave one process, at the best level's counts. */
+function runtimeBoundSection(f: Tree, v: Tree | undefined): Section[] {
+  const best = list(at(f, 'ceiling', 'levels')).find((l) => num(l.senders) === num(v?.atSenders));
+  const requests = num(best?.functionRequestsPerTransition);
+  const calls = num(best?.functionApiCallsPerTransition);
+  const runtime = num(list(at(f, 'eventPath', 'floors')).find((r) => r.server === 'faas-js-runtime')?.cpuUsPerEvent);
+  const apiCall = num(at(f, 'ceiling', 'apiCallFloor', 'cpuUsPerCall'));
+  if (requests === undefined || calls === undefined || runtime === undefined || apiCall === undefined) return [];
+  const b = transitionFloor({ runtimeUsPerRequest: runtime, requestsPerTransition: requests, apiCallUs: apiCall, apiCallsPerTransition: calls });
+  return [{
+    title: 'The floor of a transition in one process, before Cascade decides anything: faas-js-runtime serving a function that does nothing (events phase) per request in, a bare Node.js process per API call out (ceiling phase), at the best level\'s counts',
+    head: ['runtime µs per request', 'requests per transition', 'µs per API call', 'API calls per transition', 'ms per transition', 'transitions/s at most (target ≥ 300)'],
+    rows: [[fig(runtime), fig(requests), fig(apiCall), fig(calls), fig(b.msPerTransition), fig(b.perSecond)]],
+  }];
 }
 
 function eventPathSection(f: Tree): Section | undefined {
   if (!f.eventPath) return undefined;
   const e = f.eventPath as Tree;
+  const row = (name: string, r: Tree) => [name, fig(r.events), fig(r.refused), fig(r.cpuUsPerEvent), fig(r.mainThreadUsPerEvent)];
   return {
-    title: 'The function\'s CPU per change event that moves nothing (a running Job\'s add and update, a run\'s status update; no API call)',
-    head: ['events', 'seconds', 'events/s', 'refused', 'Job share', 'fn CPU µs per event', 'main thread µs'],
-    rows: [[fig(e.events), fig(e.seconds), (num(e.events) ?? 0) / (num(e.seconds) ?? 1), fig(e.refused), fig(e.jobShare), fig(e.cpuUsPerEvent), fig(e.mainThreadUsPerEvent)]],
+    title: `CPU per change event that moves nothing (a running Job's add and update, a run's status update; ${Math.round((num(e.jobShare) ?? 0) * 100)} % of them Jobs of ${fig(e.jobBytes)} bytes, the rest runs of ${fig(e.runBytes)}; no API call): the function, then servers that do nothing with the same events (the floor)`,
+    head: ['server', 'requests', 'refused', 'CPU µs per request', 'main thread µs'],
+    rows: [row('the function', e), ...list(e.floors).map((r) => row(String(r.server), r))],
   };
 }
 

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { apiCost, marginalPerStep, type ApiCost } from './api-cost.ts';
+import { coldFloor } from './cold-floor.ts';
 import { coldStart } from './cold-start.ts';
 import { deadSinkReplies } from './dead-sink.ts';
 import { controlPlane, type ControlPlane } from './control-plane.ts';
@@ -23,7 +24,8 @@ import { importTimes } from './imports.ts';
 import { deleteBenchNamespaces, install, scenario, type Install } from './install.ts';
 import { janitorSweeps } from './janitor.ts';
 import { ceiling } from './ceiling.ts';
-import { eventPath } from './event-path.ts';
+import { eventMix, eventPath } from './event-path.ts';
+import { floors } from './runtime-floor.ts';
 import { exactCounters } from './exact.ts';
 import { rssMiB } from './procfs.ts';
 import { combineRepeats, distribution } from './stats.ts';
@@ -86,9 +88,14 @@ async function ceilingPhase(cp: ControlPlane, kc: KubeConfig, out: Figures): Pro
 async function eventsPhase(kc: KubeConfig, out: Figures): Promise<void> {
   const e = await install(kc, scenario(20, 0, true), 'cascade-bench-events');
   try {
-    const r = await eventPath(kc, e, 4, quick ? 10_000 : 30_000);
-    out.eventPath = r;
+    const windowMs = quick ? 10_000 : 30_000;
+    const mix = await eventMix(kc, e);
+    const r = await eventPath(e, mix, 4, windowMs);
     log(`events: ${r.events} in ${r.seconds.toFixed(1)} s (${(r.events / r.seconds).toFixed(0)}/s), refused ${r.refused}; function CPU ${r.cpuUsPerEvent.toFixed(0)} µs per event, its main thread ${r.mainThreadUsPerEvent.toFixed(0)} µs`);
+    // The same events to servers that do nothing with them: the floor under the function's figure.
+    const floor = await floors(mix, 4, windowMs);
+    for (const f of floor) log(`events floor: ${f.server}: ${f.cpuUsPerEvent.toFixed(0)} µs per request (main thread ${f.mainThreadUsPerEvent.toFixed(0)}), ${f.events} requests, refused ${f.refused}`);
+    out.eventPath = { ...r, floors: floor };
   } finally {
     await e.stop();
   }
@@ -133,7 +140,11 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
   try {
     await new Promise((r) => setTimeout(r, 1000));
     out.memory = { idleRssMiB: rssMiB(inst.fn.child.pid!) };
-    await phase('cold', round, async () => { out.coldStart = await coldStart(inst, Number(env.BENCH_COLD_TRIES ?? (quick ? 2 : 3))); }, out);
+    await phase('cold', round, async () => {
+      const tries = Number(env.BENCH_COLD_TRIES ?? (quick ? 2 : 3));
+      out.coldStart = await coldStart(inst, tries);
+      out.coldFloor = await coldFloor(tries);
+    }, out);
     await phase('imports', round, async () => { out.importMs = await importTimes(quick ? 1 : 3); }, out);
     await phase('e2e', round, () => e2eAndTransitions(inst, out), out);
     await phase('cost', round, () => cost(cp, inst, out), out);

@@ -1,0 +1,104 @@
+// The floor under the cold phase's figure: faas-js-runtime serving a function
+// that does nothing (bench/floor-function.ts), bundled as the build bundles
+// Cascade (rolldown, the same lazy stand-ins, server.cjs from
+// scripts/launcher.ts, V8's code cache written after a warm-up under the
+// image's node flags), timed from spawn to its first answered request. What
+// is left of a cold-start budget past it is what Cascade may spend: its
+// engine, the API server's connection, and the API calls a run request waits
+// for.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'rolldown';
+import { repoRoot } from '../local/cluster/paths.ts';
+import { freePort } from '../local/function-process.ts';
+import { lazyShims } from '../scripts/bundle-shims.ts';
+import { imageNodeFlags } from '../scripts/image-flags.ts';
+import { LAUNCHER } from '../scripts/launcher.ts';
+import { spread } from './stats.ts';
+
+export interface ColdFloor {
+  /** spawn → first 2xx answer of the empty function under the bundled runtime, median of `tries`. */
+  runtimeMs: number;
+  /** The same for node:http answering at once (Node's own start). */
+  nodeMs: number;
+  tries: number;
+}
+
+const BODY = JSON.stringify({ turlinfo: 's3://floor/in.tgz', iuid: 'floor' });
+
+/** Node.js alone: node:http answering 200 once the body is read (plain JavaScript: no type stripping to load). */
+const NODE_HTTP = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => { s.writeHead(200); s.end(); }); }).listen(Number(process.env.FUNC_PORT), '127.0.0.1');`;
+
+/** Builds the floor bundle in a new directory and writes its code cache after a warm-up. */
+async function floorBundle(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'cascade-cold-floor-'));
+  await build({
+    input: { function: join(repoRoot, 'bench/floor-function.ts') },
+    platform: 'node',
+    logLevel: 'warn',
+    plugins: [lazyShims()],
+    output: { dir, format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false, charset: 'ascii', comments: false },
+  });
+  writeFileSync(join(dir, 'server.cjs'), LAUNCHER);
+  const port = await freePort();
+  // Loaded as server.cjs loads it, served, sent a request, then its code cache written (the build's warm-up, without Cascade's requests).
+  const warm = `const l = require(${JSON.stringify(join(dir, 'server.cjs'))}); const m = l.load();
+m.exports.serve().then(async () => {
+  const r = await fetch('http://127.0.0.1:${port}/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(BODY)} });
+  await r.arrayBuffer();
+  if (r.status >= 300) throw new Error('the floor function answered ' + r.status);
+  require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'function.code-cache'))}, m.script.createCachedData());
+  process.exit(0);
+});`;
+  execFileSync(process.execPath, [...imageNodeFlags(repoRoot), '-e', warm], { cwd: dir, env: { ...process.env, FUNC_PORT: String(port), NODE_ENV: 'production' }, stdio: 'inherit' });
+  return dir;
+}
+
+/** Whether a POST to `port` is answered 2xx now (a refused connection is a no). */
+async function answered(port: number): Promise<boolean> {
+  try {
+    const r = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+    await r.arrayBuffer();
+    return r.status < 300;
+  } catch {
+    return false; // not listening yet
+  }
+}
+
+/** spawn → the first 2xx answer to a POST, polling every 2 ms as the cold phase does. */
+async function timeToAnswer(args: (port: number) => string[], cwd: string): Promise<number> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args(port), { cwd, env: { ...process.env, FUNC_PORT: String(port), NODE_ENV: 'production' }, stdio: 'ignore' });
+  try {
+    for (;;) {
+      if (await answered(port)) return performance.now() - t0;
+      if (performance.now() - t0 > 30_000) throw new Error(`${args(port).join(' ')}: no answer in 30 s`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  } finally {
+    await new Promise<void>((ok) => {
+      if (child.exitCode !== null) return ok();
+      child.once('exit', () => ok());
+      child.kill('SIGKILL');
+    });
+  }
+}
+
+export async function coldFloor(tries: number): Promise<ColdFloor> {
+  const dir = await floorBundle();
+  try {
+    const flags = imageNodeFlags(repoRoot);
+    const runtime: number[] = [];
+    const node: number[] = [];
+    for (let i = 0; i < tries; i++) {
+      runtime.push(await timeToAnswer(() => [...flags, join(dir, 'server.cjs')], dir));
+      node.push(await timeToAnswer(() => [...flags, '-e', NODE_HTTP], dir));
+    }
+    return { runtimeMs: spread(runtime)!.median, nodeMs: spread(node)!.median, tries };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
