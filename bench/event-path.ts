@@ -34,8 +34,12 @@ export interface EventPath {
 
 export interface Sample { type: string; body: string }
 
-/** A running Job's update and its run's status update, each as the ApiServerSource sends it. */
-async function samples(kc: KubeConfig, inst: Install): Promise<Sample[]> {
+/**
+ * A running Job's add and update and its run's status update, each as the
+ * ApiServerSource sends it: the objects of a run in progress (`inst` runs a
+ * scenario of at least 2 modules whose pods never start).
+ */
+export async function eventMix(kc: KubeConfig, inst: Install): Promise<Sample[]> {
   const started = await postJson(inst.fn.url, runRequest('events'));
   const run = started.body.run as string;
   if (started.status !== 200) throw new Error(`run request answered ${started.status}`);
@@ -94,11 +98,6 @@ export async function drive(url: string, pid: number, mix: readonly Sample[], se
     events, refused, seconds: (performance.now() - start) / 1000,
     cpuUsPerEvent: (cpu * 1e6) / Math.max(1, events), mainThreadUsPerEvent: (main * 1e6) / Math.max(1, events), jobShare: jobs / Math.max(1, events),
   };
-}
-
-/** The objects of a run in progress, as its change events carry them (`inst` runs a scenario of at least 2 modules whose pods never start). */
-export function eventMix(kc: KubeConfig, inst: Install): Promise<Sample[]> {
-  return samples(kc, inst);
 }
 
 /** The function's cost of the events of `mix` (eventMix), `senders` at once for `windowMs`. */
