@@ -15,7 +15,7 @@ import { repoRoot } from '../local/cluster/paths.ts';
 import { freePort } from '../local/function-process.ts';
 import { lazyShims } from '../scripts/bundle-shims.ts';
 import { imageNodeFlags } from '../scripts/image-flags.ts';
-import { LAUNCHER } from '../scripts/launcher.ts';
+import { CACHE_FILE, LAUNCHER } from '../scripts/launcher.ts';
 import { spread } from './stats.ts';
 
 export interface ColdFloor {
@@ -49,10 +49,13 @@ m.exports.serve().then(async () => {
   const r = await fetch('http://127.0.0.1:${port}/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(BODY)} });
   await r.arrayBuffer();
   if (r.status >= 300) throw new Error('the floor function answered ' + r.status);
-  require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'function.code-cache'))}, m.script.createCachedData());
+  require('node:fs').writeFileSync(${JSON.stringify(join(dir, CACHE_FILE))}, m.script.createCachedData());
   process.exit(0);
 });`;
-  execFileSync(process.execPath, [...imageNodeFlags(repoRoot), '-e', warm], { cwd: dir, env: { ...process.env, FUNC_PORT: String(port), NODE_ENV: 'production' }, stdio: 'inherit' });
+  const run = (code: string) => execFileSync(process.execPath, [...imageNodeFlags(repoRoot), '-e', code], { cwd: dir, env: { ...process.env, FUNC_PORT: String(port), NODE_ENV: 'production' }, stdio: 'inherit' });
+  run(warm);
+  // A floor whose code cache V8 refuses would not be the build's: say so rather than time it.
+  run(`if (!require(${JSON.stringify(join(dir, 'server.cjs'))}).load().cacheTaken) { console.error('the floor bundle\\'s code cache was refused'); process.exit(1); }`);
   return dir;
 }
 
