@@ -158,21 +158,21 @@ function ceilingSection(f: Tree): Section[] {
   const cores = (r: Tree, p: string) => fig(at(r, 'cores', p));
   return [{
     title: `Ceiling of one function process: module results drive the steps (runs of ${num(at(f, 'ceiling', 'modulesPerRun'))} modules, pods never scheduled); target ≥ 300 transitions/s`,
-    head: ['senders', 'transitions/s', 'reply p50 ms', 'p99', 'fn CPU', 'apiserver', 'etcd', 'ctrl-mgr', 'scheduler', 'kwok', 'machine busy', 'API req/s', '429s', 'loop p99 ms', 'fn RSS MiB', 'fn requests per transition'],
+    head: ['senders', 'transitions/s', 'reply p50 ms', 'p99', 'fn CPU', 'apiserver', 'etcd', 'ctrl-mgr', 'scheduler', 'kwok', 'machine busy', 'API req/s', '429s', 'loop p99 ms', 'fn RSS MiB', 'fn requests per transition', 'fn API calls per transition'],
     rows: list(at(f, 'ceiling', 'levels')).map((r) => [
       String(num(r.senders)), fig(r.transitionsPerSecond), fig(at(r, 'replyMs', 'p50')), fig(at(r, 'replyMs', 'p99')),
       cores(r, 'function'), cores(r, 'kube-apiserver'), cores(r, 'etcd'), cores(r, 'kube-controller-manager'), cores(r, 'kube-scheduler'), cores(r, 'kwok'),
-      fig(r.machineBusyCores), fig(r.apiserverRequestsPerSecond), fig(r.apiserver429), fig(r.eventLoopDelayP99Ms), fig(r.functionRssMiB), fig(r.functionRequestsPerTransition),
+      fig(r.machineBusyCores), fig(r.apiserverRequestsPerSecond), fig(r.apiserver429), fig(r.eventLoopDelayP99Ms), fig(r.functionRssMiB), fig(r.functionRequestsPerTransition), fig(r.functionApiCallsPerTransition),
     ]),
   }, ...(v ? [{
     title: 'Where it saturates (the last two columns extrapolate: the function\'s CPU per transition, and what one core to itself would carry)',
     head: ['transitions/s', 'limit', 'evidence', 'fn CPU ms per transition', 'one core\'s ceiling /s (≥ 300)'],
     rows: [[fig(v.transitionsPerSecond), String(v.limit), String(v.evidence), fig(v.functionCpuMsPerTransition), fig(v.functionCeilingPerSecond)]],
-  }] : []), ...runtimeBoundSection(f, v)];
+  }] : []), ...transitionFloorSection(f, v)];
 }
 
 /** With the events phase's floors too: what the runtime's requests in and bare API calls out leave one process, at the best level's counts. */
-function runtimeBoundSection(f: Tree, v: Tree | undefined): Section[] {
+function transitionFloorSection(f: Tree, v: Tree | undefined): Section[] {
   const best = list(at(f, 'ceiling', 'levels')).find((l) => num(l.senders) === num(v?.atSenders));
   const requests = num(best?.functionRequestsPerTransition);
   const calls = num(best?.functionApiCallsPerTransition);
