@@ -8,13 +8,12 @@
 // the status write and read again, Jobs listed: the end state is as without
 // the copy. No ApiServerSource stand-in runs: the test delivers each Job
 // event itself, from the Job as the API server holds it.
-import { randomUUID } from 'node:crypto';
-import { BatchV1Api, CoreV1Api, type V1Job } from '@kubernetes/client-node';
+import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditLinesSince, auditLogOf, auditMark, countByClient, type ClientRequests } from '../local/audit-log.ts';
-import { serviceAccountUser } from '../local/function-rbac.ts';
+import { auditLogOf, auditMark } from '../local/audit-log.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { binaryEvent, cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { functionRequests } from './support/function-requests.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { kubectl } from './support/ops.ts';
 
@@ -22,25 +21,6 @@ let h: Harness | undefined;
 afterEach(async () => { await h?.stop(); h = undefined; });
 
 const RUN = `${SCENARIO}-abcde`;
-
-/**
- * The function's requests logged after `mark`, up to a request the test makes
- * itself after every reply it waited for (the audit log is written in order),
- * once `events` Kubernetes Events (written beside the reply) are in.
- */
-async function functionRequests(ns: string, mark: number, events: number): Promise<ClientRequests> {
-  const log = auditLogOf(adminKubeconfigPath());
-  const clients = { fn: serviceAccountUser(ns, 'cascade-function') };
-  await waitFor(() => countByClient(auditLinesSince(log, mark), clients).fn!.events >= events || undefined, { message: `${events} Event(s) recorded` });
-  const barrier = `barrier-${randomUUID().slice(0, 8)}`;
-  await adminKubeConfig().makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: barrier, namespace: ns }).catch(() => undefined);
-  const lines = await waitFor(() => {
-    const all = auditLinesSince(log, mark);
-    const at = all.findIndex((l) => l.includes(barrier));
-    return at >= 0 ? all.slice(0, at) : undefined;
-  }, { message: 'the barrier request in the audit log' });
-  return countByClient(lines, clients).fn!;
-}
 
 function deliver(url: string, change: 'add' | 'update' | 'delete', job: V1Job) {
   const ev = binaryEvent(`dev.knative.apiserver.resource.${change}`, job);
