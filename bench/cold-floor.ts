@@ -16,6 +16,7 @@ import { freePort } from '../local/function-process.ts';
 import { lazyShims } from '../scripts/bundle-shims.ts';
 import { imageNodeFlags } from '../scripts/image-flags.ts';
 import { CACHE_FILE, LAUNCHER } from '../scripts/launcher.ts';
+import { until } from './cold-start.ts';
 import { spread } from './stats.ts';
 
 export interface ColdFloor {
@@ -59,28 +60,17 @@ m.exports.serve().then(async () => {
   return dir;
 }
 
-/** Whether a POST to `port` is answered 2xx now (a refused connection is a no). */
-async function answered(port: number): Promise<boolean> {
-  try {
-    const r = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
-    await r.arrayBuffer();
-    return r.status < 300;
-  } catch {
-    return false; // not listening yet
-  }
-}
-
-/** spawn → the first 2xx answer to a POST, polling every 2 ms as the cold phase does. */
-async function timeToAnswer(args: (port: number) => string[], cwd: string): Promise<number> {
+/** spawn → the first 2xx answer to a POST, polling as the cold phase does (cold-start.ts). */
+async function timeToAnswer(args: string[], cwd: string): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, args(port), { cwd, env: { ...process.env, FUNC_PORT: String(port), NODE_ENV: 'production' }, stdio: 'ignore' });
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, FUNC_PORT: String(port), NODE_ENV: 'production' }, stdio: 'ignore' });
   try {
-    for (;;) {
-      if (await answered(port)) return performance.now() - t0;
-      if (performance.now() - t0 > 30_000) throw new Error(`${args(port).join(' ')}: no answer in 30 s`);
-      await new Promise((r) => setTimeout(r, 2));
-    }
+    return await until(async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+      await r.arrayBuffer();
+      return r.status < 300 ? performance.now() - t0 : undefined;
+    });
   } finally {
     await new Promise<void>((ok) => {
       if (child.exitCode !== null) return ok();
@@ -97,8 +87,8 @@ export async function coldFloor(tries: number): Promise<ColdFloor> {
     const runtime: number[] = [];
     const node: number[] = [];
     for (let i = 0; i < tries; i++) {
-      runtime.push(await timeToAnswer(() => [...flags, join(dir, 'server.cjs')], dir));
-      node.push(await timeToAnswer(() => [...flags, '-e', NODE_HTTP], dir));
+      runtime.push(await timeToAnswer([...flags, join(dir, 'server.cjs')], dir));
+      node.push(await timeToAnswer([...flags, '-e', NODE_HTTP], dir));
     }
     return { runtimeMs: spread(runtime)!.median, nodeMs: spread(node)!.median, tries };
   } finally {

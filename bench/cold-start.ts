@@ -39,8 +39,8 @@ async function spawnFunction(env: Record<string, string>) {
   return { t0, child, url: `http://127.0.0.1:${port}`, stop };
 }
 
-/** Polls until `attempt` resolves to a value; connection refused and the like count as not yet. */
-async function until<T>(attempt: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+/** Polls every 2 ms until `attempt` resolves to a value; connection refused and the like count as not yet. */
+export async function until<T>(attempt: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     try {
