@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'rolldown';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { freePort } from '../local/function-process.ts';
+import { freePort, stopProcess } from '../local/function-process.ts';
 import { lazyShims } from '../scripts/bundle-shims.ts';
 import { imageNodeFlags } from '../scripts/image-flags.ts';
 import { CACHE_FILE, LAUNCHER } from '../scripts/launcher.ts';
@@ -72,11 +72,7 @@ async function timeToAnswer(args: string[], cwd: string): Promise<number> {
       return r.status < 300 ? performance.now() - t0 : undefined;
     });
   } finally {
-    await new Promise<void>((ok) => {
-      if (child.exitCode !== null) return ok();
-      child.once('exit', () => ok());
-      child.kill('SIGKILL');
-    });
+    await stopProcess(child, 'SIGKILL');
   }
 }
 

@@ -3,7 +3,7 @@
 // the first answered run request and the first Job it created. The function
 // is BENCH_ENTRY's (bench/entry.ts).
 import { spawn } from 'node:child_process';
-import { freePort } from '../local/function-process.ts';
+import { freePort, stopProcess } from '../local/function-process.ts';
 import { benchFunction } from './entry.ts';
 import { postJson, runRequest, scenario, type Install } from './install.ts';
 import { rssMiB } from './procfs.ts';
@@ -31,11 +31,7 @@ async function spawnFunction(env: Record<string, string>) {
   const child = spawn(process.execPath, command.args, {
     cwd: command.cwd, env: { ...(command.baseEnv ?? process.env), CASCADE_METRICS_PORT: '0', ...env, FUNC_PORT: String(port) }, stdio: 'ignore',
   });
-  const stop = () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  const stop = () => stopProcess(child);
   return { t0, child, url: `http://127.0.0.1:${port}`, stop };
 }
 

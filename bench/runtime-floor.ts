@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { freePort } from '../local/function-process.ts';
+import { freePort, stopProcess } from '../local/function-process.ts';
 import { imageNodeFlags } from '../scripts/image-flags.ts';
 import { drive, type Sample } from './event-path.ts';
 import { FLOOR_KINDS, type FloorKind } from './floor-server.ts';
@@ -30,11 +30,7 @@ async function start(kind: FloorKind) {
     child.stdout.on('data', (d: Buffer) => { if (d.toString().includes('listening')) ok(); });
     child.once('exit', (code) => fail(new Error(`floor server ${kind} exited (${code}) before it served`)));
   });
-  const stop = () => new Promise<void>((ok) => {
-    if (child.exitCode !== null) return ok();
-    child.once('exit', () => ok());
-    child.kill('SIGKILL');
-  });
+  const stop = () => stopProcess(child, 'SIGKILL');
   return { url: `http://127.0.0.1:${port}/`, pid: child.pid!, stop };
 }
 

@@ -26,6 +26,16 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Sends `signal` to a child and resolves with its exit code once it has exited (at once if it had). */
+export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  return new Promise((resolve) => {
+    // Exited already (exitCode), or killed by a signal (signalCode: exitCode stays null).
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+    child.once('exit', (code) => resolve(code));
+    child.kill(signal);
+  });
+}
+
 async function waitReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
@@ -84,11 +94,6 @@ export async function startFunction(env: Record<string, string>, command: Functi
     child.kill('SIGKILL');
     throw error;
   }
-  const stop = (signal: NodeJS.Signals = 'SIGTERM') => new Promise<number | null>((resolve) => {
-    // Exited already (exitCode), or killed by a signal (signalCode: exitCode stays null).
-    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
-    child.once('exit', (code) => resolve(code));
-    child.kill(signal);
-  });
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') => stopProcess(child, signal);
   return { url, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, child, output, errorLines: () => [...errors], stop };
 }
