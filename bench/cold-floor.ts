@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { build } from 'rolldown';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { freePort, stopProcess } from '../local/function-process.ts';
-import { lazyShims } from '../scripts/bundle-shims.ts';
+import { bundleOptions } from '../scripts/bundle-options.ts';
 import { imageNodeFlags } from '../scripts/image-flags.ts';
 import { CACHE_FILE, LAUNCHER } from '../scripts/launcher.ts';
 import { until } from './cold-start.ts';
@@ -35,13 +35,7 @@ const NODE_HTTP = `require('node:http').createServer((q, s) => { q.resume(); q.o
 /** Builds the floor bundle in a new directory and writes its code cache after a warm-up. */
 async function floorBundle(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'cascade-cold-floor-'));
-  await build({
-    input: { function: join(repoRoot, 'bench/floor-function.ts') },
-    platform: 'node',
-    logLevel: 'warn',
-    plugins: [lazyShims()],
-    output: { dir, format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false, charset: 'ascii', comments: false },
-  });
+  await build(bundleOptions({ function: join(repoRoot, 'bench/floor-function.ts') }, dir));
   writeFileSync(join(dir, 'server.cjs'), LAUNCHER);
   const port = await freePort();
   // Loaded as server.cjs loads it, served, sent a request, then its code cache written (the build's warm-up, without Cascade's requests).

@@ -29,7 +29,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
-import { lazyShims } from './bundle-shims.ts';
+import { bundleOptions } from './bundle-options.ts';
 import { CACHE_FILE, LAUNCHER } from './launcher.ts';
 import { imageNodeFlags } from './image-flags.ts';
 
@@ -38,13 +38,7 @@ const OUT = resolve('build/functions/cascade');
 async function bundle(): Promise<void> {
   for (const f of readdirSync(OUT)) if (f.endsWith('.cjs') || f.endsWith('.cjs.map') || f === CACHE_FILE) rmSync(join(OUT, f));
   rmSync(join(OUT, 'compile-cache'), { recursive: true, force: true });
-  await build({
-    input: { function: 'functions/cascade/serve.ts' },
-    platform: 'node',
-    logLevel: 'warn',
-    plugins: [lazyShims()],
-    output: { dir: OUT, format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false, sourcemap: true, charset: 'ascii', comments: false },
-  });
+  await build(bundleOptions({ function: 'functions/cascade/serve.ts' }, OUT));
   const files = readdirSync(OUT).filter((f) => f.endsWith('.cjs'));
   if (files.join() !== 'function.cjs') throw new Error(`bundle: expected function.cjs alone, got ${files.join(', ')}`);
   if (/\bimport\(/.test(readFileSync(join(OUT, 'function.cjs'), 'latin1'))) throw new Error('bundle: function.cjs calls import(), which server.cjs cannot serve');
