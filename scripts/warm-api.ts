@@ -86,6 +86,7 @@ export function warmApi(): (req: IncomingMessage, res: ServerResponse) => void {
     void body(req).then((input) => {
       const path = new URL(req.url ?? '/', 'http://api').pathname;
       if (path === '/readyz' || path === '/livez') return res.end('ok');
+      if (path === '/version') return reply(res, 200, { major: '1', minor: '33', gitVersion: 'v1.33.0' });
       // .../namespaces/<ns>/<plural>[/<name>[/status]]
       const m = /\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(\/status)?$/.exec(path);
       if (!m) return reply(res, 404, notFound);
