@@ -79,6 +79,16 @@ describe('lazyShims', () => {
     expect(s.required).toEqual([join(modules, 'pino/lib/transport.js')]);
   });
 
+  it('stands in for @opentelemetry/api in prom-client\'s CPU metric: nothing required until trace or context is read, then the real ones', () => {
+    const real = { trace: { getSpan: () => 'span' }, context: { active: () => 'ctx' } };
+    const s = standIn('@opentelemetry/api', 'prom-client/lib/metrics/processCpuTotal.js', real);
+    const api = s.exports as typeof real;
+    expect(s.required).toEqual([]);
+    expect(api.trace.getSpan()).toBe('span');
+    expect(api.context.active()).toBe('ctx');
+    expect(new Set(s.required)).toEqual(new Set([require.resolve('@opentelemetry/api', { paths: [join(modules, 'prom-client')] })]));
+  });
+
   it('stands in for js-yaml in Cascade\'s kubeconfig reader: nothing required until a YAML document is loaded, then the real load with the same arguments', () => {
     const calls: unknown[][] = [];
     const s = standIn('js-yaml', '../shared/kube/connection.ts', { load: (...args: unknown[]) => (calls.push(args), { kind: 'Config' }) });

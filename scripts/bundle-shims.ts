@@ -22,6 +22,8 @@
 // - prom-client's AggregatorRegistry (node:cluster) is for cluster workers,
 //   which Cascade does not run.
 // - cloudevents uses json-bigint only when CE_USE_BIG_INT is "true".
+// - prom-client's process CPU metric reads the active OpenTelemetry span
+//   (@opentelemetry/api) only for exemplars, which nothing here enables.
 // - Cascade reads a kubeconfig with js-yaml only when it is not JSON
 //   (shared/kube/connection.ts): in a cluster there is none, and programs
 //   write JSON ones; js-yaml's schemas took 4-6 ms of a cold start to build.
@@ -145,6 +147,14 @@ Object.defineProperty(module.exports, 'stringify', { enumerable: true, get: () =
     importer: /node_modules\/fastify\/lib\/schema-controller\.js$/,
     source: '@fastify/fast-json-stringify-compiler',
     code: selectorShim('SerializerSelector', ['StandaloneSerializer']),
+  },
+  {
+    importer: /node_modules\/prom-client\/lib\/metrics\/processCpuTotal\.js$/,
+    source: '@opentelemetry/api',
+    code: `module.exports = {
+  get trace() { return require(REAL).trace; },
+  get context() { return require(REAL).context; },
+};`,
   },
   {
     importer: /\/shared\/kube\/connection\.ts$/,
