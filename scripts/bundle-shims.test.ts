@@ -89,6 +89,24 @@ describe('lazyShims', () => {
     expect(new Set(s.required)).toEqual(new Set([require.resolve('@opentelemetry/api', { paths: [join(modules, 'prom-client')] })]));
   });
 
+  it('stands in for faas-js-runtime\'s own js-yaml (4, for a func.yaml): nothing required until load is called, then its real load', () => {
+    const s = standIn('js-yaml', 'faas-js-runtime/index.js', { load: (text: string) => ({ loaded: text }) });
+    expect(s.required).toEqual([]);
+    expect((s.exports as { load: (t: string) => unknown }).load('name: f')).toEqual({ loaded: 'name: f' });
+    expect(s.required).toEqual([join(modules, 'faas-js-runtime/node_modules/js-yaml/index.js')]);
+  });
+
+  it('stands in for proxy-addr in fastify\'s request: the function, all and compile call the real ones', () => {
+    const real = Object.assign((req: string, trust: string) => `addr ${req} ${trust}`, { all: (req: string) => [req], compile: (v: string[]) => `compiled ${v.join()}` });
+    const s = standIn('proxy-addr', 'fastify/lib/request.js', real);
+    const p = s.exports as typeof real;
+    expect(s.required).toEqual([]);
+    expect(p('req', 'fn')).toBe('addr req fn');
+    expect(p.all('req')).toEqual(['req']);
+    expect(p.compile(['10.0.0.0/8'])).toBe('compiled 10.0.0.0/8');
+    expect(new Set(s.required)).toEqual(new Set([require.resolve('proxy-addr', { paths: [join(modules, 'fastify')] })]));
+  });
+
   it('stands in for js-yaml in Cascade\'s kubeconfig reader: nothing required until a YAML document is loaded, then the real load with the same arguments', () => {
     const calls: unknown[][] = [];
     const s = standIn('js-yaml', '../shared/kube/connection.ts', { load: (...args: unknown[]) => (calls.push(args), { kind: 'Config' }) });

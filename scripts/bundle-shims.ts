@@ -22,6 +22,10 @@
 // - prom-client's AggregatorRegistry (node:cluster) is for cluster workers,
 //   which Cascade does not run.
 // - cloudevents uses json-bigint only when CE_USE_BIG_INT is "true".
+// - faas-js-runtime reads a func.yaml in its working directory with its own
+//   js-yaml (4) if there is one: the image has none.
+// - fastify compiles a trusted-proxy check with proxy-addr only with
+//   trustProxy, which the runtime does not set.
 // - prom-client's process CPU metric reads the active OpenTelemetry span
 //   (@opentelemetry/api) only for exemplars, which nothing here enables.
 // - Cascade reads a kubeconfig with js-yaml only when it is not JSON
@@ -157,6 +161,23 @@ Object.defineProperty(module.exports, 'stringify', { enumerable: true, get: () =
 };`,
   },
   {
+    importer: /node_modules\/faas-js-runtime\/index\.js$/,
+    source: 'js-yaml',
+    code: `module.exports = {
+  load: (...a) => require(REAL).load(...a),
+};`,
+  },
+  {
+    importer: /node_modules\/fastify\/lib\/request\.js$/,
+    source: 'proxy-addr',
+    code: `function proxyaddr(...a) {
+  return require(REAL)(...a);
+}
+proxyaddr.all = (...a) => require(REAL).all(...a);
+proxyaddr.compile = (...a) => require(REAL).compile(...a);
+module.exports = proxyaddr;`,
+  },
+  {
     importer: /\/shared\/kube\/connection\.ts$/,
     source: 'js-yaml',
     code: `module.exports = {
@@ -174,6 +195,9 @@ Object.defineProperty(module.exports, 'stringify', { enumerable: true, get: () =
 
 const PREFIX = '\0cascade-shim:';
 
+/** A stand-in's module id: one per stand-in, two of the same source (js-yaml 4 and 5) included. */
+const idOf = (shim: Shim) => `${PREFIX}${SHIMS.indexOf(shim)}:${shim.source}`;
+
 /** A rolldown plugin that puts the stand-ins above in place of the modules they stand for. */
 export function lazyShims() {
   const codes = new Map<string, string>();
@@ -183,7 +207,7 @@ export function lazyShims() {
       const shim = importer ? SHIMS.find((s) => s.source === source && s.importer.test(importer)) : undefined;
       if (!shim || !importer) return null;
       const real = source === 'assert' ? 'node:assert' : createRequire(importer).resolve(source);
-      const id = `${PREFIX}${shim.source}`;
+      const id = idOf(shim);
       codes.set(id, `'use strict';\n${shim.code.replaceAll('require(REAL)', `require(${JSON.stringify(real)})`)}\n`);
       return id;
     },
@@ -198,7 +222,7 @@ export function lazyShims() {
      */
     buildEnd(this: { getModuleIds(): Iterable<string> }) {
       const ids = [...this.getModuleIds()];
-      const missing = SHIMS.filter((s) => !codes.has(`${PREFIX}${s.source}`) && ids.some((id) => s.importer.test(id))).map((s) => s.source);
+      const missing = SHIMS.filter((s) => !codes.has(idOf(s)) && ids.some((id) => s.importer.test(id))).map((s) => s.source);
       if (missing.length > 0) throw new Error(`bundle: no module required ${missing.join(', ')} as expected (scripts/bundle-shims.ts)`);
     },
   };
