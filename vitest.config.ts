@@ -17,6 +17,7 @@ export default defineConfig({
           name: 'cluster',
           include: ['test/**/*.test.ts'],
           globalSetup: ['test/global-setup.ts'],
+          setupFiles: ['test/support/temp-dirs.ts'],
           testTimeout: 120_000,
           hookTimeout: 600_000,
           fileParallelism: false,

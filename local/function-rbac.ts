@@ -2,13 +2,13 @@
 // RoleBinding of knative/rbac.yaml applied to a test namespace, and a
 // kubeconfig file holding a token of that ServiceAccount, so that tests run
 // the function with exactly the permissions it is deployed with.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
 import { repoRoot } from './cluster/paths.ts';
 import { apiStatus, serviceAccountKubeConfig } from './kube.ts';
+import { tempDir } from './temp-dir.ts';
 
 export function manifests(file: string, namespace: string, kinds?: string[]): KubernetesObject[] {
   const docs = loadAll(readFileSync(join(repoRoot, file), 'utf8')) as KubernetesObject[];
@@ -47,7 +47,7 @@ export async function serviceAccountIdentity(admin: KubeConfig, namespace: strin
 /** serviceAccountIdentity, written to a kubeconfig file (mode 600); returns its path. */
 export async function serviceAccountKubeconfigFile(admin: KubeConfig, namespace: string, sa: string, file?: string): Promise<string> {
   const kc = await serviceAccountIdentity(admin, namespace, sa, file);
-  const path = join(mkdtempSync(join(tmpdir(), 'cascade-kc-')), 'kubeconfig');
+  const path = join(tempDir('cascade-kc-'), 'kubeconfig');
   writeFileSync(path, kc.exportConfig(), { mode: 0o600 });
   return path;
 }

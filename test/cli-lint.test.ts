@@ -1,7 +1,6 @@
 // kubectl-cascade lint: the function's schema, then a server-side dry run of
 // each module's Job on the real API server; nothing is created.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api } from '@kubernetes/client-node';
 import { dump } from 'js-yaml';
@@ -9,9 +8,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { cli } from './support/cli.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { adminKubeConfig, createTestNamespace } from './support/kube.ts';
+import { tempDir } from '../local/temp-dir.ts';
 
 let ns: string;
-const dir = mkdtempSync(join(tmpdir(), 'cascade-lint-'));
+const dir = tempDir('cascade-lint-');
 const file = (name: string, content: unknown) => {
   const path = join(dir, name);
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));

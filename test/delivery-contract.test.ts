@@ -8,8 +8,7 @@
 // the attempts its status calls for (400: one; 500: 1 + the Trigger's retry),
 // with Knative's error extensions, and creates nothing; a transient 503 is
 // retried and the run completes.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +18,9 @@ import { successScenario } from './fixtures/scenarios.ts';
 import { brokerTrouble, cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { flakyProxy, type FlakyProxy } from './support/flaky-proxy.ts';
 import { adminKubeConfig } from './support/kube.ts';
+import { tempDir } from '../local/temp-dir.ts';
 
-const file = join(mkdtempSync(join(tmpdir(), 'cascade-delivery-')), 'configuration.json');
+const file = join(tempDir('cascade-delivery-'), 'configuration.json');
 const retriesOf = (trigger: string) => knativeConfig().triggers.find((t) => t.name === trigger)!.delivery!.retry!;
 let h: Harness;
 let proxy: FlakyProxy;

@@ -6,8 +6,7 @@
 // counted; once they ended, the janitor lets it go. Then the scenario comes
 // from the CONFIG_PATH file, said so in the reply, on the run and in a warning,
 // and without a file a run request gets the documented 500.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { imageModule, successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { janitorKubeconfig, runJanitorProcess, type JanitorExit } from './support/janitor.ts';
 import { adminKubeConfig, apiStatus, waitFor } from './support/kube.ts';
+import { tempDir } from '../local/temp-dir.ts';
 
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 const ERROR_LINE = /"level":(50|60)/;
@@ -42,7 +42,7 @@ const operatorGone = (hh: Harness) => waitFor(() => hh.operator().then(() => fal
 
 describe('the CascadeAutoOperator finalizer', () => {
   it('holds the operator while runs are in flight, refuses new runs meanwhile, then lets it go', { timeout: 180_000 }, async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'cascade-fallback-')), 'configuration.json');
+    const file = join(tempDir('cascade-fallback-'), 'configuration.json');
     h = await cascadeHarness({ modules, env: { CONFIG_PATH: file } });
     const hh = h;
     expect((await hh.operator()).metadata.finalizers ?? []).toEqual([]);

@@ -3,17 +3,17 @@
 // not a scenario. Each is answered 500 with a one-line reason naming the
 // file, nothing is created, and a usable file is taken up at the next request
 // (the file is read for every run request, as the Go controller did).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { adminKubeConfig } from './support/kube.ts';
+import { tempDir } from '../local/temp-dir.ts';
 
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
-const file = join(mkdtempSync(join(tmpdir(), 'cascade-unusable-')), 'configuration.json');
+const file = join(tempDir('cascade-unusable-'), 'configuration.json');
 let h: Harness;
 beforeAll(async () => { h = await cascadeHarness({ modules: [], from: 'file', source: false, env: { CONFIG_PATH: file } }); });
 afterAll(async () => { await h?.stop(); });

@@ -11,8 +11,7 @@
 // The function is signalled directly: in a Knative pod it gets SIGTERM only
 // after queue-proxy has drained (test/ops-queue-proxy.test.ts), and then
 // behaves as here.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,6 +24,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { heldSink, send, type Answer } from './support/ops.ts';
 import { apiServerOf, tcpProxy, throughProxy, type TcpProxy } from './support/tcp-proxy.ts';
+import { tempDir } from '../local/temp-dir.ts';
 
 const GRACE_SECONDS = 20;
 const WAVE_1 = 30;
@@ -215,7 +215,7 @@ describe('SIGTERM during a burst', () => {
 
   it('an uncaught exception: logged, drained, exit 1 (not the runtime\'s silent exit 0)', { timeout: 120_000 }, async () => {
     // Injected into the function process: SIGUSR2 throws from a timer.
-    const dir = mkdtempSync(join(tmpdir(), 'cascade-crash-'));
+    const dir = tempDir('cascade-crash-');
     const inject = join(dir, 'crash-on-sigusr2.mjs');
     writeFileSync(inject, "process.on('SIGUSR2', () => setTimeout(() => { throw new Error('boom: injected by the test'); }, 0));\n");
     h = await cascadeHarness({ modules: successScenario(0), source: false, env: { NODE_OPTIONS: `--import=${pathToFileURL(inject).href}` } });

@@ -2,18 +2,16 @@
 // KUBECONFIG, no ~/.kube/config, not in a pod). It says why once, at fatal,
 // and exits 1, so that its pod restarts and shows the reason; it does not
 // stay up unready (liveness would keep passing), nor spin when signalled.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sourceFunction, startFunction } from '../local/function-process.ts';
+import { tempDir } from '../local/temp-dir.ts';
 
 function withoutCluster(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && k !== 'KUBECONFIG' && !k.startsWith('KUBERNETES_')) env[k] = v;
   }
-  return { ...env, HOME: mkdtempSync(join(tmpdir(), 'cascade-nohome-')) };
+  return { ...env, HOME: tempDir('cascade-nohome-') };
 }
 
 describe('a function that cannot start', () => {

@@ -11,8 +11,7 @@
 // injects faults. Tests of the function's own replies POST to it directly
 // (`post`, `url`).
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CustomObjectsApi, Watch, type V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator.ts';
@@ -26,6 +25,7 @@ import { functionKubeconfig } from '../../local/function-rbac.ts';
 import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
 import { startQueueProxy, type QueueProxy } from '../../local/queue-proxy/queue-proxy.ts';
 import { adminKubeConfig, createTestNamespace, waitFor } from './kube.ts';
+import { tempDir } from '../../local/temp-dir.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
 export const OUT = 'http://minio.test:9000/output/';
@@ -149,7 +149,7 @@ function recordJobs(namespace: string) {
 
 async function scenarioSource(ns: string, opts: HarnessOptions, custom: CustomObjectsApi): Promise<Record<string, string>> {
   if (opts.from === 'file') {
-    const file = join(mkdtempSync(join(tmpdir(), 'cascade-scenario-')), 'configuration.json');
+    const file = join(tempDir('cascade-scenario-'), 'configuration.json');
     writeFileSync(file, JSON.stringify({ cascademodules: opts.modules }));
     return { CONFIG_PATH: file };
   }
