@@ -1,12 +1,14 @@
 // Cold start of the function as faas-js-runtime serves it: from the spawn of
 // the process to the first answered /ready, and (in another fresh process) to
 // the first answered run request and the first Job it created. The function
-// is BENCH_ENTRY's (bench/entry.ts).
+// is BENCH_ENTRY's (bench/entry.ts). With BENCH_COLD_VS (another build's
+// server.cjs, say), cold starts of both are taken in turn and compared pair
+// by pair: single cold starts range over ±60 ms here, more than most changes.
 import { spawn } from 'node:child_process';
 import { freePort, stopProcess } from '../local/function-process.ts';
-import { benchFunction } from './entry.ts';
+import { benchFunction, ENTRY } from './entry.ts';
 import { postJson, runRequest, scenario, type Install } from './install.ts';
-import { rssMiB } from './procfs.ts';
+import { mainThreadCpuMs, rssMiB } from './procfs.ts';
 import { spread } from './stats.ts';
 
 export interface ColdStart {
@@ -24,9 +26,9 @@ export interface ColdStart {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function spawnFunction(env: Record<string, string>) {
+async function spawnFunction(env: Record<string, string>, entry?: string) {
   const port = await freePort();
-  const command = benchFunction();
+  const command = benchFunction(entry);
   const t0 = performance.now();
   const child = spawn(process.execPath, command.args, {
     cwd: command.cwd, env: { ...(command.baseEnv ?? process.env), CASCADE_METRICS_PORT: '0', ...env, FUNC_PORT: String(port) }, stdio: 'ignore',
@@ -50,17 +52,22 @@ export async function until<T>(attempt: () => Promise<T | undefined>, timeoutMs 
   throw new Error('the function did not answer in time');
 }
 
+/** Polls a fresh process with a run request until it answers 200: when, and the run. */
+function firstRunAnswered(url: string): Promise<{ at: number; run: string }> {
+  const req = runRequest('cold');
+  return until(async () => {
+    const r = await postJson(url, req);
+    return r.status === 200 ? { at: performance.now(), run: String(r.body.run) } : undefined;
+  });
+}
+
 async function once(inst: Install): Promise<ColdStart> {
   const a = await spawnFunction(inst.env);
   const live = await until(async () => ((await fetch(`${a.url}/healthz`)).ok ? performance.now() : undefined));
   const ready = await until(async () => ((await fetch(`${a.url}/ready`)).ok ? performance.now() : undefined));
   await a.stop();
   const b = await spawnFunction(inst.env);
-  const req = runRequest('cold');
-  const answered = await until(async () => {
-    const r = await postJson(b.url, req);
-    return r.status === 200 ? { at: performance.now(), run: String(r.body.run) } : undefined;
-  });
+  const answered = await firstRunAnswered(b.url);
   const rss = rssMiB(b.child.pid!) ?? 0;
   const job = await inst.recorder.waitJob(answered.run, 0);
   await b.stop();
@@ -75,5 +82,52 @@ export async function coldStart(inst: Install, tries: number): Promise<ColdStart
   return {
     toLiveMs: med((c) => c.toLiveMs), toReadyMs: med((c) => c.toReadyMs), toRunAnsweredMs: med((c) => c.toRunAnsweredMs),
     toFirstJobMs: med((c) => c.toFirstJobMs), rssAfterStartMiB: med((c) => c.rssAfterStartMiB),
+  };
+}
+
+export interface ColdPaired {
+  /** The entry compared with BENCH_ENTRY (BENCH_COLD_VS). */
+  vs: string;
+  pairs: number;
+  /** spawn → first run request answered, medians: BENCH_ENTRY's, vs's, and of each pair's difference (BENCH_ENTRY − vs). */
+  entryMs: number;
+  vsMs: number;
+  deltaMs: number;
+  /** The main thread's CPU time to that answer, the same three medians. */
+  entryCpuMs: number;
+  vsCpuMs: number;
+  deltaCpuMs: number;
+}
+
+/** One cold start of `entry` to its first answered run request: the time, and its main thread's CPU time then. */
+async function toRunAnswered(inst: Install, entry: string): Promise<{ ms: number; cpuMs: number }> {
+  const f = await spawnFunction(inst.env, entry);
+  try {
+    const answered = await firstRunAnswered(f.url);
+    return { ms: answered.at - f.t0, cpuMs: mainThreadCpuMs(f.child.pid!) ?? Number.NaN };
+  } finally {
+    await f.stop();
+  }
+}
+
+/** `pairs` cold starts of each, in turn (A B, B A, ...), compared pair by pair, so that the comparison holds while the machine's speed drifts. */
+export async function coldPaired(inst: Install, vs: string, pairs: number): Promise<ColdPaired> {
+  await inst.setScenario(scenario(1, 600_000));
+  const a: { ms: number; cpuMs: number }[] = [];
+  const b: { ms: number; cpuMs: number }[] = [];
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2 === 0) {
+      a.push(await toRunAnswered(inst, ENTRY));
+      b.push(await toRunAnswered(inst, vs));
+    } else {
+      b.push(await toRunAnswered(inst, vs));
+      a.push(await toRunAnswered(inst, ENTRY));
+    }
+  }
+  const med = (xs: number[]) => spread(xs)!.median;
+  return {
+    vs, pairs,
+    entryMs: med(a.map((x) => x.ms)), vsMs: med(b.map((x) => x.ms)), deltaMs: med(a.map((x, i) => x.ms - b[i]!.ms)),
+    entryCpuMs: med(a.map((x) => x.cpuMs)), vsCpuMs: med(b.map((x) => x.cpuMs)), deltaCpuMs: med(a.map((x, i) => x.cpuMs - b[i]!.cpuMs)),
   };
 }

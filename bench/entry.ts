@@ -1,10 +1,10 @@
 // The function the bench runs (cold start, and the process every other phase
-// measures): BENCH_ENTRY, a path from the repository root. A function module
+// measures): BENCH_ENTRY, a path from the repository root (or absolute). A function module
 // runs under faas-js-runtime's CLI, as `npm start` and the tests run
 // functions/cascade/index.ts (the default); a server entry (`.cjs`) runs
 // under node as it is, as the image runs build/functions/cascade/server.cjs
 // (after `npm run build`).
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { repoRoot } from '../local/cluster/paths.ts';
 import type { FunctionCommand } from '../local/function-process.ts';
 import { imageNodeFlags } from '../scripts/image-flags.ts';
@@ -22,7 +22,7 @@ function benchFlags(): string[] {
  * it starts, and the image's WORKDIR has none), here build/.
  */
 export function benchFunction(entry = ENTRY): FunctionCommand {
-  const file = join(repoRoot, entry);
+  const file = resolve(repoRoot, entry);
   if (!entry.endsWith('.cjs')) return { cwd: repoRoot, args: [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), file] };
   return { cwd: join(repoRoot, 'build'), args: [...benchFlags(), file], baseEnv: imageEnv(process.env) };
 }

@@ -19,6 +19,19 @@ export function cpuSeconds(pid: number, mainThread = false): number | undefined 
   }
 }
 
+/**
+ * CPU time of a process's main thread in ms, to the nanosecond (the
+ * scheduler's own count, /proc/PID/task/PID/schedstat), or undefined when it
+ * is gone: a cold start's few hundred ms need more than stat's 10 ms ticks.
+ */
+export function mainThreadCpuMs(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
 /** VmRSS in MiB, or undefined when the process is gone. */
 export function rssMiB(pid: number): number | undefined {
   try {

@@ -123,6 +123,18 @@ function cold(f: Tree): Section[] {
       rows: [[fig(c.nodeMs), fig(c.runtimeMs)]],
     });
   }
+  if (f.coldPaired) {
+    const c = f.coldPaired as Tree;
+    out.push({
+      title: `Cold start against ${String(c.vs)} (BENCH_COLD_VS), ${fig(c.pairs)} pairs taken in turn: spawn → first run request answered, and the main thread's CPU time then (ms, medians)`,
+      head: ['', 'answered', 'main-thread CPU'],
+      rows: [
+        ['BENCH_ENTRY', fig(c.entryMs), fig(c.entryCpuMs)],
+        ['BENCH_COLD_VS', fig(c.vsMs), fig(c.vsCpuMs)],
+        ['pair by pair, BENCH_ENTRY − BENCH_COLD_VS', fig(c.deltaMs), fig(c.deltaCpuMs)],
+      ],
+    });
+  }
   if (f.importMs) {
     out.push({
       title: 'Import time by module (ms, each alone in a fresh process)',

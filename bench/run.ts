@@ -9,6 +9,8 @@
 //   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,events,exact)
 //   BENCH_EXACT_RUNS    runs in flight of the exact phase (default 10000, quick 500)
 //   BENCH_COLD_TRIES    cold starts of each kind the cold phase takes the median of (default 3, quick 2)
+//   BENCH_COLD_VS       another server entry (another build's server.cjs): the cold phase also takes
+//                       BENCH_COLD_TRIES cold starts of each in turn and compares them pair by pair
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +18,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { apiCost, marginalPerStep, type ApiCost } from './api-cost.ts';
 import { coldFloor } from './cold-floor.ts';
-import { coldStart } from './cold-start.ts';
+import { coldPaired, coldStart } from './cold-start.ts';
 import { deadSinkReplies } from './dead-sink.ts';
 import { controlPlane, type ControlPlane } from './control-plane.ts';
 import { endToEnd } from './end-to-end.ts';
@@ -144,6 +146,7 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
       const tries = Number(env.BENCH_COLD_TRIES ?? (quick ? 2 : 3));
       out.coldStart = await coldStart(inst, tries);
       out.coldFloor = await coldFloor(tries);
+      if (env.BENCH_COLD_VS) out.coldPaired = await coldPaired(inst, env.BENCH_COLD_VS, tries);
     }, out);
     await phase('imports', round, async () => { out.importMs = await importTimes(quick ? 1 : 3); }, out);
     await phase('e2e', round, () => e2eAndTransitions(inst, out), out);
