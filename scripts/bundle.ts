@@ -6,8 +6,9 @@
 //   compiled with the rest) and
 //   faas-js-runtime with fastify, tree-shaken by rolldown into one CommonJS
 //   file (the runtime's modules are sloppy-mode CommonJS, which an ES module
-//   bundle would make strict). It must not import(): server.cjs runs it as a
-//   vm.Script, which has no module loader for that.
+//   bundle would make strict; rolldown's options are in bundle-options.ts).
+//   It must not import(): server.cjs runs it as a vm.Script, which has no
+//   module loader for that.
 // - server.cjs, the command's entry: compiles function.cjs with the code
 //   cache (function.code-cache), runs it as a CommonJS module, and serves;
 // - function.code-cache: V8's code cache of function.cjs, written by
