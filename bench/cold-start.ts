@@ -5,6 +5,7 @@
 // server.cjs, say), cold starts of both are taken in turn and compared pair
 // by pair: single cold starts range over ±60 ms here, more than most changes.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { freePort, stopProcess } from '../local/function-process.ts';
 import { benchFunction, ENTRY } from './entry.ts';
 import { postJson, runRequest, scenario, type Install } from './install.ts';
@@ -112,6 +113,7 @@ async function toRunAnswered(inst: Install, entry: string): Promise<{ ms: number
 
 /** `pairs` cold starts of each, in turn (A B, B A, ...), compared pair by pair, so that the comparison holds while the machine's speed drifts. */
 export async function coldPaired(inst: Install, vs: string, pairs: number): Promise<ColdPaired> {
+  if (!existsSync(benchFunction(vs).args.at(-1)!)) throw new Error(`BENCH_COLD_VS: no entry at ${vs}`);
   await inst.setScenario(scenario(1, 600_000));
   const a: { ms: number; cpuMs: number }[] = [];
   const b: { ms: number; cpuMs: number }[] = [];

@@ -9,8 +9,8 @@
 // them). The code cache shipped with the build holds whatever was compiled,
 // so those parentheses made it hold all of them (1.76 MB), deserialized by
 // every cold process before it runs a line. Without them the cache holds what
-// the build's warm-up ran (1.14 MB), and a module first used later compiles
-// when it is. `pifeForModuleWrappers: false` does this for the ES modules'
+// the build's warm-up ran (1.14 MB then), and a module first used later
+// compiles when it is. `pifeForModuleWrappers: false` does this for the ES modules'
 // wrappers; the CommonJS modules' wrappers, which it leaves as they were,
 // are rewritten here.
 import { RolldownMagicString, type BuildOptions, type Plugin } from 'rolldown';
@@ -37,6 +37,7 @@ export function checkUnparenthesized(fileName: string, code: string): void {
   if (PARENTHESIZED.test(code)) throw new Error(`bundle: ${fileName} has a module wrapper in parentheses, which V8 compiles with the script (scripts/bundle-options.ts)`);
 }
 
+/** The rolldown plugin: wrappers rewritten when the chunk is rendered, the bundle checked when it is written. */
 export function lazyModuleWrappers(): Plugin {
   return {
     name: 'cascade-lazy-module-wrappers',
