@@ -1,9 +1,9 @@
 // The function the bench runs (cold start, and the process every other phase
-// measures): BENCH_ENTRY, a path from the repository root (or absolute). A function module
-// runs under faas-js-runtime's CLI, as `npm start` and the tests run
-// functions/cascade/index.ts (the default); a server entry (`.cjs`) runs
-// under node as it is, as the image runs build/functions/cascade/server.cjs
-// (after `npm run build`).
+// measures): BENCH_ENTRY, a path from the repository root (or absolute). A
+// function module runs under faas-js-runtime's CLI, as `npm start` and the
+// tests run functions/cascade/index.ts (the default); a server entry (`.cjs`)
+// runs under node as it is, as the image runs
+// build/functions/cascade/server.cjs (after `npm run build`).
 import { join, resolve } from 'node:path';
 import { repoRoot } from '../local/cluster/paths.ts';
 import type { FunctionCommand } from '../local/function-process.ts';

@@ -1,9 +1,10 @@
 // What scripts/bundle.ts puts in place of a few modules that the runtime's
-// dependencies (and Cascade) require when they load, to use later or never: each stand-in
-// has the same exports, and requires the real module (bundled as it is) the
-// first time one of them is used. A cold process then does not evaluate them,
-// nor the Node.js modules they require (child_process, zlib, assert), before
-// it serves. Nothing else changes: a process that uses them gets the real ones.
+// dependencies (and Cascade) require when they load, to use later or never:
+// each stand-in has the same exports, and requires the real module (bundled
+// as it is) the first time one of them is used. A cold process then does not
+// evaluate them, nor the Node.js modules they require (child_process, zlib,
+// assert), before it serves. Nothing else changes: a process that uses them
+// gets the real ones.
 // - faas-js-runtime's default probes (lib/health-check.js) configure
 //   overload-protection when they load, which starts a 5 ms event-loop timer
 //   for the life of the process; Cascade's /healthz and /ready replace both
