@@ -69,6 +69,11 @@ function selectorShim(name: string, statics: string[]): string {
   ].join('\n');
 }
 
+/** js-yaml as its readers use it (load alone), for both versions in the bundle. */
+const YAML_LOAD = `module.exports = {
+  load: (...a) => require(REAL).load(...a),
+};`;
+
 const SHIMS: Shim[] = [
   {
     importer: /node_modules\/faas-js-runtime\/lib\/health-check\.js$/,
@@ -164,9 +169,7 @@ Object.defineProperty(module.exports, 'stringify', { enumerable: true, get: () =
   {
     importer: /node_modules\/faas-js-runtime\/index\.js$/,
     source: 'js-yaml',
-    code: `module.exports = {
-  load: (...a) => require(REAL).load(...a),
-};`,
+    code: YAML_LOAD,
   },
   {
     importer: /node_modules\/fastify\/lib\/request\.js$/,
@@ -181,9 +184,7 @@ module.exports = proxyaddr;`,
   {
     importer: /\/shared\/kube\/connection\.ts$/,
     source: 'js-yaml',
-    code: `module.exports = {
-  load: (...a) => require(REAL).load(...a),
-};`,
+    code: YAML_LOAD,
   },
   {
     importer: /node_modules\/sonic-boom\/index\.js$/,
