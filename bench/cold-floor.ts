@@ -7,12 +7,12 @@
 // engine, the API server's connection, and the API calls a run request waits
 // for.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'rolldown';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { freePort, stopProcess } from '../local/function-process.ts';
+import { tempDir } from '../local/temp-dir.ts';
 import { bundleOptions } from '../scripts/bundle-options.ts';
 import { imageNodeFlags } from '../scripts/image-flags.ts';
 import { CACHE_FILE, LAUNCHER } from '../scripts/launcher.ts';
@@ -34,7 +34,8 @@ const NODE_HTTP = `require('node:http').createServer((q, s) => { q.resume(); q.o
 
 /** Builds the floor bundle in a new directory and writes its code cache after a warm-up. */
 async function floorBundle(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'cascade-cold-floor-'));
+  // Removed by coldFloor once timed, and at the bench's exit if a step before that fails.
+  const dir = tempDir('cascade-cold-floor-');
   await build(bundleOptions({ function: join(repoRoot, 'bench/floor-function.ts') }, dir));
   writeFileSync(join(dir, 'server.cjs'), LAUNCHER);
   const port = await freePort();
