@@ -1,6 +1,6 @@
 // Configuration from the environment, parsed once at start-up into a typed
-// value and passed down (design note 4). The Go controller's variables and
-// defaults, plus Cascade's own.
+// value and passed down. The Go controller's variables and defaults, plus
+// Cascade's own. See docs/architecture.md#validate-at-the-edges.
 import { readFileSync } from 'node:fs';
 import { parseCeOverrides, type Extensions } from './ce-overrides.ts';
 

@@ -1,8 +1,8 @@
 // Cascade's Prometheus metrics: the Go controller's names, labels and buckets
 // (dashboards keep working) plus Cascade's own. One registry, made at start-up
-// and passed down (design note 6); label values come from closed vocabularies
-// or from the run request's oname/sname as in the Go controller, never run
-// names or ids.
+// and passed down: docs/architecture.md#no-module-singletons. Label values
+// come from closed vocabularies or from the run request's oname/sname as in
+// the Go controller, never run names or ids.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Transition, TransitionKind } from './core/types.ts';
 

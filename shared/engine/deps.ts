@@ -1,4 +1,4 @@
-// What the engine is given at start-up (design note 6: no module singletons).
+// What the engine is given at start-up (docs/architecture.md#no-module-singletons).
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Store } from '../kube/store.ts';
