@@ -31,8 +31,8 @@ function unseenSucceeded(d: Draft): { name: string; step: number }[] {
 }
 
 export function cleanup(d: Draft): void {
-  for (const job of d.input.jobs) {
-    if (job.deleting || job.gone || keep(d, job)) continue;
+  for (const job of [...d.input.jobs, ...d.strays]) {
+    if (job.deleting || job.gone || (!d.strays.includes(job) && keep(d, job))) continue;
     d.actions.push({ type: 'DeleteJob', name: job.name, step: job.step });
   }
   for (const { name, step } of unseenSucceeded(d)) d.actions.push({ type: 'DeleteJob', name, step });

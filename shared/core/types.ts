@@ -1,6 +1,7 @@
 // The vocabulary of the pure core: what it is told, what it decides.
 import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeRun, CascadeRunStatus, RunPhase, TerminalPhase } from '../api/cascade-run.ts';
+import type { IgnoredJob } from './job-identity.ts';
 import type { JobSettings } from './job-manifest.ts';
 import type { ObservedJob } from './observed-job.ts';
 
@@ -95,4 +96,6 @@ export interface Decision {
   actions: Action[];
   transitions: Transition[];
   verdict: Verdict;
+  /** Observed Jobs that are not the ones Cascade created for their steps: never decided on. */
+  ignoredJobs: IgnoredJob[];
 }

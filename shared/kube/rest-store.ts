@@ -64,7 +64,11 @@ export function restStore(untimed: Rest, namespace: string, policy: RetryPolicy)
     },
     pageRuns: async (request) => page(await r(() => rest<List<CascadeRun>>('GET', runs, { query: pageQuery(request) }))),
     pageJobs: async (request) => page(await r(() => rest<List<V1Job>>('GET', jobs, { query: { labelSelector: LABEL_RUN, ...pageQuery(request) } }))),
-    createJob: (job) => r(async () => ((await orExists(rest('POST', jobs, { body: job, discard: true }))) === 'exists' ? 'exists' : 'created')),
+    getJob: (name) => r(() => orMissing(rest<V1Job>('GET', `${jobs}/${name}`))),
+    createJob: (job) => r(async () => {
+      const created = await orExists(rest<V1Job>('POST', jobs, { body: job }));
+      return created === 'exists' ? 'exists' : { uid: created.metadata?.uid };
+    }),
     deleteJob: async (name) => {
       await r(() => orMissing(rest('DELETE', `${jobs}/${name}`, { body: BACKGROUND, discard: true })));
     },
