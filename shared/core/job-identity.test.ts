@@ -63,7 +63,7 @@ describe('decide with Jobs that are not the run\'s own', () => {
     const other = job(ABC, 0, 'Succeeded', { uid: 'uid-later' });
     const d = decide({ ...input(run(ABC, running(0, 'uid-a')), [other]), partialJobs: true });
     expect(d.status.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending', 'Pending']);
-    expect(d.actions).toEqual([{ type: 'DeleteJob', name: other.name, step: 0 }]);
+    expect(d.actions).toEqual([{ type: 'DeleteJob', name: other.name, step: 0, uid: 'uid-later' }]);
     expect(d.ignoredJobs).toEqual([{ name: other.name, step: 0, reason: 'other-uid' }]);
   });
 

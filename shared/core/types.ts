@@ -63,7 +63,8 @@ export interface DecideInput {
 
 export type Action =
   | { type: 'CreateJob'; step: number; job: V1Job }
-  | { type: 'DeleteJob'; name: string; step: number }
+  /** `uid`: only the Job of that uid is deleted; another Job of the same name is left alone. */
+  | { type: 'DeleteJob'; name: string; step: number; uid?: string | undefined }
   /** Count the end in the CascadeAutoOperator, then record it counted, and notified unless the event is owed. */
   | { type: 'FinishRun'; phase: TerminalPhase; eventOwed: boolean }
   /** Send the run-end CloudEvent (after any FinishRun, without holding the reply), then record it notified. */

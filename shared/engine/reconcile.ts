@@ -61,7 +61,7 @@ async function createJobs(deps: EngineDeps, decision: Decision): Promise<Refusal
 
 async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
   const deletes = decision.actions.filter((a) => a.type === 'DeleteJob');
-  await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name)));
+  await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name, a.uid)));
   if (decision.transitions.length > 0) deps.hooks?.transitions?.(decision.transitions, run);
   wakeForRetry(deps, run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
   const resume = decision.actions.find((a) => a.type === 'CountResume');

@@ -23,7 +23,8 @@ export interface Store {
   pageJobs(request: PageRequest): Promise<Page<V1Job>>;
   /** The uid of the Job created, or 'exists' when one of that name was there already. */
   createJob(job: V1Job): Promise<{ uid: string | undefined } | 'exists'>;
-  deleteJob(name: string): Promise<void>;
+  /** Deletes the Job; with `uid`, only when the Job of that name has that uid. Gone already: done. */
+  deleteJob(name: string, uid?: string): Promise<void>;
   getOperator(name: string): Promise<CascadeAutoOperator | undefined>;
   writeOperatorStatus(op: CascadeAutoOperator, status: CascadeAutoOperatorStatus): Promise<CascadeAutoOperator>;
   /** Replaces the operator's finalizers, guarded by its resourceVersion; returns it as written. */
