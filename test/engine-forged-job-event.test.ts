@@ -44,6 +44,14 @@ async function runningAtA() {
   return { batch, real };
 }
 
+/**
+ * The function's calls on Jobs and on single runs. Its lists of every run
+ * (the gauges' periodic count) come and go with time, so they are left out.
+ */
+function jobAndRunCalls(requests: { byVerb: Record<string, number> }): Record<string, number> {
+  return Object.fromEntries(Object.entries(requests.byVerb).filter(([verb]) => verb.startsWith('jobs') || (verb.startsWith('cascaderuns') && verb !== 'cascaderuns list')));
+}
+
 async function ignored(reason: string): Promise<number> {
   return value(parseMetrics(await scrape(h!.fns[0]!.metricsUrl)), 'cascade_ignored_jobs_total', { reason });
 }
@@ -77,8 +85,8 @@ describe('forged Job events', () => {
     expect((await deliver('delete', forged)).status).toBe(200);
     await notMoved(batch);
     expect(await ignored('unknown-name')).toBe(2);
-    // Decided from the run this process wrote: the forged name is refused before any read.
-    expect((await functionRequests(h!.ns, mark, 0)).byVerb).toEqual({});
+    // Decided from the run this process wrote: the forged name is refused before any read of a Job or the run.
+    expect(jobAndRunCalls(await functionRequests(h!.ns, mark, 0))).toEqual({});
   });
 
   it('the real Job\'s name and uid with an invented finished status: one read of the Job refutes it', async () => {
@@ -88,7 +96,7 @@ describe('forged Job events', () => {
     expect((await deliver('update', forged)).status).toBe(200);
     await notMoved(batch);
     expect(await ignored('unconfirmed')).toBe(1);
-    expect((await functionRequests(h!.ns, mark, 0)).byVerb).toEqual({ 'jobs get': 1 });
+    expect(jobAndRunCalls(await functionRequests(h!.ns, mark, 0))).toEqual({ 'jobs get': 1 });
     // The refuted claim is not remembered as the Job's: a second copy is read again, and refuted again.
     expect((await deliver('update', forged)).status).toBe(200);
     await notMoved(batch);
