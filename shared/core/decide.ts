@@ -40,5 +40,6 @@ function decision(d: Draft, before: string): Decision {
     actions: d.actions,
     transitions: d.transitions,
     verdict: d.verdict,
+    ignoredJobs: d.ignored,
   };
 }
