@@ -29,8 +29,11 @@ export function registerSubmit(program: Command, ctx: Ctx): void {
       const reply = submitReply(endpoint, opts, res.status, res.text);
       if (!reply.ok) throw new CliError(reply.message);
       const run = reply.run ?? (await awaitNewRun(kc, namespace, opts.iuid, before!)).metadata.name!;
+      // The function creates the run in its own namespace, which -n may not name.
+      const where = reply.namespace ?? namespace;
       ctx.io.out.write(`${run}\n`);
+      if (where !== namespace) ctx.io.err.write(`cascaderun/${run} is in namespace ${where}: give -n ${where} to other commands\n`);
       if (reply.warning) throw new CliError(reply.warning);
-      return opts.watch ? watchRun(ctx.io, kc, namespace, run) : 0;
+      return opts.watch ? watchRun(ctx.io, kc, where, run) : 0;
     }));
 }

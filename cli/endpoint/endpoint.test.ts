@@ -52,6 +52,17 @@ describe('submit', () => {
     });
     expect(submitReply(fn, { iuid: 'i', turlinfo: 't', scenario: 'demo' }, 200, '{"run":"demo-i","scenario":"demo"}')).not.toHaveProperty('warning');
   });
+
+  it('reads the reply\'s scenario source: CascadeAutoOperator/<name> is <name>, a file names none', () => {
+    const reply = (scenario: string) => submitReply(fn, { iuid: 'i', turlinfo: 't', scenario: 'slow' }, 200, JSON.stringify({ run: 'slow-i', scenario }));
+    expect(reply('CascadeAutoOperator/slow')).not.toHaveProperty('warning');
+    expect(reply('file:/etc/cascade/configuration.json')).not.toHaveProperty('warning');
+    expect(reply('CascadeAutoOperator/demo')).toMatchObject({ warning: 'this deployment does not take --scenario yet: the run was started with scenario demo, not slow' });
+  });
+
+  it('reads the namespace the function created the run in', () => {
+    expect(submitReply(fn, { iuid: 'i', turlinfo: 't' }, 200, '{"run":"demo-i","namespace":"cascade-operator"}')).toEqual({ ok: true, run: 'demo-i', namespace: 'cascade-operator' });
+  });
 });
 
 describe('cancel and resume', () => {
