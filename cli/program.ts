@@ -35,12 +35,24 @@ export function buildProgram(ctx: Ctx): Command {
   return program;
 }
 
+/** Short options that take a value: kubectl reads `-n=ns` as `-n ns`, and so does this CLI. */
+const SHORT_WITH_VALUE = /^-([no])=(.*)$/s;
+
+/** `-n=ns` as two words, `-n ns` (commander would take `=ns` as the value); everything after `--` as it is. */
+export function splitShortEquals(argv: readonly string[]): string[] {
+  const end = argv.indexOf('--');
+  return argv.flatMap((arg, i) => {
+    const m = end >= 0 && i > end ? null : SHORT_WITH_VALUE.exec(arg);
+    return m ? [`-${m[1]!}`, m[2]!] : [arg];
+  });
+}
+
 /** Runs the command line `argv` (without node and the script); resolves with the exit status. */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const ctx: Ctx = { io, exitCode: 0 };
   const program = buildProgram(ctx);
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(splitShortEquals(argv), { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_ERROR;
     throw error;
