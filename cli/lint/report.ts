@@ -17,8 +17,8 @@ export function formatLintError(e: LintError): string {
   return `${e.module === undefined ? 'scenario' : `module ${e.module}`}: ${e.field}: ${e.message}`;
 }
 
-/** The scenario of a file: a scenario (`{cascademodules: [...]}`) or a CascadeAutoOperator manifest, in JSON or YAML. */
-export function scenarioInput(text: string): { ok: true; input: unknown; name?: string } | { ok: false; message: string } {
+/** The scenario of a file: a scenario (`{cascademodules: [...]}`) or a CascadeAutoOperator manifest (also kept whole), in JSON or YAML. */
+export function scenarioInput(text: string): { ok: true; input: unknown; name?: string; manifest?: Record<string, unknown> } | { ok: false; message: string } {
   let doc: unknown;
   try {
     doc = load(text);
@@ -28,7 +28,7 @@ export function scenarioInput(text: string): { ok: true; input: unknown; name?: 
   const obj = doc as { kind?: unknown; metadata?: { name?: unknown }; spec?: { scenarioconfig?: unknown } } | null;
   if (obj && typeof obj === 'object' && obj.kind === 'CascadeAutoOperator') {
     const name = typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined;
-    return { ok: true, input: obj.spec?.scenarioconfig, ...(name ? { name } : {}) };
+    return { ok: true, input: obj.spec?.scenarioconfig, manifest: obj as Record<string, unknown>, ...(name ? { name } : {}) };
   }
   return { ok: true, input: doc };
 }
@@ -75,4 +75,34 @@ export function dryRunErrors(module: string, status: KubeStatus, env: readonly {
   const causes = status.details?.causes ?? [];
   if (causes.length === 0) return [{ module, field: '(Job)', message: status.message ?? 'refused by the API server' }];
   return causes.map((c) => ({ module, field: moduleField(c.field ?? '', env, configuration), message: c.message ?? c.reason ?? 'invalid' }));
+}
+
+const SCENARIO_PATH = /^spec\.scenarioconfig\.cascademodules\[(\d+)\]\.?(.*)$/;
+
+/** A field of the CascadeAutoOperator, as the module's field when it is in one. */
+export function manifestField(input: unknown, field: string): { module?: string; field: string } {
+  const m = SCENARIO_PATH.exec(field.replace(/^\./, ''));
+  if (!m) return { field: field.replace(/^\./, '') || '(CascadeAutoOperator)' };
+  return { module: moduleLabel(input, Number(m[1])), field: m[2] || '(module)' };
+}
+
+/**
+ * The errors of the API server's dry run of the CascadeAutoOperator: each
+ * cause of a 422, and each unknown or duplicate field that strict field
+ * validation names in a 400's message.
+ */
+export function manifestErrors(input: unknown, status: KubeStatus): LintError[] {
+  const causes = status.details?.causes ?? [];
+  if (causes.length > 0) return causes.map((c) => ({ ...manifestField(input, c.field ?? ''), message: c.message ?? c.reason ?? 'invalid' }));
+  const message = status.message ?? 'refused by the API server';
+  const fields = [...message.matchAll(/(unknown|duplicate) field "([^"]+)"/g)];
+  if (fields.length === 0) return [{ field: '(CascadeAutoOperator)', message }];
+  return fields.map(([, kind, field]) => ({ ...manifestField(input, field!), message: `${kind} field (the API server's strict field validation refuses it)` }));
+}
+
+/** Errors of both checks, each said once: a server error on a field the schema already named is left out. */
+export function mergeErrors(schema: readonly LintError[], server: readonly LintError[]): LintError[] {
+  const key = (e: LintError) => `${e.module ?? ''}\u0000${e.field}`;
+  const named = new Set(schema.map(key));
+  return [...schema, ...server.filter((e) => !named.has(key(e)))];
 }
