@@ -11,20 +11,33 @@ export async function podsOfJob(kc: KubeConfig, namespace: string, jobName: stri
   return list.items.sort(byCreation);
 }
 
-/** The Job's first pod, waited for with a watch when it has none yet. */
-export async function awaitPod(kc: KubeConfig, namespace: string, jobName: string): Promise<V1Pod> {
-  const list = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: selector(jobName) });
-  const first = list.items.sort(byCreation)[0];
-  if (first) return first;
+/**
+ * The Job's first pod, waited for with a watch when it has none yet. The API
+ * server ends a watch after a while: it is started again while `stillDue`
+ * says the pod is still to come, else the wait ends with none.
+ */
+export async function awaitPod(kc: KubeConfig, namespace: string, jobName: string, stillDue: () => Promise<boolean>): Promise<V1Pod | undefined> {
+  for (;;) {
+    const list = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: selector(jobName) });
+    const first = list.items.sort(byCreation)[0];
+    if (first) return first;
+    const seen = await watchForPod(kc, namespace, jobName, list.metadata?.resourceVersion);
+    if (seen) return seen;
+    if (!(await stillDue())) return undefined;
+  }
+}
+
+/** The first pod of the Job that a watch from `resourceVersion` sees, or undefined when the watch ends first. */
+function watchForPod(kc: KubeConfig, namespace: string, jobName: string, resourceVersion: string | undefined): Promise<V1Pod | undefined> {
   return new Promise((resolve, reject) => {
     let pod: V1Pod | undefined;
     let controller: AbortController | undefined;
-    const query = { labelSelector: selector(jobName), resourceVersion: list.metadata?.resourceVersion };
+    const query = { labelSelector: selector(jobName), resourceVersion };
     void new Watch(kc).watch(`/api/v1/namespaces/${namespace}/pods`, query, (phase, obj: V1Pod) => {
       if (pod || phase !== 'ADDED') return;
       pod = obj;
       controller?.abort();
-    }, () => (pod ? resolve(pod) : reject(new Error(`the watch for the pod of Job ${jobName} ended before one appeared`))))
+    }, () => resolve(pod))
       .then((c) => { controller = c; if (pod) c.abort(); }, reject);
   });
 }
