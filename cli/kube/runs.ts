@@ -1,4 +1,4 @@
-// CascadeRuns through the API server: list, get, find by iuid, and follow one
+// CascadeRuns through the API server: list, get, the runs of an iuid, and follow one
 // with a watch (never polling), started again from the last resourceVersion
 // whenever the API server ends it.
 import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
@@ -21,12 +21,6 @@ export async function listRuns(kc: KubeConfig, namespace: string | undefined, la
 export async function getRun(kc: KubeConfig, namespace: string, name: string): Promise<RunObject> {
   const api = kc.makeApiClient(CustomObjectsApi);
   return (await retryTooManyRequests(() => api.getNamespacedCustomObject({ ...AT, namespace, name }))) as RunObject;
-}
-
-/** The run of `iuid`, if one exists yet (its label holds a hash of the iuid; spec.pid the iuid itself). */
-export async function findRunByIuid(kc: KubeConfig, namespace: string, iuid: string): Promise<RunObject | undefined> {
-  const runs = await listRuns(kc, namespace, iuidSelector(iuid));
-  return runs.filter((r) => r.spec?.pid === iuid).sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))[0];
 }
 
 export interface FollowOptions {
