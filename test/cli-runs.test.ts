@@ -128,10 +128,13 @@ describe('kubectl-cascade cancel and resume', () => {
     expect(missing.stderr).toMatch(/NotFound/);
   });
 
-  it('without --url find no Knative Service or Broker here, and say so', async () => {
-    const r = await cli(['cancel', `${SCENARIO}-cli-o`], { namespace: h.ns });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`error: no URL to send to in namespace ${h.ns} (no Knative Service cascade; no Broker default): give one with --url\n`);
+  it('without --url annotate the run through the API server, and report what its status records', async () => {
+    const name = `${SCENARIO}-cli-o`;
+    const r = await cli(['cancel', name], { namespace: h.ns });
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: `error: cascaderun/${name} had already ended Succeeded: nothing to cancel\n` });
+    const run = await h.getRun(name);
+    expect(run.status?.lastHandledCancel).toBe(run.metadata.annotations?.['cascade.cascade.net/cancel-requested-at']);
+    expect(run.status?.phase).toBe('Succeeded');
   });
 });
 

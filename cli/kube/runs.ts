@@ -23,6 +23,12 @@ export async function getRun(kc: KubeConfig, namespace: string, name: string): P
   return (await retryTooManyRequests(() => api.getNamespacedCustomObject({ ...AT, namespace, name }))) as RunObject;
 }
 
+/** Applies a JSON patch to the run (e.g. an annotation, as `kubectl annotate` sets it). */
+export async function patchRun(kc: KubeConfig, namespace: string, name: string, patch: object[]): Promise<RunObject> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  return (await retryTooManyRequests(() => api.patchNamespacedCustomObject({ ...AT, namespace, name, body: patch }))) as RunObject;
+}
+
 export interface FollowOptions {
   signal?: AbortSignal;
   /** Stop once this holds (default: the run is in a final phase). */

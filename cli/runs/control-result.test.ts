@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { controlResult } from './control-result.ts';
+import { annotationPatch, controlResult, handledValue, requestValue } from './control-result.ts';
 import type { RunObject } from './run-object.ts';
 
 const run = (phase: string, resumes?: number): RunObject => ({ metadata: { name: 'r' }, status: { phase, ...(resumes ? { resumes } : {}) } });
@@ -20,5 +20,21 @@ describe('what a resume did', () => {
     expect(controlResult('resume', 'r', run('Running'), run('Running'))).toEqual({ state: 'nothing', message: 'cascaderun/r is Running: only a Failed or Cancelled run can be resumed' });
     expect(controlResult('resume', 'r', run('Succeeded'), run('Succeeded'))).toMatchObject({ state: 'nothing' });
     expect(controlResult('resume', 'r', run('Cancelled', 1), run('Cancelled', 1))).toEqual({ state: 'pending' });
+  });
+});
+
+describe('a request through the API server', () => {
+  it('is the annotation kubectl annotate sets, with a value no earlier request used', () => {
+    const key = 'cascade.cascade.net/cancel-requested-at';
+    expect(annotationPatch({ metadata: { annotations: { a: 'b' } } }, key, 'v')).toEqual([{ op: 'add', path: '/metadata/annotations/cascade.cascade.net~1cancel-requested-at', value: 'v' }]);
+    expect(annotationPatch({ metadata: {} }, key, 'v')).toEqual([{ op: 'add', path: '/metadata/annotations', value: { [key]: 'v' } }]);
+    const now = Date.parse('2026-12-01T10:00:00.000Z');
+    expect(requestValue(now, undefined)).toBe('2026-12-01T10:00:00.000Z');
+    expect(requestValue(now, '2026-12-01T10:00:00.000Z')).toBe('2026-12-01T10:00:00.001Z');
+  });
+
+  it('is handled once the run records its value', () => {
+    expect(handledValue('cancel', { metadata: {}, status: { lastHandledCancel: 'v', lastHandledResume: 'w' } })).toBe('v');
+    expect(handledValue('resume', { metadata: {}, status: { lastHandledCancel: 'v', lastHandledResume: 'w' } })).toBe('w');
   });
 });

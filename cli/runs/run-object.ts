@@ -26,7 +26,7 @@ export interface ConditionView {
 export interface RunObject {
   apiVersion?: string;
   kind?: string;
-  metadata: { name?: string; namespace?: string; creationTimestamp?: string | Date; uid?: string; resourceVersion?: string };
+  metadata: { name?: string; namespace?: string; creationTimestamp?: string | Date; uid?: string; resourceVersion?: string; annotations?: Record<string, string> };
   spec?: { pid?: string; scenarioname?: string; modules?: string[]; turlinfo?: string };
   status?: {
     phase?: string;
@@ -38,6 +38,8 @@ export interface RunObject {
     modules?: ModuleRecordView[];
     info?: string;
     resumes?: number;
+    lastHandledCancel?: string;
+    lastHandledResume?: string;
   };
 }
 
