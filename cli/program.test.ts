@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTimeout } from './commands/control.ts';
+import { parseTimeout } from './commands/timeout-option.ts';
 import { splitShortEquals } from './program.ts';
 
 describe('the command line', () => {

@@ -13,6 +13,7 @@ import type { Connection } from '../kube/connect.ts';
 import { followRun, getRun, patchRun } from '../kube/runs.ts';
 import { annotationPatch, controlResult, handledValue, REQUEST_ANNOTATION, requestValue } from '../runs/control-result.ts';
 import { EXIT_ERROR } from '../runs/exit-code.ts';
+import { timeoutOption } from './timeout-option.ts';
 import { phaseOf, type RunObject } from '../runs/run-object.ts';
 
 const WHAT: Record<Action, string> = {
@@ -21,13 +22,6 @@ const WHAT: Record<Action, string> = {
 };
 
 interface ControlOptions { url?: string; timeout: number }
-
-/** `60`, `60s` or `2m`: seconds. */
-export function parseTimeout(text: string): number {
-  const m = /^(\d+)(s|m)?$/.exec(text.trim());
-  if (!m) throw new CliError(`--timeout ${text}: give seconds, as 60, 60s or 2m`);
-  return Number(m[1]) * (m[2] === 'm' ? 60 : 1);
-}
 
 /** Through the API server: the annotation set, then the run followed until it records the value handled. */
 async function byAnnotation(conn: Connection, action: Action, before: RunObject, timeoutSeconds: number): Promise<RunObject> {
@@ -52,7 +46,7 @@ async function byAnnotation(conn: Connection, action: Action, before: RunObject,
 async function byEvent(conn: Connection, action: Action, before: RunObject, opts: ControlOptions & { env: Ctx['io']['env'] }): Promise<RunObject> {
   const name = before.metadata.name!;
   const req = controlRequest(action, name);
-  const res = await postTo(opts.url!, req.headers, req.body, opts.env);
+  const res = await postTo(opts.url!, req, opts.env);
   const outcome = controlOutcome(action, res.status, res.text);
   if (!outcome.ok) throw new CliError(outcome.message);
   if (res.status !== 202) return getRun(conn.kc, conn.namespace, name);
@@ -64,7 +58,7 @@ export function registerControl(program: Command, ctx: Ctx, action: Action): voi
   program.command(action).argument('<run>', 'the CascadeRun\'s name')
     .description(`${WHAT[action]}; exits 0 once the run shows it, 1 when it changed nothing or was not handled in time`)
     .option('--url <url>', 'send the run-control CloudEvent to this URL (the function\'s, or the Broker\'s) instead of annotating the run')
-    .option('--timeout <seconds>', 'how long to wait for the run to show the request handled (60, 60s, 2m)', parseTimeout, 60)
+    .addOption(timeoutOption('how long to wait for the run to show the request handled'))
     .action(act(ctx, async (name: string, opts: ControlOptions, cmd: Command) => {
       const conn = connection(cmd);
       const before = await getRun(conn.kc, conn.namespace, name); // a run that does not exist is named as kubectl names it

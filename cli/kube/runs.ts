@@ -78,18 +78,41 @@ export async function runsOfIuid(kc: KubeConfig, namespace: string, iuid: string
 
 const iuidSelector = (iuid: string) => `${LABEL_IUID_HASH}=${shortHash(iuid, 16)}`;
 
-/** The first run of `iuid` created after `since` (from runsOfIuid), seen by a watch. */
-export function awaitNewRun(kc: KubeConfig, namespace: string, iuid: string, since: { names: Set<string>; resourceVersion: string }): Promise<RunObject> {
+/**
+ * The first run of `iuid` created after `since` (from runsOfIuid), seen by a
+ * watch that is started again (after a fresh list) whenever the API server
+ * ends it; undefined when `signal` aborts first.
+ */
+export async function awaitNewRun(conn: Connection, iuid: string, since: { names: Set<string>; resourceVersion: string }, signal: AbortSignal): Promise<RunObject | undefined> {
+  const { kc, namespace } = conn;
+  let resourceVersion = since.resourceVersion;
+  while (!signal.aborted) {
+    const seen = await watchNewRun(conn, iuid, { known: since.names, resourceVersion }, signal);
+    if (seen) return seen;
+    const now = await runsOfIuid(kc, namespace, iuid);
+    const added = [...now.names].find((n) => !since.names.has(n));
+    if (added) return getRun(kc, namespace, added);
+    resourceVersion = now.resourceVersion;
+  }
+  return undefined;
+}
+
+function watchNewRun({ kc, namespace }: Connection, iuid: string, from: { known: Set<string>; resourceVersion: string }, signal: AbortSignal): Promise<RunObject | undefined> {
+  const { known, resourceVersion } = from;
   const path = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`;
   return new Promise((resolve, reject) => {
     let found: RunObject | undefined;
     let controller: AbortController | undefined;
-    const query = { labelSelector: iuidSelector(iuid), resourceVersion: since.resourceVersion };
+    const query = { labelSelector: iuidSelector(iuid), resourceVersion };
     void new Watch(kc).watch(path, query, (phase, obj: RunObject) => {
-      if (found || phase !== 'ADDED' || obj.spec?.pid !== iuid || since.names.has(obj.metadata.name ?? '')) return;
+      if (found || phase !== 'ADDED' || obj.spec?.pid !== iuid || known.has(obj.metadata.name ?? '')) return;
       found = obj;
       controller?.abort();
-    }, () => (found ? resolve(found) : reject(new Error(`the watch for the run of iuid ${iuid} ended before it appeared`))))
-      .then((c) => { controller = c; if (found) c.abort(); }, reject);
+    }, () => resolve(found))
+      .then((c) => {
+        controller = c;
+        if (found || signal.aborted) c.abort();
+        else signal.addEventListener('abort', () => c.abort(), { once: true });
+      }, reject);
   });
 }
