@@ -13,7 +13,7 @@ import type { Io } from './io.ts';
 import { EXIT_ERROR } from './runs/exit-code.ts';
 
 export function buildProgram(ctx: Ctx): Command {
-  const program = new Command('kubectl-cascade')
+  const program = new Command('kubectl cascade')
     .usage('<command> [options]')
     .description('Cascade\'s runs from the command line: submit, list, get, watch, logs, cancel, resume, lint')
     .option('--kubeconfig <path>', 'the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')

@@ -52,6 +52,20 @@ describe('a quick scenario', () => {
     expect(r.stdout).toMatch(new RegExp(`^Namespace: +${h.ns}$`, 'm'));
   });
 
+  it('-o name names the runs as kubectl does; -o json leaves managedFields out; --phase takes only a phase', async () => {
+    const runs = await h.listRuns();
+    const names = await cli(['list', '-o', 'name'], { namespace: h.ns });
+    expect(names.code, names.stderr).toBe(0);
+    expect(names.stdout.trim().split('\n').sort()).toEqual(runs.map((r) => `cascaderun.cascade.cascade.net/${r.metadata.name}`).sort());
+    const json = await cli(['get', runs[0]!.metadata.name!, '-o', 'json'], { namespace: h.ns });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ metadata: { name: runs[0]!.metadata.name } });
+    expect(json.stdout).not.toContain('managedFields');
+    expect(await cli(['list', '--phase', 'Done'], { namespace: h.ns })).toMatchObject({
+      code: 1, stdout: '', stderr: 'error: --phase Done: not a phase (one of Queued, Pending, Running, Succeeded, Failed, Cancelled)\n',
+    });
+  });
+
   it('lint refuses a CascadeAutoOperator with a misspelt field, as the API server\'s dry run does', async () => {
     const [a, b, c] = successScenario();
     const cao = { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator', metadata: { name: 'misspelt' }, spec: { scenarioconfig: { cascademodules: [{ ...a, backoffLimt: 2 }, b, c] } } };

@@ -2,10 +2,11 @@
 import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
 import { table } from '../format/table.ts';
-import { outPalette, printLines, printObject, type OutputFormat } from '../io.ts';
+import { GROUP } from '../../shared/api/group.ts';
+import { CliError, outPalette, printLines, printNames, printObject, type OutputFormat } from '../io.ts';
 import { outputOption } from './output-option.ts';
 import { listRuns } from '../kube/runs.ts';
-import { LIST_HEADERS, LIST_WIDE_HEADERS, runRow, selectRuns } from '../runs/view.ts';
+import { LIST_HEADERS, LIST_WIDE_HEADERS, PHASES, runRow, selectRuns } from '../runs/view.ts';
 
 interface ListOptions { phase?: string; allNamespaces?: boolean; output?: OutputFormat }
 
@@ -16,11 +17,18 @@ export function registerList(program: Command, ctx: Ctx): void {
     .option('-A, --all-namespaces', 'runs of every namespace')
     .addOption(outputOption())
     .action(act(ctx, async (opts: ListOptions, cmd: Command) => {
+      if (opts.phase !== undefined && !PHASES.some((p) => p.toLowerCase() === opts.phase!.toLowerCase())) {
+        throw new CliError(`--phase ${opts.phase}: not a phase (one of ${PHASES.join(', ')})`);
+      }
       const { kc, namespace } = connection(cmd);
       const runs = selectRuns(await listRuns(kc, opts.allNamespaces ? undefined : namespace), opts.phase);
       const { io } = ctx;
       if (opts.output === 'json' || opts.output === 'yaml') {
         printObject(io, opts.output, { apiVersion: 'v1', kind: 'List', items: runs, metadata: { resourceVersion: '' } });
+        return 0;
+      }
+      if (opts.output === 'name') {
+        printNames(io, GROUP, runs.map((r) => r.metadata.name));
         return 0;
       }
       if (runs.length === 0) {

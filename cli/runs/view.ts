@@ -3,6 +3,9 @@ import { formatAge, formatElapsed, span } from '../format/duration.ts';
 import type { Palette } from '../format/colour.ts';
 import { createdAt, phaseOf, stepState, wasReached, type ModuleRecordView, type RunObject } from './run-object.ts';
 
+/** Every phase a run shows: `list --phase` takes one of these, whatever its case. */
+export const PHASES = ['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
+
 export const LIST_HEADERS = ['name', 'scenario', 'phase', 'step', 'age', 'duration'] as const;
 export const LIST_WIDE_HEADERS = [...LIST_HEADERS, 'iuid', 'module', 'reason'] as const;
 export const MODULE_HEADERS = ['step', 'module', 'job', 'phase', 'started', 'duration', 'result', 'reason', 'attempts'] as const;
