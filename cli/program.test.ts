@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,5 +48,14 @@ describe('an API server that cannot be reached', () => {
 
   it('names the server with the port its scheme implies when the URL has none', () => {
     expect([serverHost('http://localhost:8080'), serverHost('https://k8s.example'), serverHost('http://h')]).toEqual(['localhost:8080', 'k8s.example:443', 'h:80']);
+  });
+});
+
+describe('version --client', () => {
+  it('prints package.json\'s version and asks no API server', async () => {
+    let out = '';
+    const io = { out: { write: (s: string) => { out += s; } }, err: { write: () => {} }, env: {}, now: Date.now };
+    expect(await runCli(['version', '--client'], io)).toBe(0);
+    expect(out).toBe(`Client Version: ${(JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }).version}\n`);
   });
 });

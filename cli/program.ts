@@ -8,6 +8,7 @@ import { registerLint } from './commands/lint.ts';
 import { registerList } from './commands/list.ts';
 import { registerLogs } from './commands/logs.ts';
 import { registerSubmit } from './commands/submit.ts';
+import { registerVersion } from './commands/version.ts';
 import { registerWatch } from './commands/watch.ts';
 import type { Io } from './io.ts';
 import { EXIT_ERROR } from './runs/exit-code.ts';
@@ -15,7 +16,7 @@ import { EXIT_ERROR } from './runs/exit-code.ts';
 export function buildProgram(ctx: Ctx): Command {
   const program = new Command('kubectl cascade')
     .usage('<command> [options]')
-    .description('Cascade\'s runs from the command line: submit, list, get, watch, logs, cancel, resume, lint')
+    .description('Cascade\'s runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, version')
     .option('--kubeconfig <path>', 'the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')
     .option('-n, --namespace <namespace>', 'the namespace (default: the context\'s, else default)')
@@ -31,6 +32,7 @@ export function buildProgram(ctx: Ctx): Command {
   registerControl(program, ctx, 'cancel');
   registerControl(program, ctx, 'resume');
   registerLint(program, ctx);
+  registerVersion(program, ctx);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
   return program;
 }

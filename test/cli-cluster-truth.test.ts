@@ -66,6 +66,16 @@ describe('a quick scenario', () => {
     });
   });
 
+  it('version names the API server\'s version; -l selects runs by label', async () => {
+    const v = await cli(['version']);
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stdout).toMatch(/^Client Version: \S+\nServer Version: v1\.\d+\.\d+/);
+    const none = await cli(['list', '-l', 'no-such-label=x'], { namespace: h.ns });
+    expect(none).toMatchObject({ code: 0, stdout: '', stderr: `No runs found in ${h.ns} namespace.\n` });
+    const all = await cli(['list', '-o', 'name', '-l', 'app=Cascade'], { namespace: h.ns });
+    expect(all.stdout.trim().split('\n')).toHaveLength((await h.listRuns()).length);
+  });
+
   it('lint refuses a CascadeAutoOperator with a misspelt field, as the API server\'s dry run does', async () => {
     const [a, b, c] = successScenario();
     const cao = { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator', metadata: { name: 'misspelt' }, spec: { scenarioconfig: { cascademodules: [{ ...a, backoffLimt: 2 }, b, c] } } };
