@@ -74,9 +74,10 @@ async function followStep(conn: Connection, runName: string, { step, name }: { s
       const now = await getRun(kc, namespace, runName);
       return !done(now) && (recordOf(now, step)?.attempt ?? 1) === attempt;
     };
-    const pod = await awaitPod(kc, namespace, record.jobName, stillDue);
+    // A step that is over has its pod now or never (a succeeded step's Job is deleted).
+    const pod = done(run) ? (await podsOfJob(kc, namespace, record.jobName))[0] : await awaitPod(kc, namespace, record.jobName, stillDue);
     if (pod) await streamPod(conn, pod, name, out);
-    else if (done(await getRun(kc, namespace, runName))) return;
+    else if (done(run) || done(await getRun(kc, namespace, runName))) return;
   }
 }
 

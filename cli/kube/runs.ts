@@ -64,7 +64,11 @@ export async function followRun(conn: Connection, name: string, onChange: (run: 
         // Ended (by the server, by us, or 410 Gone): read the run again after 410, else go on from where it was.
         if (gone) getRun(kc, namespace, name).then((r) => { onChange(r); resolve(r); }, reject);
         else resolve(latest);
-      }).then((c) => { controller = c; signal?.addEventListener('abort', () => c.abort(), { once: true }); }, reject);
+      }).then((c) => {
+        controller = c;
+        if (signal?.aborted) c.abort();
+        else signal?.addEventListener('abort', () => c.abort(), { once: true });
+      }, reject);
     });
   }
   return run;

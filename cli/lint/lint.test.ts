@@ -77,5 +77,6 @@ describe('lint: the CascadeAutoOperator\'s dry run', () => {
     const schema = [{ module: 'grayscale', field: 'backoffLimit', message: 'schema' }];
     const server = [{ module: 'grayscale', field: 'backoffLimit', message: 'server' }, { module: 'diff', field: 'x', message: 'server' }];
     expect(mergeErrors(schema, server)).toEqual([schema[0], server[1]]);
+    expect(mergeErrors([], [...server, { module: 'diff', field: 'x', message: 'the Job\'s' }])).toEqual(server);
   });
 });

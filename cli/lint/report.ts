@@ -100,9 +100,9 @@ export function manifestErrors(input: unknown, status: KubeStatus): LintError[] 
   return fields.map(([, kind, field]) => ({ ...manifestField(input, field!), message: `${kind} field (the API server's strict field validation refuses it)` }));
 }
 
-/** Errors of both checks, each said once: a server error on a field the schema already named is left out. */
+/** Errors of all checks, each field said once: the first check that names it (the schema, then the server's dry runs) keeps it. */
 export function mergeErrors(schema: readonly LintError[], server: readonly LintError[]): LintError[] {
   const key = (e: LintError) => `${e.module ?? ''}\u0000${e.field}`;
-  const named = new Set(schema.map(key));
-  return [...schema, ...server.filter((e) => !named.has(key(e)))];
+  const named = new Set<string>();
+  return [...schema, ...server].filter((e) => !named.has(key(e)) && Boolean(named.add(key(e))));
 }
