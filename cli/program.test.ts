@@ -59,3 +59,15 @@ describe('version --client', () => {
     expect(out).toBe(`Client Version: ${(JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }).version}\n`);
   });
 });
+
+describe('--help', () => {
+  it('ends with Examples for the program and every command', async () => {
+    for (const command of ['', 'submit', 'list', 'get', 'watch', 'logs', 'cancel', 'resume', 'lint', 'version']) {
+      let out = '';
+      const io = { out: { write: (s: string) => { out += s; } }, err: { write: () => {} }, env: {}, now: Date.now };
+      expect(await runCli([...(command ? [command] : []), '--help'], io), command).toBe(0);
+      expect(out, command).toMatch(/^Usage: kubectl cascade /);
+      expect(out, command).toMatch(/\nExamples:\n {2}(# .*\n {2})?kubectl cascade /);
+    }
+  });
+});

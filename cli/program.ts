@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import type { Ctx } from './command-context.ts';
 import { registerControl } from './commands/control.ts';
+import { examplesText } from './commands/examples.ts';
 import { registerGet } from './commands/get.ts';
 import { registerLint } from './commands/lint.ts';
 import { registerList } from './commands/list.ts';
@@ -33,7 +34,8 @@ export function buildProgram(ctx: Ctx): Command {
   registerControl(program, ctx, 'resume');
   registerLint(program, ctx);
   registerVersion(program, ctx);
-  for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
+  program.addHelpText('after', examplesText(''));
+  for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput()).addHelpText('after', examplesText(cmd.name()));
   return program;
 }
 
