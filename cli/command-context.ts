@@ -16,15 +16,15 @@ export function kubeFlags(cmd: Command): KubeFlags {
   return { kubeconfig: o.kubeconfig, context: o.context, namespace: o.namespace };
 }
 
-export function connection(cmd: Command): Connection {
+export function connection(cmd: Command): Promise<Connection> {
   return connect(kubeFlags(cmd));
 }
 
 /** The API server's URL the command talked to (commander passes the command last), to name it in an error. */
-function serverOf(cmd: unknown): string | undefined {
+async function serverOf(cmd: unknown): Promise<string | undefined> {
   if (!(cmd instanceof Command)) return undefined;
   try {
-    return connection(cmd).kc.getCurrentCluster()?.server;
+    return (await connection(cmd)).kc.getCurrentCluster()?.server;
   } catch {
     return undefined;
   }
@@ -36,7 +36,7 @@ export function act<A extends unknown[]>(ctx: Ctx, fn: (...args: A) => Promise<n
     try {
       ctx.exitCode = (await fn(...args)) ?? 0;
     } catch (error) {
-      ctx.io.err.write(`error: ${describeError(error, serverOf(args.at(-1)))}\n`);
+      ctx.io.err.write(`error: ${describeError(error, await serverOf(args.at(-1)))}\n`);
       ctx.exitCode = error instanceof CliError ? error.code : EXIT_ERROR;
     }
   };

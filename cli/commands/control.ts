@@ -60,7 +60,7 @@ export function registerControl(program: Command, ctx: Ctx, action: Action): voi
     .option('--url <url>', 'send the run-control CloudEvent to this URL (the function\'s, or the Broker\'s) instead of annotating the run')
     .addOption(timeoutOption('how long to wait for the run to show the request handled'))
     .action(act(ctx, async (name: string, opts: ControlOptions, cmd: Command) => {
-      const conn = connection(cmd);
+      const conn = await connection(cmd);
       const before = await getRun(conn.kc, conn.namespace, name); // a run that does not exist is named as kubectl names it
       const after = opts.url ? await byEvent(conn, action, before, { ...opts, env: ctx.io.env }) : await byAnnotation(conn, action, before, opts.timeout);
       const result = controlResult(action, name, before, after);

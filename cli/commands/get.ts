@@ -31,7 +31,7 @@ export function registerGet(program: Command, ctx: Ctx): void {
     .description('show a run and one row per module (Job, phase, started, duration, result, reason, attempts)')
     .addOption(outputOption())
     .action(act(ctx, async (name: string, opts: { output?: OutputFormat }, cmd: Command) => {
-      const { kc, namespace } = connection(cmd);
+      const { kc, namespace } = await connection(cmd);
       const run = await getRun(kc, namespace, name);
       const { io } = ctx;
       if (opts.output === 'json' || opts.output === 'yaml') {

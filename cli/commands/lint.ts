@@ -4,7 +4,8 @@
 // validation (nothing is created); every error names its module and field.
 // Exits 1 when there is any.
 import { readFileSync } from 'node:fs';
-import { BatchV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from '../kube/client.ts';
 import { GROUP, VERSION } from '../../shared/api/group.ts';
 import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
@@ -28,6 +29,7 @@ function readScenario(file: string): { input: unknown; name?: string; manifest?:
 
 /** The errors of the API server's dry run of each Job (a 400 or 422 refusal); other failures are thrown. */
 async function dryRun(kc: KubeConfig, namespace: string, jobs: LintJob[]): Promise<LintError[]> {
+  const { BatchV1Api } = await clientNode();
   const batch = kc.makeApiClient(BatchV1Api);
   const refused: LintError[] = [];
   for (const { module, job } of jobs) {
@@ -55,6 +57,7 @@ const refusal = (error: unknown): Parameters<typeof manifestErrors>[1] | undefin
  * replaced; unknown fields refused (fieldValidation Strict).
  */
 async function dryRunOperator(kc: KubeConfig, namespace: string, manifest: Record<string, unknown>, input: unknown): Promise<LintError[]> {
+  const { CustomObjectsApi } = await clientNode();
   const api = kc.makeApiClient(CustomObjectsApi);
   const at = { group: GROUP, version: VERSION, plural: 'cascadeautooperators', namespace };
   const metadata: Record<string, unknown> = { ...(manifest.metadata as Record<string, unknown> | undefined), namespace };
@@ -100,7 +103,7 @@ export function registerLint(program: Command, ctx: Ctx): void {
     .description('validate a scenario as the function would, then dry-run its CascadeAutoOperator and each module\'s Job on the API server')
     .option('--scenario <name>', 'the scenario\'s name in the Job names (default: the CascadeAutoOperator\'s, else "scenario")')
     .action(act(ctx, async (file: string, opts: { scenario?: string }, cmd: Command) => {
-      const conn = connection(cmd);
+      const conn = await connection(cmd);
       const { errors, jobs } = await lint(file, opts.scenario, conn);
       for (const e of errors) ctx.io.err.write(`${file}: ${formatLintError(e)}\n`);
       if (errors.length > 0) return EXIT_ERROR;

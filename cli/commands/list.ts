@@ -21,7 +21,7 @@ export function registerList(program: Command, ctx: Ctx): void {
       if (opts.phase !== undefined && !PHASES.some((p) => p.toLowerCase() === opts.phase!.toLowerCase())) {
         throw new CliError(`--phase ${opts.phase}: not a phase (one of ${PHASES.join(', ')})`);
       }
-      const { kc, namespace } = connection(cmd);
+      const { kc, namespace } = await connection(cmd);
       const runs = selectRuns(await listRuns(kc, opts.allNamespaces ? undefined : namespace, opts.selector), opts.phase);
       const { io } = ctx;
       if (opts.output === 'json' || opts.output === 'yaml') {

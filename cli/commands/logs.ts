@@ -104,7 +104,7 @@ export function registerLogs(program: Command, ctx: Ctx): void {
     .option('--module <name>', 'only this module')
     .option('-f, --follow', 'stream the logs as the modules run, until the run ends')
     .action(act(ctx, async (name: string, opts: LogsOptions, cmd: Command) => {
-      const conn = connection(cmd);
+      const conn = await connection(cmd);
       const run = await getRun(conn.kc, conn.namespace, name);
       const all = moduleSlots(run).map((s) => s.name);
       if (opts.module !== undefined && !all.includes(opts.module)) throw new CliError(`run ${name} has no module ${opts.module} (its modules: ${all.join(', ')})`);

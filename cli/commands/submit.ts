@@ -38,7 +38,7 @@ export function registerSubmit(program: Command, ctx: Ctx): void {
     .option('--url <url>', 'the function\'s URL (default: the Knative Service\'s status.url, else the Broker\'s address)')
     .addOption(timeoutOption('through the Broker: how long to wait for the run to appear'))
     .action(act(ctx, async (opts: SubmitOptions, cmd: Command) => {
-      const { kc, namespace } = connection(cmd);
+      const { kc, namespace } = await connection(cmd);
       const endpoint = await resolveEndpoint(kc, namespace, opts.url);
       const before = endpoint.kind === 'broker' ? await runsOfIuid(kc, namespace, opts.iuid) : undefined;
       const req = submitRequest(endpoint, opts);

@@ -1,9 +1,9 @@
 // `version`: the CLI's version (package.json's) and the API server's, as
 // `kubectl version` prints them; --client prints the first only.
 import { readFileSync } from 'node:fs';
-import { VersionApi } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
+import { clientNode } from '../kube/client.ts';
 
 /** package.json's version: two levels up from cli/commands/ in a checkout, three from build/cli/commands/ in a package. */
 export function cliVersion(): string {
@@ -23,7 +23,8 @@ export function registerVersion(program: Command, ctx: Ctx): void {
     .action(act(ctx, async (opts: { client?: boolean }, cmd: Command) => {
       ctx.io.out.write(`Client Version: ${cliVersion()}\n`);
       if (opts.client) return 0;
-      const server = await connection(cmd).kc.makeApiClient(VersionApi).getCode();
+      const { VersionApi } = await clientNode();
+      const server = await (await connection(cmd)).kc.makeApiClient(VersionApi).getCode();
       ctx.io.out.write(`Server Version: ${server.gitVersion}\n`);
       return 0;
     }));

@@ -1,10 +1,12 @@
 // The URL requests go to: --url, else what discover.ts makes of the Knative
 // Service and Broker read from the API server (absent CRDs read as absent objects).
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from '../kube/client.ts';
 import { CliError } from '../io.ts';
 import { BROKER, clusterLocalHint, discoverEndpoint, isClusterLocal, SERVICE, type Endpoint } from './discover.ts';
 
 async function read(kc: KubeConfig, namespace: string, at: typeof SERVICE | typeof BROKER): Promise<object | undefined> {
+  const { CustomObjectsApi } = await clientNode();
   try {
     return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...at, namespace })) as object;
   } catch (error) {

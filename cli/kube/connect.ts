@@ -1,7 +1,8 @@
 // kubectl's connection flags: --kubeconfig (else $KUBECONFIG, else
 // ~/.kube/config, as client-node's loadFromDefault), --context, and
 // -n/--namespace (else the context's namespace, else `default`).
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from './client.ts';
 
 export interface KubeFlags {
   kubeconfig?: string;
@@ -14,7 +15,8 @@ export interface Connection {
   namespace: string;
 }
 
-export function connect(flags: KubeFlags): Connection {
+export async function connect(flags: KubeFlags): Promise<Connection> {
+  const { KubeConfig } = await clientNode();
   const kc = new KubeConfig();
   if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
   else kc.loadFromDefault();

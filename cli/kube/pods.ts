@@ -1,12 +1,14 @@
 // The pods of a module's Job and their logs.
 import { Writable } from 'node:stream';
-import { CoreV1Api, Log, Watch, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import { clientNode } from './client.ts';
 
 const byCreation = (a: V1Pod, b: V1Pod) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? ''));
 const selector = (jobName: string) => `job-name=${jobName}`;
 
 /** The Job's pods, oldest first (a Job retried by its backoffLimit has several). */
 export async function podsOfJob(kc: KubeConfig, namespace: string, jobName: string): Promise<V1Pod[]> {
+  const { CoreV1Api } = await clientNode();
   const list = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: selector(jobName) });
   return list.items.sort(byCreation);
 }
@@ -17,6 +19,7 @@ export async function podsOfJob(kc: KubeConfig, namespace: string, jobName: stri
  * says the pod is still to come, else the wait ends with none.
  */
 export async function awaitPod(kc: KubeConfig, namespace: string, jobName: string, stillDue: () => Promise<boolean>): Promise<V1Pod | undefined> {
+  const { CoreV1Api } = await clientNode();
   for (;;) {
     const list = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: selector(jobName) });
     const first = list.items.sort(byCreation)[0];
@@ -28,7 +31,8 @@ export async function awaitPod(kc: KubeConfig, namespace: string, jobName: strin
 }
 
 /** The first pod of the Job that a watch from `resourceVersion` sees, or undefined when the watch ends first. */
-function watchForPod(kc: KubeConfig, namespace: string, jobName: string, resourceVersion: string | undefined): Promise<V1Pod | undefined> {
+async function watchForPod(kc: KubeConfig, namespace: string, jobName: string, resourceVersion: string | undefined): Promise<V1Pod | undefined> {
+  const { Watch } = await clientNode();
   return new Promise((resolve, reject) => {
     let pod: V1Pod | undefined;
     let controller: AbortController | undefined;
@@ -45,11 +49,13 @@ function watchForPod(kc: KubeConfig, namespace: string, jobName: string, resourc
 export const containerOf = (pod: V1Pod): string => pod.spec?.containers[0]?.name ?? '';
 
 export async function podLog(kc: KubeConfig, namespace: string, pod: V1Pod): Promise<string> {
+  const { CoreV1Api } = await clientNode();
   return kc.makeApiClient(CoreV1Api).readNamespacedPodLog({ namespace, name: pod.metadata!.name!, container: containerOf(pod) });
 }
 
 /** Streams the pod's log to `onChunk` until the container ends. */
-export function followPodLog(kc: KubeConfig, namespace: string, pod: V1Pod, onChunk: (text: string) => void): Promise<void> {
+export async function followPodLog(kc: KubeConfig, namespace: string, pod: V1Pod, onChunk: (text: string) => void): Promise<void> {
+  const { Log } = await clientNode();
   return new Promise((resolve, reject) => {
     const sink = new Writable({ write(chunk: Buffer, _enc, next) { onChunk(chunk.toString()); next(); } });
     new Log(kc).log(namespace, pod.metadata!.name!, containerOf(pod), sink, (err: unknown) => (err ? reject(err) : resolve()), { follow: true })

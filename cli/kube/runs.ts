@@ -1,7 +1,8 @@
 // CascadeRuns through the API server: list, get, the runs of an iuid, and follow one
 // with a watch (never polling), started again from the last resourceVersion
 // whenever the API server ends it.
-import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from './client.ts';
 import { GROUP, VERSION, CASCADE_RUN_PLURAL } from '../../shared/api/group.ts';
 import { LABEL_IUID_HASH, shortHash } from '../../shared/names.ts';
 import { isFinal, type RunObject } from '../runs/run-object.ts';
@@ -11,6 +12,7 @@ import { retryTooManyRequests } from './retry.ts';
 const AT = { group: GROUP, version: VERSION, plural: CASCADE_RUN_PLURAL };
 
 export async function listRuns(kc: KubeConfig, namespace: string | undefined, labelSelector?: string): Promise<RunObject[]> {
+  const { CustomObjectsApi } = await clientNode();
   const api = kc.makeApiClient(CustomObjectsApi);
   const list = await retryTooManyRequests(() => namespace === undefined
     ? api.listClusterCustomObject({ ...AT, labelSelector })
@@ -19,12 +21,14 @@ export async function listRuns(kc: KubeConfig, namespace: string | undefined, la
 }
 
 export async function getRun(kc: KubeConfig, namespace: string, name: string): Promise<RunObject> {
+  const { CustomObjectsApi } = await clientNode();
   const api = kc.makeApiClient(CustomObjectsApi);
   return (await retryTooManyRequests(() => api.getNamespacedCustomObject({ ...AT, namespace, name }))) as RunObject;
 }
 
 /** Applies a JSON patch to the run (e.g. an annotation, as `kubectl annotate` sets it). */
 export async function patchRun(kc: KubeConfig, namespace: string, name: string, patch: object[]): Promise<RunObject> {
+  const { CustomObjectsApi } = await clientNode();
   const api = kc.makeApiClient(CustomObjectsApi);
   return (await retryTooManyRequests(() => api.patchNamespacedCustomObject({ ...AT, namespace, name, body: patch }))) as RunObject;
 }
@@ -42,6 +46,7 @@ export interface FollowOptions {
 export async function followRun(conn: Connection, name: string, onChange: (run: RunObject) => void, opts: FollowOptions = {}): Promise<RunObject> {
   const { kc, namespace } = conn;
   const { signal, until = isFinal } = opts;
+  const { Watch } = await clientNode();
   let run = await getRun(kc, namespace, name);
   onChange(run);
   const path = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`;
@@ -76,6 +81,7 @@ export async function followRun(conn: Connection, name: string, onChange: (run: 
 
 /** The runs of `iuid` now, and the resourceVersion to watch for new ones from. */
 export async function runsOfIuid(kc: KubeConfig, namespace: string, iuid: string): Promise<{ names: Set<string>; resourceVersion: string }> {
+  const { CustomObjectsApi } = await clientNode();
   const list = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ ...AT, namespace, labelSelector: iuidSelector(iuid) })) as { items: RunObject[]; metadata: { resourceVersion: string } };
   return { names: new Set(list.items.filter((r) => r.spec?.pid === iuid).map((r) => r.metadata.name ?? '')), resourceVersion: list.metadata.resourceVersion };
 }
@@ -101,7 +107,8 @@ export async function awaitNewRun(conn: Connection, iuid: string, since: { names
   return undefined;
 }
 
-function watchNewRun({ kc, namespace }: Connection, iuid: string, from: { known: Set<string>; resourceVersion: string }, signal: AbortSignal): Promise<RunObject | undefined> {
+async function watchNewRun({ kc, namespace }: Connection, iuid: string, from: { known: Set<string>; resourceVersion: string }, signal: AbortSignal): Promise<RunObject | undefined> {
+  const { Watch } = await clientNode();
   const { known, resourceVersion } = from;
   const path = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`;
   return new Promise((resolve, reject) => {
