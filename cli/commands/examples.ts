@@ -18,7 +18,7 @@ export const EXAMPLES: Record<string, readonly string[]> = {
   logs: ['kubectl cascade logs RUN', 'kubectl cascade logs RUN --module grayscale -f'],
   cancel: ['kubectl cascade cancel RUN', 'kubectl cascade cancel RUN --url http://localhost:8080 --timeout 2m'],
   resume: ['kubectl cascade resume RUN', 'kubectl cascade resume RUN --timeout 30s'],
-  lint: ['kubectl cascade lint scenario.yaml', 'kubectl cascade lint cao.yaml -n cascade-operator'],
+  lint: ['kubectl cascade lint scenario.yaml', 'kubectl cascade lint -n cascade-operator cao.yaml scenarios/', 'cat cao.yaml | kubectl cascade lint --offline -'],
   version: ['kubectl cascade version', 'kubectl cascade version --client'],
 };
 

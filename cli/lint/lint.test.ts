@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../program.ts';
 import { lintJobs } from './jobs.ts';
-import { dryRunErrors, formatLintError, manifestErrors, mergeErrors, moduleField, scenarioInput, schemaErrors } from './report.ts';
+import { dryRunErrors, formatLintError, manifestErrors, mergeErrors, moduleField, scenarioInput, scenarioInputs, schemaErrors } from './report.ts';
 
 const module = (modulename: string, extra: object = {}) => ({ modulename, template: { spec: { containers: [{ name: modulename, image: 'x' }] } }, ...extra });
 
@@ -78,5 +82,35 @@ describe('lint: the CascadeAutoOperator\'s dry run', () => {
     const server = [{ module: 'grayscale', field: 'backoffLimit', message: 'server' }, { module: 'diff', field: 'x', message: 'server' }];
     expect(mergeErrors(schema, server)).toEqual([schema[0], server[1]]);
     expect(mergeErrors([], [...server, { module: 'diff', field: 'x', message: 'the Job\'s' }])).toEqual(server);
+  });
+});
+
+describe('lint --offline of several files', () => {
+  it('lints each document of each file, a directory\'s YAML and JSON files, and exits 1 when any has an error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cascade-lint-'));
+    try {
+      writeFileSync(join(dir, 'a.json'), JSON.stringify({ cascademodules: [module('a')] }));
+      writeFileSync(join(dir, 'b.yaml'), 'cascademodules:\n- modulename: b\n  backoffLimit: -1\n  template: {spec: {containers: [{name: b, image: x}]}}\n---\nkind: CascadeAutoOperator\nmetadata: {name: c}\nspec: {scenarioconfig: {cascademodules: [{modulename: c, template: {spec: {containers: [{name: c}]}}}]}}\n');
+      writeFileSync(join(dir, 'notes.txt'), 'not linted');
+      let out = '';
+      let err = '';
+      const io = { out: { write: (s: string) => { out += s; } }, err: { write: (s: string) => { err += s; } }, env: {}, now: Date.now };
+      expect(await runCli(['lint', '--offline', dir, join(dir, 'none.json')], io)).toBe(1);
+      expect(out).toBe(`${join(dir, 'a.json')}: 1 module(s) valid (schema only, offline)\n${join(dir, 'b.yaml')}#2: 1 module(s) valid (schema only, offline)\n`);
+      expect(err.split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`^${join(dir, 'b.yaml')}#1: module b: backoffLimit: `)),
+        expect.stringMatching(new RegExp(`^error: cannot read ${join(dir, 'none.json')}: ENOENT`)),
+        '',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads every document of a multi-document YAML, empty ones left out', () => {
+    expect(scenarioInputs('---\ncascademodules: []\n---\n---\nkind: CascadeAutoOperator\nmetadata: {name: x}\nspec: {scenarioconfig: {cascademodules: []}}\n')).toMatchObject({
+      ok: true, docs: [{ input: { cascademodules: [] } }, { name: 'x', input: { cascademodules: [] } }],
+    });
+    expect(scenarioInputs('a: [')).toMatchObject({ ok: false });
   });
 });

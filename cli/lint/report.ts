@@ -1,7 +1,7 @@
 // `lint`: a scenario file checked as the function checks it (the valibot
 // schema of shared/api/scenario.ts), then each module's Job dry-run by the API
 // server; every error names its module and the module's field. Pure.
-import { load } from 'js-yaml';
+import { load, loadAll } from 'js-yaml';
 import * as v from 'valibot';
 import { describeIssue } from '../../shared/api/parse.ts';
 import { ScenarioSchema, type Scenario } from '../../shared/api/scenario.ts';
@@ -17,20 +17,36 @@ export function formatLintError(e: LintError): string {
   return `${e.module === undefined ? 'scenario' : `module ${e.module}`}: ${e.field}: ${e.message}`;
 }
 
+/** One document's scenario, and the CascadeAutoOperator manifest it came in (kept whole) with its name. */
+export interface ScenarioDoc { input: unknown; name?: string; manifest?: Record<string, unknown> }
+
+const notYaml = (error: unknown) => ({ ok: false as const, message: `not JSON or YAML: ${(error as Error).message.split('\n')[0]}` });
+
 /** The scenario of a file: a scenario (`{cascademodules: [...]}`) or a CascadeAutoOperator manifest (also kept whole), in JSON or YAML. */
-export function scenarioInput(text: string): { ok: true; input: unknown; name?: string; manifest?: Record<string, unknown> } | { ok: false; message: string } {
-  let doc: unknown;
+export function scenarioInput(text: string): ({ ok: true } & ScenarioDoc) | { ok: false; message: string } {
   try {
-    doc = load(text);
+    return { ok: true, ...scenarioOf(load(text)) };
   } catch (error) {
-    return { ok: false, message: `not JSON or YAML: ${(error as Error).message.split('\n')[0]}` };
+    return notYaml(error);
   }
+}
+
+/** Every document of a file (YAML's `---` separates them), empty ones left out. */
+export function scenarioInputs(text: string): { ok: true; docs: ScenarioDoc[] } | { ok: false; message: string } {
+  try {
+    return { ok: true, docs: loadAll(text).filter((doc) => doc !== null && doc !== undefined).map(scenarioOf) };
+  } catch (error) {
+    return notYaml(error);
+  }
+}
+
+function scenarioOf(doc: unknown): ScenarioDoc {
   const obj = doc as { kind?: unknown; metadata?: { name?: unknown }; spec?: { scenarioconfig?: unknown } } | null;
   if (obj && typeof obj === 'object' && obj.kind === 'CascadeAutoOperator') {
     const name = typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined;
-    return { ok: true, input: obj.spec?.scenarioconfig, manifest: obj as Record<string, unknown>, ...(name ? { name } : {}) };
+    return { input: obj.spec?.scenarioconfig, manifest: obj as Record<string, unknown>, ...(name ? { name } : {}) };
   }
-  return { ok: true, input: doc };
+  return { input: doc };
 }
 
 function moduleLabel(input: unknown, index: number): string {
