@@ -37,7 +37,7 @@ describe('a quick scenario', () => {
   });
 
   it('submit without -n follows the run in the namespace the function created it in', async () => {
-    const r = await cli(submitArgs(h, 'nons-1', '--watch'));
+    const r = await cli(submitArgs(h, 'nons1', '--watch'));
     const name = r.stdout.split('\n')[0]!;
     expect(r.code, r.stderr).toBe(0);
     expect((await h.getRun(name)).status?.phase).toBe('Succeeded');
@@ -136,9 +136,9 @@ describe('a run that runs long, and one queued behind it', () => {
   let queued: string;
   beforeAll(async () => {
     q = await cascadeHarness({ modules: successScenario(600_000), operatorSpec: { maxConcurrentRuns: 1 } });
-    running = (await post(q.url(), { turlinfo: 's3://in/x.tgz', iuid: 'long-1' })).body.run as string;
+    running = (await post(q.url(), { turlinfo: 's3://in/x.tgz', iuid: 'long1' })).body.run as string;
     await waitFor(async () => (await q.getRun(running)).status?.phase === 'Running', { timeoutMs: 60_000, message: 'the first run Running' });
-    queued = (await post(q.url(), { turlinfo: 's3://in/x.tgz', iuid: 'long-2' })).body.run as string;
+    queued = (await post(q.url(), { turlinfo: 's3://in/x.tgz', iuid: 'long2' })).body.run as string;
     await waitFor(async () => (await q.getRun(queued)).status?.phase === 'Queued', { timeoutMs: 60_000, message: 'the second run Queued' });
   });
   afterAll(async () => { await q?.stop(); });
