@@ -1,0 +1,75 @@
+// How run-end events reach K_SINK on a cluster with Eventing's transport
+// encryption or OIDC authentication on. SinkBinding then injects, beside
+// K_SINK:
+// | feature                          | injected                               | used here                       |
+// |----------------------------------|----------------------------------------|---------------------------------|
+// | transport-encryption             | K_CA_CERTS: the sink's CA, PEM text    | trusted beside the system CAs   |
+// | authentication-oidc              | /oidc/token: a projected Secret's key  | `Authorization: Bearer <token>` |
+// Eventing renews the token in its Secret and the kubelet rewrites the file,
+// so the file is read again before each attempt, never cached.
+import { readFile } from 'node:fs/promises';
+import { createSecureContext, getCACertificates } from 'node:tls';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Sink } from './sink.ts';
+import { Agent, fetch as undiciFetch } from 'undici';
+
+/** The part of fetch the sender uses. */
+export type SinkFetch = (url: string, init: {
+  method: 'POST'; headers: Record<string, string>; body: string; signal: AbortSignal;
+}) => Promise<{ ok: boolean; status: number; body: { cancel(): Promise<void> } | null }>;
+
+export interface SinkTransport {
+  fetch: SinkFetch;
+  /** The Authorization header for this attempt, if a token is mounted. */
+  authorization(): Promise<string | undefined>;
+}
+
+/** No CA beyond the system's and no token: plain fetch. */
+export const PLAIN_TRANSPORT: SinkTransport = { fetch, authorization: async () => undefined };
+
+export interface SinkTransportOptions {
+  /** K_CA_CERTS: PEM certificates to trust beside the system CAs. */
+  caCerts: string | undefined;
+  /** The OIDC token file (config.ts OIDC_TOKEN_FILE on a cluster). */
+  tokenFile: string;
+}
+
+/** The bearer header from the token file; none when the file is absent or empty (OIDC off). */
+async function bearer(tokenFile: string): Promise<string | undefined> {
+  try {
+    const token = (await readFile(tokenFile, 'utf8')).trim();
+    return token ? `Bearer ${token}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A fetch that trusts K_CA_CERTS beside the system CAs, as Knative's own
+ * senders do. PEM that TLS cannot use is logged and left out: the process
+ * still starts, and an https sink it cannot verify fails as any refused send.
+ */
+function trustingFetch(caCerts: string, log: Logger): SinkFetch {
+  const ca = [...getCACertificates('default'), caCerts];
+  try {
+    createSecureContext({ ca });
+  } catch (error) {
+    log.warn({ err: error }, 'K_CA_CERTS is not PEM certificates TLS can use: the sink is verified against the system CAs only');
+    return fetch;
+  }
+  const dispatcher = new Agent({ connect: { ca } });
+  return (url, init) => undiciFetch(url, { ...init, dispatcher });
+}
+
+export function sinkTransport(options: SinkTransportOptions, log: Logger): SinkTransport {
+  return {
+    fetch: options.caCerts?.trim() ? trustingFetch(options.caCerts, log) : fetch,
+    authorization: () => bearer(options.tokenFile),
+  };
+}
+
+/** The sink of a process (the function or the janitor) as its configuration gives it. */
+export function sinkOf(config: Pick<Config, 'sink' | 'ceExtensions' | 'sinkCaCerts' | 'oidcTokenFile'>, log: Logger): Sink {
+  return { url: config.sink, extensions: config.ceExtensions, transport: sinkTransport({ caCerts: config.sinkCaCerts, tokenFile: config.oidcTokenFile }, log) };
+}
