@@ -8,7 +8,8 @@
 // Eventing renews the token in its Secret and the kubelet rewrites the file,
 // so the file is read again before each attempt, never cached.
 import { readFile } from 'node:fs/promises';
-import { createSecureContext, getCACertificates } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { getCACertificates } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Sink } from './sink.ts';
@@ -45,20 +46,32 @@ async function bearer(tokenFile: string): Promise<string | undefined> {
   }
 }
 
+/** The PEM certificates of K_CA_CERTS that parse, and how many blocks did not. */
+function certificates(caCerts: string): { good: string[]; bad: number } {
+  const blocks = caCerts.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const good = blocks.filter((pem) => {
+    try {
+      new X509Certificate(pem);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return { good, bad: blocks.length - good.length };
+}
+
 /**
  * A fetch that trusts K_CA_CERTS beside the system CAs, as Knative's own
- * senders do. PEM that TLS cannot use is logged and left out: the process
+ * senders do. PEM that does not parse is logged and left out: the process
  * still starts, and an https sink it cannot verify fails as any refused send.
  */
 function trustingFetch(caCerts: string, log: Logger): SinkFetch {
-  const ca = [...getCACertificates('default'), caCerts];
-  try {
-    createSecureContext({ ca });
-  } catch (error) {
-    log.warn({ err: error }, 'K_CA_CERTS is not PEM certificates TLS can use: the sink is verified against the system CAs only');
-    return fetch;
+  const { good, bad } = certificates(caCerts);
+  if (bad > 0 || good.length === 0) {
+    log.warn({ parsed: good.length, unparsed: bad }, 'K_CA_CERTS holds PEM certificates that do not parse: they are left out, and the sink is verified against the rest and the system CAs');
   }
-  const dispatcher = new Agent({ connect: { ca } });
+  if (good.length === 0) return fetch;
+  const dispatcher = new Agent({ connect: { ca: [...getCACertificates('default'), ...good] } });
   return (url, init) => undiciFetch(url, { ...init, dispatcher });
 }
 
