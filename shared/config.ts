@@ -8,6 +8,8 @@ import { parseCeOverrides, type Extensions } from './ce-overrides.ts';
 export const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 /** Where SinkBinding mounts the OIDC token: its Secret projected on /oidc, key `token`. No variable names it. */
 export const OIDC_TOKEN_FILE = '/oidc/token';
+/** Where SinkBinding mounts the ConfigMaps labelled networking.knative.dev/trust-bundle (knative/eventing pkg/eventingtls). */
+export const TRUST_BUNDLE_DIR = '/knative-custom-certs';
 
 export interface ConfigSources {
   /** The ServiceAccount's namespace file, read when POD_NAMESPACE is unset (SERVICE_ACCOUNT_NAMESPACE_FILE). */
@@ -28,6 +30,8 @@ export interface Config {
   sinkCaCerts: string | undefined;
   /** The OIDC token SinkBinding mounts with authentication-oidc on (CASCADE_OIDC_TOKEN_FILE, default /oidc/token). */
   oidcTokenFile: string;
+  /** The trust bundles SinkBinding mounts with transport encryption on (TRUST_BUNDLE_DIR). */
+  trustBundleDir: string;
   /** What the configuration changed or left out and the process still started with: logged once at start-up. */
   warnings: string[];
   /** Fail a run whose current step made no progress for this long (janitor). 0 = never. */
@@ -138,6 +142,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
       ceExtensions: overrides.extensions,
       sinkCaCerts: env.K_CA_CERTS || undefined,
       oidcTokenFile: env.CASCADE_OIDC_TOKEN_FILE || OIDC_TOKEN_FILE,
+      trustBundleDir: TRUST_BUNDLE_DIR,
       warnings: overrides.warnings,
       logLevel: env.LOG_LEVEL || 'info',
       authToken: auth.token,

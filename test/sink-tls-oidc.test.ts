@@ -4,12 +4,15 @@
 // `Authorization: Bearer <token>`, and reads the token again at each attempt,
 // as Eventing renews it. Shown with the sender alone, then with the function
 // and the janitor as real processes, against an HTTPS sink that checks the token.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { HTTP } from 'cloudevents';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RUN_SUCCEEDED, type RunEndEvent } from '../shared/api/events.ts';
 import { sinkNotifier, type SinkPolicy } from '../shared/engine/sink.ts';
 import { sinkTransport } from '../shared/engine/sink-transport.ts';
+import { tempDir } from '../local/temp-dir.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { httpsSink, type HttpsSink } from './support/https-sink.ts';
@@ -20,6 +23,8 @@ const EVENT: RunEndEvent = {
   id: 'uid-1-succeeded', type: RUN_SUCCEEDED, source: '/cascade/ns/cao', subject: 'cao-abc', time: '2026-11-29T12:00:00.000Z',
   data: { runname: 'cao-abc', phase: 'Succeeded' },
 };
+/** A trust bundle directory that is not there: no bundles mounted. */
+const NO_BUNDLES = '/nonexistent/knative-custom-certs';
 const ONCE: SinkPolicy = { retries: 0, minTimeoutMs: 10, maxTimeoutMs: 10, attemptTimeoutMs: 5000 };
 /** A retry 2-4 s after the first attempt: time for the test to renew the token in between. */
 const TWICE: SinkPolicy = { ...ONCE, retries: 1, minTimeoutMs: 2000, maxTimeoutMs: 2000 };
@@ -44,7 +49,7 @@ describe('the run-end sender under TLS and OIDC', () => {
     sink = await httpsSink();
     await sink.rotate('token-1');
     const { log, warnings } = keptLog();
-    const notify = sinkNotifier({ url: sink.url, extensions: { cluster: 'c' }, transport: sinkTransport({ caCerts: sink.ca, tokenFile: sink.tokenFile }, log) }, log, ONCE);
+    const notify = sinkNotifier({ url: sink.url, extensions: { cluster: 'c' }, transport: sinkTransport({ caCerts: sink.ca, tokenFile: sink.tokenFile, trustBundleDir: NO_BUNDLES }, log) }, log, ONCE);
 
     expect(await notify(EVENT)).toBe(true);
     // Eventing renews the token: the next send carries the new one, no restart.
@@ -60,7 +65,7 @@ describe('the run-end sender under TLS and OIDC', () => {
     sink = await httpsSink();
     await sink.rotate('old');
     const { log } = keptLog();
-    const notify = sinkNotifier({ url: sink.url, extensions: {}, transport: sinkTransport({ caCerts: sink.ca, tokenFile: sink.tokenFile }, log) }, log, TWICE);
+    const notify = sinkNotifier({ url: sink.url, extensions: {}, transport: sinkTransport({ caCerts: sink.ca, tokenFile: sink.tokenFile, trustBundleDir: NO_BUNDLES }, log) }, log, TWICE);
     // The sink has moved on to a token the file does not hold yet: the first attempt is refused.
     await sink.rotate('new', false);
     const sent = notify(EVENT);
@@ -70,21 +75,35 @@ describe('the run-end sender under TLS and OIDC', () => {
     expect(sink.received.map((r) => [r.status, r.authorization])).toEqual([[401, 'Bearer old'], [202, 'Bearer new']]);
   });
 
+  it('trusts the CA of a trust bundle SinkBinding mounted, without K_CA_CERTS', async () => {
+    sink = await httpsSink();
+    await sink.rotate('t');
+    const { log, warnings } = keptLog();
+    // As the kubelet projects a ConfigMap: the keys, beside its hidden ..data directory.
+    const bundles = tempDir('cascade-trust-bundles-');
+    mkdirSync(join(bundles, '..data'));
+    writeFileSync(join(bundles, 'ca.pem'), sink.ca);
+    const notify = sinkNotifier({ url: sink.url, extensions: {}, transport: sinkTransport({ caCerts: undefined, tokenFile: sink.tokenFile, trustBundleDir: bundles }, log) }, log, ONCE);
+    expect(await notify(EVENT)).toBe(true);
+    expect(sink.received.map((r) => [r.status, r.authorization])).toEqual([[202, 'Bearer t']]);
+    expect(warnings()).toEqual([]);
+  });
+
   it('without the CA the https sink is not trusted; without a token file no header is sent; a K_CA_CERTS TLS cannot use is a warning, not a crash', async () => {
     sink = await httpsSink();
     await sink.rotate('t');
     const { log, warnings } = keptLog();
     const url = sink.url;
-    const noCa = sinkNotifier({ url, extensions: {}, transport: sinkTransport({ caCerts: undefined, tokenFile: sink.tokenFile }, log) }, log, ONCE);
+    const noCa = sinkNotifier({ url, extensions: {}, transport: sinkTransport({ caCerts: undefined, tokenFile: sink.tokenFile, trustBundleDir: NO_BUNDLES }, log) }, log, ONCE);
     expect(await noCa(EVENT)).toBe(false);
     expect(sink.received, 'the TLS handshake failed: nothing reached the sink').toEqual([]);
 
-    const noToken = sinkNotifier({ url, extensions: {}, transport: sinkTransport({ caCerts: sink.ca, tokenFile: `${sink.tokenFile}.absent` }, log) }, log, ONCE);
+    const noToken = sinkNotifier({ url, extensions: {}, transport: sinkTransport({ caCerts: sink.ca, tokenFile: `${sink.tokenFile}.absent`, trustBundleDir: NO_BUNDLES }, log) }, log, ONCE);
     expect(await noToken(EVENT)).toBe(false);
     expect(sink.received.map((r) => [r.status, r.authorization])).toEqual([[401, undefined]]);
 
-    const garbled = sinkTransport({ caCerts: '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n', tokenFile: sink.tokenFile }, log);
-    expect(warnings()).toContainEqual(expect.stringMatching(/K_CA_CERTS holds PEM certificates that do not parse/));
+    const garbled = sinkTransport({ caCerts: '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n', tokenFile: sink.tokenFile, trustBundleDir: NO_BUNDLES }, log);
+    expect(warnings()).toContainEqual(expect.stringMatching(/K_CA_CERTS or a trust bundle holds PEM certificates that do not parse/));
     expect(await sinkNotifier({ url, extensions: {}, transport: garbled }, log, ONCE)(EVENT)).toBe(false);
     expect(sink.received).toHaveLength(1);
   });

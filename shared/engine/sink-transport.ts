@@ -4,10 +4,13 @@
 // | feature                          | injected                               | used here                       |
 // |----------------------------------|----------------------------------------|---------------------------------|
 // | transport-encryption             | K_CA_CERTS: the sink's CA, PEM text    | trusted beside the system CAs   |
+// | transport-encryption             | /knative-custom-certs: trust bundles   | trusted too, read at start-up   |
 // | authentication-oidc              | /oidc/token: a projected Secret's key  | `Authorization: Bearer <token>` |
 // Eventing renews the token in its Secret and the kubelet rewrites the file,
 // so the file is read again before each attempt, never cached.
+import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { getCACertificates } from 'node:tls';
 import type { Logger } from 'pino';
@@ -34,6 +37,25 @@ export interface SinkTransportOptions {
   caCerts: string | undefined;
   /** The OIDC token file (config.ts OIDC_TOKEN_FILE on a cluster). */
   tokenFile: string;
+  /** Where SinkBinding mounts the cluster's trust bundles (config.ts TRUST_BUNDLE_DIR on a cluster). */
+  trustBundleDir: string;
+}
+
+/** The PEM text of every file in the trust bundle directory; none when it is absent (no bundles, or not in a pod). */
+function trustBundle(dir: string): string {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => !f.startsWith('.'));
+  } catch {
+    return '';
+  }
+  return files.map((f) => {
+    try {
+      return readFileSync(join(dir, f), 'utf8');
+    } catch {
+      return '';
+    }
+  }).join('\n');
 }
 
 /** The bearer header from the token file; none when the file is absent or empty (OIDC off). */
@@ -68,7 +90,7 @@ function certificates(caCerts: string): { good: string[]; bad: number } {
 function trustingFetch(caCerts: string, log: Logger): SinkFetch {
   const { good, bad } = certificates(caCerts);
   if (bad > 0 || good.length === 0) {
-    log.warn({ parsed: good.length, unparsed: bad }, 'K_CA_CERTS holds PEM certificates that do not parse: they are left out, and the sink is verified against the rest and the system CAs');
+    log.warn({ parsed: good.length, unparsed: bad }, 'K_CA_CERTS or a trust bundle holds PEM certificates that do not parse: they are left out, and the sink is verified against the rest and the system CAs');
   }
   if (good.length === 0) return fetch;
   const dispatcher = new Agent({ connect: { ca: [...getCACertificates('default'), ...good] } });
@@ -76,13 +98,15 @@ function trustingFetch(caCerts: string, log: Logger): SinkFetch {
 }
 
 export function sinkTransport(options: SinkTransportOptions, log: Logger): SinkTransport {
+  const pem = [options.caCerts ?? '', trustBundle(options.trustBundleDir)].join('\n');
   return {
-    fetch: options.caCerts?.trim() ? trustingFetch(options.caCerts, log) : fetch,
+    fetch: pem.trim() ? trustingFetch(pem, log) : fetch,
     authorization: () => bearer(options.tokenFile),
   };
 }
 
 /** The sink of a process (the function or the janitor) as its configuration gives it. */
-export function sinkOf(config: Pick<Config, 'sink' | 'ceExtensions' | 'sinkCaCerts' | 'oidcTokenFile'>, log: Logger): Sink {
-  return { url: config.sink, extensions: config.ceExtensions, transport: sinkTransport({ caCerts: config.sinkCaCerts, tokenFile: config.oidcTokenFile }, log) };
+export function sinkOf(config: Pick<Config, 'sink' | 'ceExtensions' | 'sinkCaCerts' | 'oidcTokenFile' | 'trustBundleDir'>, log: Logger): Sink {
+  const transport = sinkTransport({ caCerts: config.sinkCaCerts, tokenFile: config.oidcTokenFile, trustBundleDir: config.trustBundleDir }, log);
+  return { url: config.sink, extensions: config.ceExtensions, transport };
 }
