@@ -80,9 +80,15 @@ describe('queue-proxy in front of the function', QUEUE_PROXY_TEST, () => {
     const fn = h.fns[0]!;
     expect(await probe(h.queueProxy!)).toBe('200 queue');
     expect((await post(h.url(), request(0))).status).toBe(200);
+    const fnExit = exitOf(fn.child);
     fn.child.kill('SIGTERM');
-    await expect.poll(() => probe(h!.queueProxy!), { timeout: 10_000, interval: 50 }).toBe('503');
-    expect(await exitOf(fn.child).then(() => probe(h!.queueProxy!)), 'the function is gone').toBe('503');
+    // No readiness periodSeconds (both deploy paths): queue-proxy probes the
+    // function aggressively, retrying a failed /ready every 50 ms for up to 10 s
+    // before it answers the kubelet 503 (knative/serving pkg/queue/readiness).
+    const failing = performance.now();
+    await expect.poll(() => probe(h!.queueProxy!), { timeout: 30_000, interval: 50 }).toBe('503');
+    expect(performance.now() - failing, 'the aggressive retries before a failure is reported').toBeGreaterThanOrEqual(9_000);
+    expect(await fnExit.then(() => probe(h!.queueProxy!)), 'the function is gone').toBe('503');
   });
 
   it('containerConcurrency 1: one request in flight, 10 queued, the rest answered 503 by queue-proxy; the queued ones are served', async () => {
