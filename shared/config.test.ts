@@ -42,6 +42,19 @@ describe('configuration from the environment', () => {
     expect(parseConfig({ CASCADE_TRUST_JOB_EVENTS: 'yes' }, noPod)).toEqual({ ok: false, reason: 'CASCADE_TRUST_JOB_EVENTS must be true or false, got "yes"' });
   });
 
+  it('reads what SinkBinding injects with TLS and OIDC on: K_CA_CERTS, and the token under /oidc unless CASCADE_OIDC_TOKEN_FILE says where', () => {
+    expect(parseConfig({}, noPod)).toMatchObject({ ok: true, value: { sinkCaCerts: undefined, oidcTokenFile: '/oidc/token', warnings: [] } });
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    expect(parseConfig({ K_CA_CERTS: pem, CASCADE_OIDC_TOKEN_FILE: '/t/token' }, noPod))
+      .toMatchObject({ ok: true, value: { sinkCaCerts: pem, oidcTokenFile: '/t/token' } });
+  });
+
+  it('starts on K_CE_OVERRIDES Knative accepted, with what it changed as warnings', () => {
+    expect(parseConfig({ K_CE_OVERRIDES: '{"extensions":{"Team":"a","id":"b"}}' }, noPod)).toMatchObject({ ok: true, value: {
+      ceExtensions: { team: 'a' }, warnings: [expect.stringContaining('"Team" is sent as "team"'), expect.stringContaining('"id" is a CloudEvents attribute')],
+    } });
+  });
+
   it('reads the janitor\'s page size', () => {
     expect(parseConfig({ CASCADE_LIST_PAGE_SIZE: '2' })).toMatchObject({ ok: true, value: { listPageSize: 2 } });
   });

@@ -6,6 +6,10 @@ import { parseCeOverrides, type Extensions } from './ce-overrides.ts';
 
 /** Where the kubelet writes the pod's namespace, beside its ServiceAccount token. */
 export const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+/** Where SinkBinding mounts the OIDC token: its Secret projected on /oidc, key `token`. No variable names it. */
+export const OIDC_TOKEN_FILE = '/oidc/token';
+/** Where SinkBinding mounts the ConfigMaps labelled networking.knative.dev/trust-bundle (knative/eventing pkg/eventingtls). */
+export const TRUST_BUNDLE_DIR = '/knative-custom-certs';
 
 export interface ConfigSources {
   /** The ServiceAccount's namespace file, read when POD_NAMESPACE is unset (SERVICE_ACCOUNT_NAMESPACE_FILE). */
@@ -22,6 +26,14 @@ export interface Config {
   sink: string | undefined;
   /** CloudEvent extensions added to every event sent to K_SINK (K_CE_OVERRIDES). */
   ceExtensions: Extensions;
+  /** K_CA_CERTS: PEM certificates SinkBinding injects with Eventing's transport encryption on. */
+  sinkCaCerts: string | undefined;
+  /** The OIDC token SinkBinding mounts with authentication-oidc on (CASCADE_OIDC_TOKEN_FILE, default /oidc/token). */
+  oidcTokenFile: string;
+  /** The trust bundles SinkBinding mounts with transport encryption on (TRUST_BUNDLE_DIR). */
+  trustBundleDir: string;
+  /** What the configuration changed or left out and the process still started with: logged once at start-up. */
+  warnings: string[];
   /** Fail a run whose current step made no progress for this long (janitor). 0 = never. */
   stallAfterSeconds: number;
   /** Fail a run older than this (janitor and engine). 0 = never. */
@@ -142,6 +154,10 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
       outMinioAddress: env.OUT_MINIO_ADDRESS || 'http://example.com/test-out/',
       sink: env.K_SINK || undefined,
       ceExtensions: overrides.extensions,
+      sinkCaCerts: env.K_CA_CERTS || undefined,
+      oidcTokenFile: env.CASCADE_OIDC_TOKEN_FILE || OIDC_TOKEN_FILE,
+      trustBundleDir: TRUST_BUNDLE_DIR,
+      warnings: overrides.warnings,
       logLevel: env.LOG_LEVEL || 'info',
       authToken: auth.token,
       trustJobEvents,

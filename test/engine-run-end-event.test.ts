@@ -123,10 +123,10 @@ describe('the run-end CloudEvent', () => {
     expect(asEvent(sink.received[0]!)).toMatchObject({ type: 'net.cascade.run.failed.v1', subject: name, data: summary(run) });
     expect(sink.received[0]!.data).toMatchObject({ phase: 'Failed', reason: 'ModuleResultFailed', result: ['grayscale: failed\n'] });
 
-    // A janitor with a K_CE_OVERRIDES it cannot use does not start, and says why.
-    const bad = await janitorSweep(h, { K_SINK: sink.url, K_CE_OVERRIDES: '{"extensions":{"ID":"x"}}' });
+    // A janitor with a hand-set K_CE_OVERRIDES that is not JSON does not start, and says why.
+    const bad = await janitorSweep(h, { K_SINK: sink.url, K_CE_OVERRIDES: '{"extensions":{ID:"x"}}' });
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toContain('configuration: K_CE_OVERRIDES names the extension \\"ID\\"');
+    expect(bad.stdout).toContain('configuration: K_CE_OVERRIDES is not JSON');
 
     // The sink recovers: the next sweep sends the owed event, the same one, and records it.
     sink.failNext(0);

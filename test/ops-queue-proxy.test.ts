@@ -4,11 +4,19 @@
 // readiness probe answered through it from the function's /ready,
 // containerConcurrency enforced (10 x concurrency queued, then 503), the
 // termination of a pod (queue-proxy drains on SIGTERM while the function's
-// preStop hook waits on /wait-for-drain, then the function gets SIGTERM), and
+// preStop hook waits on /wait-for-drain, then the function gets SIGTERM; on
+// the Service of each deploy path, within its terminationGracePeriodSeconds), and
 // its own Prometheus metrics after a known set of requests. A holding proxy
 // between queue-proxy and the function keeps chosen requests in flight.
 import { afterEach, describe, expect, it } from 'vitest';
-import { KUBE_PROBE_HEADERS, startQueueProxy, type QueueProxy } from '../local/queue-proxy/queue-proxy.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dump, load } from 'js-yaml';
+import { repoRoot } from '../local/cluster/paths.ts';
+import { funcService, type FuncYaml } from '../local/func-service.ts';
+import { DEFAULT_REVISION_TIMEOUT_SECONDS } from '../local/queue-proxy/env.ts';
+import { KUBE_PROBE_HEADERS, readService, startQueueProxy, type QueueProxy } from '../local/queue-proxy/queue-proxy.ts';
+import { tempDir } from '../local/temp-dir.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, type Harness, QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
 import { HOLD_HEADER, holdingProxy, type HoldingProxy } from './support/holding-proxy.ts';
@@ -36,10 +44,10 @@ async function probe(qp: QueueProxy): Promise<string> {
 }
 
 /** The function, and queue-proxy in front of it through a holding proxy. */
-async function heldFunction(containerConcurrency?: number): Promise<{ h: Harness; hold: HoldingProxy; qp: QueueProxy }> {
+async function heldFunction(containerConcurrency?: number, serviceFile?: string): Promise<{ h: Harness; hold: HoldingProxy; qp: QueueProxy }> {
   h = await cascadeHarness({ modules: oneModule, source: false });
   hold = await holdingProxy(Number(new URL(h.fns[0]!.url).port));
-  qp = await startQueueProxy({ userPort: hold.port, namespace: h.ns, containerConcurrency });
+  qp = await startQueueProxy({ userPort: hold.port, namespace: h.ns, containerConcurrency, serviceFile });
   return { h, hold, qp };
 }
 
@@ -48,6 +56,13 @@ async function heldRequest(qp: QueueProxy, hold: HoldingProxy, i: number): Promi
   const answer = send(qp.url, request(i), { [HOLD_HEADER]: '1' });
   await waitFor(() => hold.held() === 1, { message: 'the request is held' });
   return { answer };
+}
+
+/** The Service `func deploy` makes from func.yaml, written to a file for queue-proxy's environment. */
+function funcServiceFile(): string {
+  const file = join(tempDir('cascade-func-service-'), 'service.yaml');
+  writeFileSync(file, dump(funcService(load(readFileSync(join(repoRoot, 'func.yaml'), 'utf8')) as FuncYaml)));
+  return file;
 }
 
 const exitOf = (child: { once: (e: 'exit', f: (code: number | null) => void) => unknown }) => new Promise<number | null>((r) => child.once('exit', r));
@@ -65,9 +80,15 @@ describe('queue-proxy in front of the function', QUEUE_PROXY_TEST, () => {
     const fn = h.fns[0]!;
     expect(await probe(h.queueProxy!)).toBe('200 queue');
     expect((await post(h.url(), request(0))).status).toBe(200);
+    const fnExit = exitOf(fn.child);
     fn.child.kill('SIGTERM');
-    await expect.poll(() => probe(h!.queueProxy!), { timeout: 10_000, interval: 50 }).toBe('503');
-    expect(await exitOf(fn.child).then(() => probe(h!.queueProxy!)), 'the function is gone').toBe('503');
+    // No readiness periodSeconds (both deploy paths): queue-proxy probes the
+    // function aggressively, retrying a failed /ready every 50 ms for up to 10 s
+    // before it answers the kubelet 503 (knative/serving pkg/queue/readiness).
+    const failing = performance.now();
+    await expect.poll(() => probe(h!.queueProxy!), { timeout: 30_000, interval: 50 }).toBe('503');
+    expect(performance.now() - failing, 'the aggressive retries before a failure is reported').toBeGreaterThanOrEqual(9_000);
+    expect(await fnExit.then(() => probe(h!.queueProxy!)), 'the function is gone').toBe('503');
   });
 
   it('containerConcurrency 1: one request in flight, 10 queued, the rest answered 503 by queue-proxy; the queued ones are served', async () => {
@@ -88,27 +109,47 @@ describe('queue-proxy in front of the function', QUEUE_PROXY_TEST, () => {
     expect((await h!.listRuns()).map((r) => r.spec.pid).sort()).toEqual(served.map((i) => request(i).iuid).sort());
   });
 
-  it('SIGTERM as in a pod: probes fail at once, requests in flight and new ones are served until it has drained, then both exit 0', async () => {
-    const { h, qp, hold } = await heldFunction();
+  // The Service of each deploy path: knative/service.yaml, and the one `func
+  // deploy` makes from func.yaml (no timeoutSeconds: Knative's 300 s). Knative
+  // makes timeoutSeconds the pod's terminationGracePeriodSeconds: the drain,
+  // then the function's own shutdown, must end within it.
+  it.each([
+    ['kubectl apply -k knative/', () => join(repoRoot, 'knative/service.yaml')],
+    ['func deploy', funcServiceFile],
+  ])('SIGTERM as in a pod (%s): probes fail at once, the request in flight and new ones are served until it has drained, then both exit 0 within terminationGracePeriodSeconds', async (path, serviceFile) => {
+    const file = serviceFile();
+    const grace = readService(file).spec?.template?.spec?.timeoutSeconds ?? DEFAULT_REVISION_TIMEOUT_SECONDS;
+    const { h, qp, hold } = await heldFunction(undefined, file);
     const fn = h.fns[0]!;
     const { answer: held } = await heldRequest(qp, hold, 0);
     const qpExit = exitOf(qp.child);
     const fnExit = exitOf(fn.child);
 
     // The kubelet: SIGTERM to queue-proxy, and the function's preStop hook waits for the drain.
+    const t0 = performance.now();
     qp.child.kill('SIGTERM');
     const drained = qp.waitForDrain().then((status) => ({ status, fnRunning: fn.child.exitCode === null }));
     await expect.poll(() => probe(qp), { timeout: 10_000, interval: 50 }).toBe('503 shutting down');
     // Until the endpoints drop the pod, requests still arrive and are served.
     expect((await post(qp.url, request(1))).status).toBe(200);
+    const lastRequest = performance.now();
     hold.release();
     expect((await held).status, 'the request in flight at SIGTERM finished').toBe(200);
 
     expect(await drained, 'drained (30 s after the last request), the function still running').toEqual({ status: 200, fnRunning: true });
+    const drainedAt = performance.now();
+    // The preStop hook has returned: the kubelet sends SIGTERM to the function.
     fn.child.kill('SIGTERM');
     expect([await qpExit, await fnExit]).toEqual([0, 0]);
+    const ended = performance.now();
     expect(await probe(qp)).toBe('refused');
     expect((await h.listRuns()).map((r) => r.spec.pid).sort()).toEqual([request(0).iuid, request(1).iuid]);
+
+    const quiet = (drainedAt - lastRequest) / 1000;
+    expect(quiet, 'queue-proxy\'s quiet period').toBeGreaterThanOrEqual(29);
+    expect((ended - drainedAt) / 1000, 'the function\'s shutdown after its SIGTERM, within its grace').toBeLessThan(25);
+    expect((ended - t0) / 1000, `the whole termination within terminationGracePeriodSeconds (${grace} s)`).toBeLessThan(grace);
+    process.stderr.write(`[shutdown budget] ${path}: drain ${((drainedAt - t0) / 1000).toFixed(1)} s, function ${((ended - drainedAt) / 1000).toFixed(2)} s, total ${((ended - t0) / 1000).toFixed(1)} s of ${grace} s\n`);
   });
 
   it('one per machine: a second queue-proxy waits for the lock the first holds, and starts once the first has exited', async () => {

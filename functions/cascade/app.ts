@@ -8,6 +8,7 @@ import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { unavailable } from '../../shared/engine/outcome.ts';
 import { outbox as newOutbox, type Outbox } from '../../shared/engine/outbox.ts';
 import { FUNCTION_SINK_POLICY, sinkNotifier } from '../../shared/engine/sink.ts';
+import { sinkOf } from '../../shared/engine/sink-transport.ts';
 import { counterBatcher, perScenario } from '../../shared/engine/counter-batcher.ts';
 import { wakePromoted } from '../../shared/engine/admission.ts';
 import { offerOperator, writeCounters, type OperatorCache } from '../../shared/engine/operator-counters.ts';
@@ -69,7 +70,7 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
       return write(change);
     };
   });
-  const notify = sinkNotifier(config.sink, config.ceExtensions, log, FUNCTION_SINK_POLICY);
+  const notify = sinkNotifier(sinkOf(config, log), log, FUNCTION_SINK_POLICY);
   const deps: EngineDeps = { config, store, log, now: () => new Date(), notify, outbox, hooks, counter, queue: runQueue(), finishedJobs: finishedJobs(), runs: runCache(), scenarioSource: {}, wakeups: new Map() };
   // Started beside the reply that ended a run, yet in flight: the drain after SIGTERM waits for it.
   hooks.promoted = (scenario, runs) => void g.track(() => wakePromoted(deps, scenario, runs));

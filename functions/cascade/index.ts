@@ -25,6 +25,7 @@ export function init(): void {
   const config = loadConfig(process.env);
   const log = rootLogger(config);
   logger = log;
+  for (const warning of config.warnings) log.warn(warning);
   patchRuntime(log, config.authToken);
   // faas-js-runtime traps uncaught exceptions with `death` as it traps
   // SIGTERM: shutdown() drains, then the runtime exits 0 and nothing prints

@@ -12,6 +12,7 @@ async function run(): Promise<SweepSummary> {
   const parsed = parseConfig(process.env);
   if (!parsed.ok) return { ...emptySummary(), errors: 1, aborted: `configuration: ${parsed.reason}` };
   const log = janitorLogger(parsed.value);
+  for (const warning of parsed.value.warnings) log.warn(warning);
   try {
     return await sweep(janitorDeps(parsed.value, log), new Date());
   } catch (error) {

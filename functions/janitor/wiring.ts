@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { JANITOR_SINK_POLICY, sinkNotifier } from '../../shared/engine/sink.ts';
+import { sinkOf } from '../../shared/engine/sink-transport.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
 
@@ -15,5 +16,5 @@ export function janitorLogger(config: Pick<Config, 'logLevel' | 'scenarioName'>)
 
 export function janitorDeps(config: Config, log: Logger): EngineDeps {
   const store = connectStore(config.namespace, DEFAULT_RETRY);
-  return { config, store, log, now: () => new Date(), notify: sinkNotifier(config.sink, config.ceExtensions, log, JANITOR_SINK_POLICY) };
+  return { config, store, log, now: () => new Date(), notify: sinkNotifier(sinkOf(config, log), log, JANITOR_SINK_POLICY) };
 }

@@ -19,8 +19,9 @@ describe('queue-proxy environment', () => {
     });
     const probe = spec.containers![0]!.readinessProbe!;
     expect(JSON.parse(env.SERVING_READINESS_PROBE!)).toEqual({
-      ...probe, httpGet: { ...probe.httpGet, host: '127.0.0.1', port: 31000, scheme: 'HTTP' }, successThreshold: 1, failureThreshold: 3, timeoutSeconds: 1,
+      ...probe, httpGet: { ...probe.httpGet, host: '127.0.0.1', port: 31000, scheme: 'HTTP' }, successThreshold: 1,
     });
+    expect(probe.periodSeconds, 'no period: queue-proxy probes aggressively, as on the func path').toBeUndefined();
     expect(JSON.parse(env.OBSERVABILITY_CONFIG!)).toEqual({ requestMetrics: { protocol: 'prometheus', endpoint: '127.0.0.1:31003' } });
   });
 

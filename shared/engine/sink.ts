@@ -7,6 +7,7 @@ import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import type { Extensions } from '../ce-overrides.ts';
 import type { RunEndEvent } from '../api/events.ts';
+import { PLAIN_TRANSPORT, type SinkTransport } from './sink-transport.ts';
 
 export interface SinkPolicy {
   retries: number;
@@ -23,7 +24,14 @@ export const JANITOR_SINK_POLICY: SinkPolicy = { retries: 1, minTimeoutMs: 200, 
 
 export type Notify = (event: RunEndEvent, signal?: AbortSignal) => Promise<boolean>;
 
-export function sinkNotifier(sink: string | undefined, extensions: Extensions, log: Logger, policy: SinkPolicy): Notify {
+/** K_SINK, K_CE_OVERRIDES' extensions, and K_CA_CERTS and the OIDC token when SinkBinding injected them (sink-transport.ts). */
+export interface Sink {
+  url: string | undefined;
+  extensions: Extensions;
+  transport?: SinkTransport;
+}
+
+export function sinkNotifier({ url: sink, extensions, transport = PLAIN_TRANSPORT }: Sink, log: Logger, policy: SinkPolicy): Notify {
   if (!sink) return async () => false;
   return async (event, signal) => {
     const { binaryMessage } = await import('./sink-message.ts');
@@ -31,8 +39,9 @@ export function sinkNotifier(sink: string | undefined, extensions: Extensions, l
     try {
       await pRetry(async () => {
         const timeout = AbortSignal.timeout(policy.attemptTimeoutMs);
-        const res = await fetch(sink, {
-          method: 'POST', headers: headers as Record<string, string>, body: body as string,
+        const authorization = await transport.authorization();
+        const res = await transport.fetch(sink, {
+          method: 'POST', headers: { ...headers as Record<string, string>, ...authorization ? { authorization } : {} }, body: body as string,
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         });
         await res.body?.cancel();
