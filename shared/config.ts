@@ -135,6 +135,18 @@ function scenarioList(raw: string | undefined): string[] | undefined {
   return names.length > 0 ? names : undefined;
 }
 
+type SinkSettings = Pick<Config, 'sink' | 'sinkCaCerts' | 'oidcTokenFile' | 'trustBundleDir'>;
+
+/** Where run-end events go, and what SinkBinding injected to reach a sink under TLS and OIDC. */
+function sinkSettings(env: NodeJS.ProcessEnv): SinkSettings {
+  return {
+    sink: env.K_SINK || undefined,
+    sinkCaCerts: env.K_CA_CERTS || undefined,
+    oidcTokenFile: env.CASCADE_OIDC_TOKEN_FILE || OIDC_TOKEN_FILE,
+    trustBundleDir: TRUST_BUNDLE_DIR,
+  };
+}
+
 export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {}): ConfigResult {
   const n = numbers(env);
   if (typeof n === 'string') return { ok: false, reason: n };
@@ -152,11 +164,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
       scenarioName: env.SCENARIO_NAME || 'cascadeautooperator-ip',
       scenarios: scenarioList(env.CASCADE_SCENARIOS),
       outMinioAddress: env.OUT_MINIO_ADDRESS || 'http://example.com/test-out/',
-      sink: env.K_SINK || undefined,
+      ...sinkSettings(env),
       ceExtensions: overrides.extensions,
-      sinkCaCerts: env.K_CA_CERTS || undefined,
-      oidcTokenFile: env.CASCADE_OIDC_TOKEN_FILE || OIDC_TOKEN_FILE,
-      trustBundleDir: TRUST_BUNDLE_DIR,
       warnings: overrides.warnings,
       logLevel: env.LOG_LEVEL || 'info',
       authToken: auth.token,
