@@ -7,7 +7,7 @@
 // it loaded and the API server's connection open.
 import type { App } from './app.ts';
 import { buildInfo } from './build-info.ts';
-import { inputOfEvent, isInput, readRequest, type Input } from './edge.ts';
+import { inputOfEvent, isInput, type Input } from './edge.ts';
 import { overrideRuntime } from './runtime-overrides.ts';
 import { loadConfig, rootLogger } from './wiring.ts';
 
@@ -68,21 +68,18 @@ export function prefetch(): void {
 /** What the runtime hands the function: its context (the SDK's event, if the SDK read one) and the body. */
 interface RuntimeContext {
   cloudevent?: { id: string; type: string; data?: unknown } | undefined;
-  headers?: Record<string, string | string[] | undefined>;
 }
 
 /**
  * The request's input: made by edge.ts in the runtime's hook (the body), or
- * from the event the SDK read. A body the hook did not read, which only a
- * runtime without the overrides hands over, is read here by the same module.
+ * from the event the SDK read. The overrides read every request to `/`, and
+ * the function does not start without them.
  */
 function inputOf(context: RuntimeContext, body: unknown): Input {
   const ce = context.cloudevent;
   if (ce) return inputOfEvent({ id: ce.id, type: ce.type, data: ce.data });
   if (isInput(body)) return body;
-  const read = readRequest(context.headers ?? {}, body);
-  if (read.kind === 'input') return read.input;
-  throw new Error(`the request reached the function unread by its edge (${read.kind})`);
+  throw new Error('the request reached the function unread by its edge (functions/cascade/runtime-overrides.ts)');
 }
 
 export async function handle(context: RuntimeContext, body?: unknown) {
