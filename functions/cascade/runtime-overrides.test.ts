@@ -87,7 +87,7 @@ describe('the runtime\'s shape', () => {
     expect(reasons).toEqual(['no server was published on the diagnostics channel fastify.initialization']);
   });
 
-  it('a server published in that turn gets the overrides, and no refusal', async () => {
+  it('a server published in that turn gets the overrides, and is refused once ready when it lacks the runtime\'s routes', async () => {
     const reasons: string[] = [];
     overrideRuntime(pino({ level: 'silent' }), undefined, (reason) => reasons.push(reason));
     const server = fastify({ logger: false });
