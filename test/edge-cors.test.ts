@@ -1,7 +1,7 @@
 // No CORS, against the real function process: faas-js-runtime answers every
 // call of the function and `OPTIONS /` with `access-control-allow-origin: *`,
 // which would let any web page a browser shows start runs (and so Jobs).
-// Cascade removes every `access-control-*` header (runtime-patch.ts), so a
+// Cascade removes every `access-control-*` header (functions/cascade/runtime-overrides.ts), so a
 // browser's preflight and its cross-origin calls get no permission.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { successScenario } from './fixtures/scenarios.ts';

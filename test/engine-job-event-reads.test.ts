@@ -7,7 +7,9 @@
 // events (the same update again, its deletion) make none in that process. A copy another writer made stale is refused at
 // the status write and read again, Jobs listed: the end state is as without
 // the copy. No ApiServerSource stand-in runs: the test delivers each Job
-// event itself, from the Job as the API server holds it.
+// event itself, from the Job as the API server holds it, with the attributes
+// the real ApiServerSource sets (`time`, and the extensions kind, name,
+// namespace and apiversion).
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditLogOf, auditMark } from '../local/audit-log.ts';
@@ -24,7 +26,12 @@ const RUN = `${SCENARIO}-abcde`;
 
 function deliver(url: string, change: 'add' | 'update' | 'delete', job: V1Job) {
   const ev = binaryEvent(`dev.knative.apiserver.resource.${change}`, job);
-  return post(url, ev.body, ev.headers);
+  const { name, namespace } = job.metadata ?? {};
+  const adapter = {
+    'ce-source': 'https://10.96.0.1:443', 'ce-subject': `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`, 'ce-time': new Date().toISOString(),
+    'ce-kind': 'Job', 'ce-name': String(name), 'ce-namespace': String(namespace), 'ce-apiversion': 'batch/v1',
+  };
+  return post(url, ev.body, { ...ev.headers, ...adapter });
 }
 
 describe('Job events and API reads', () => {

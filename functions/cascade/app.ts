@@ -24,17 +24,12 @@ import { eventOfDecision } from '../../shared/core/transition-event.ts';
 import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
 import { gate, type Gate } from './gate.ts';
 import { handleRequest } from './handle.ts';
-import { fromCloudEvent, fromHttpBody, type Request } from './inputs.ts';
+import type { Input } from './edge.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { rateLimited, reply as replyTo, toDelivery, type Reply } from './reply.ts';
 
-export interface Incoming {
-  cloudevent?: { id: string; type: string; data?: unknown } | undefined;
-  body?: unknown;
-}
-
 export interface App {
-  handle(incoming: Incoming): Promise<Reply>;
+  handle(input: Input): Promise<Reply>;
   draining(): boolean;
   shutdown(): Promise<void>;
 }
@@ -85,10 +80,8 @@ export function createApp(config: Config, log: Logger): App {
   const deps = engine({ config, log, store, metrics, gate: g, outbox: sends });
   const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;
 
-  async function handle(incoming: Incoming): Promise<Reply> {
+  async function handle({ request: req, eventId, delivery }: Input): Promise<Reply> {
     const started = performance.now();
-    const ce = incoming.cloudevent;
-    const req: Request = ce ? fromCloudEvent({ id: ce.id, type: ce.type, data: ce.data }) : fromHttpBody(incoming.body);
     const path = req.kind === 'run' ? '/run' : '/';
     const admitted = g.admit(Date.now());
     let reply: Reply;
@@ -98,10 +91,10 @@ export function createApp(config: Config, log: Logger): App {
     } else if (g.draining() && req.kind === 'run') {
       reply = replyTo(unavailable('shutting down: send the run request again'));
     } else {
-      reply = replyTo(await g.track(() => handleRequest(deps, req, ce?.id)));
+      reply = replyTo(await g.track(() => handleRequest(deps, req, eventId)));
     }
     metrics.request(path, reply.statusCode, (performance.now() - started) / 1000);
-    return ce ? toDelivery(reply) : reply;
+    return delivery ? toDelivery(reply) : reply;
   }
 
   return {

@@ -8,9 +8,10 @@
 // every attribute is one the SDK accepts by construction are taken (else
 // undefined, and the SDK reads the event as before, with its refusals): the
 // four required attributes as cloudevent-envelope.ts checked them, an optional
-// non-empty `subject`, extensions named in [a-z0-9], a `source` of a plain
-// shape that is a URI reference, JSON data (`content-type: application/json`)
-// that is a JSON object. Pure.
+// non-empty `subject`, an RFC 3339 `time` (the ApiServerSource sets it on
+// every event), extensions named in [a-z0-9], a `source` of a plain shape that
+// is a URI reference, JSON data (`content-type: application/json`) that is a
+// JSON object. Pure.
 import type { Headers } from './cloudevent-envelope.ts';
 
 export interface CheckedEvent {
@@ -19,12 +20,30 @@ export interface CheckedEvent {
   data: Record<string, unknown>;
 }
 
-/** Attributes the SDK reads from `ce-*` headers, beyond the four required and `subject`: left to it. */
-const LEFT_TO_THE_SDK = new Set(['time', 'dataschema', 'datacontenttype', 'datacontentencoding', 'schemaurl', 'data']);
+/** Attributes the SDK reads from `ce-*` headers, beyond the four required, `subject` and `time`: left to it. */
+const LEFT_TO_THE_SDK = new Set(['dataschema', 'datacontenttype', 'datacontentencoding', 'schemaurl', 'data']);
 const REQUIRED = new Set(['specversion', 'id', 'source', 'type']);
 const EXTENSION_NAME = /^[a-z0-9]+$/;
 /** An absolute URI of scheme, host and path (https://kubernetes.default.svc), or an absolute path (/bench): URI references of any reading. */
 const PLAIN_SOURCE = /^(?:[a-z][a-z0-9+.-]*:\/\/[a-z0-9.-]+(?::[0-9]{1,5})?)?(?:\/[a-z0-9._~-]+)*\/?$/i;
+
+/** RFC 3339 `date-time`: a calendar date, a time to the second with an optional fraction, and an offset. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && !leap ? 28 : (DAYS[month - 1] ?? 0);
+}
+
+/** Whether `value` is an RFC 3339 date-time; a leap second (:60) is left to the SDK. */
+export function isRfc3339(value: string): boolean {
+  const m = DATE_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second, offsetHour, offsetMinute] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
+  const dateOk = day! >= 1 && day! <= daysIn(year!, month!);
+  return dateOk && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHour! <= 23 && offsetMinute! <= 59;
+}
 
 function isObject(body: unknown): body is Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && !(body instanceof Uint8Array);
@@ -39,6 +58,7 @@ function attributesTaken(headers: Headers): boolean {
     if (REQUIRED.has(attribute)) continue;
     if (LEFT_TO_THE_SDK.has(attribute) || !EXTENSION_NAME.test(attribute)) return false;
     if (attribute === 'subject' && value === '') return false;
+    if (attribute === 'time' && !isRfc3339(value)) return false;
   }
   return true;
 }

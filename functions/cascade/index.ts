@@ -5,9 +5,10 @@
 // its server (prefetch, from the deployable's serve.ts) or on the first
 // request or readiness probe (under the CLI), so that the first request finds
 // it loaded and the API server's connection open.
-import type { App, Incoming } from './app.ts';
+import type { App } from './app.ts';
 import { buildInfo } from './build-info.ts';
-import { checkedEventOf, patchRuntime } from './runtime-patch.ts';
+import { inputOfEvent, isInput, type Input } from './edge.ts';
+import { overrideRuntime } from './runtime-overrides.ts';
 import { loadConfig, rootLogger } from './wiring.ts';
 
 interface ProbeReply {
@@ -26,7 +27,7 @@ export function init(): void {
   const log = rootLogger(config);
   logger = log;
   for (const warning of config.warnings) log.warn(warning);
-  patchRuntime(log, config.authToken);
+  overrideRuntime(log, config.authToken);
   // faas-js-runtime traps uncaught exceptions with `death` as it traps
   // SIGTERM: shutdown() drains, then the runtime exits 0 and nothing prints
   // the error. Log it, and exit 1 once drained (see shutdown).
@@ -65,10 +66,26 @@ export function prefetch(): void {
   loaded().catch(() => undefined);
 }
 
-export async function handle(context: Incoming, body?: unknown) {
-  const a = await loaded();
-  // A binary event the runtime patch read without the SDK reaches here as a plain call with its data as the body.
-  return a.handle({ cloudevent: context.cloudevent ?? checkedEventOf(body), body });
+/** What the runtime hands the function: its context (the SDK's event, if the SDK read one) and the body. */
+interface RuntimeContext {
+  cloudevent?: { id: string; type: string; data?: unknown } | undefined;
+}
+
+/**
+ * The request's input: made by edge.ts in the runtime's hook (the body), or
+ * from the event the SDK read. The overrides read every request to `/`, and
+ * the function does not start without them.
+ */
+function inputOf(context: RuntimeContext, body: unknown): Input {
+  const ce = context.cloudevent;
+  if (ce) return inputOfEvent({ id: ce.id, type: ce.type, data: ce.data });
+  if (isInput(body)) return body;
+  throw new Error('the request reached the function unread by its edge (functions/cascade/runtime-overrides.ts)');
+}
+
+export async function handle(context: RuntimeContext, body?: unknown) {
+  const input = inputOf(context, body);
+  return (await loaded()).handle(input);
 }
 
 const build = buildInfo(process.env);
