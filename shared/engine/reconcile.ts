@@ -171,9 +171,9 @@ function distrusted(source: Source, decision: Decision, rejected: boolean): bool
  * was cancelled) removes them. A conflict of this process's own stale copy is
  * retried at once; one with another writer after a pause.
  */
-async function afterConflict(source: Source, decision: Decision, attempt: number): Promise<void> {
+async function afterConflict(source: Source, decision: Decision): Promise<void> {
   if (source.cached && decision.actions.some((a) => a.type === 'CreateJob')) source.shown = undefined;
-  if (!source.cached) await conflictPause(attempt);
+  if (!source.cached) await conflictPause(source.attempt);
   source.cached = false;
 }
 
@@ -190,7 +190,7 @@ async function act(deps: EngineDeps, source: Source, run: CascadeRun, decision: 
   const written = await writeStatus(deps, run, decision);
   if (written === 'gone') return { kind: 'missing' };
   if (written === 'conflict') {
-    await afterConflict(source, decision, source.attempt);
+    await afterConflict(source, decision);
     return 'again';
   }
   const current = await afterWrite(deps, written, decision);
