@@ -1,8 +1,9 @@
 // The Knative Broker stand-in (local/eventing/) over real HTTP, with small
-// subscribers that answer as told: the ingress, the Triggers' filters, retry
-// and backoff counts, the 502 of a 2xx that is no CloudEvent, reply events,
-// the dead-letter sink and its extensions, round robin over replicas, the
-// per-attempt timeout. The Triggers are knative/triggers.yaml's, read from
+// subscribers that answer as told: the ingress, synchronous by default and
+// asynchronous behind the annotation, the Triggers' filters, retry and
+// backoff counts, the 502 of a 2xx that is no CloudEvent, reply events, the
+// dead-letter sink and when its extensions come, round robin over replicas,
+// the per-attempt timeout. The Triggers are knative/triggers.yaml's, read from
 // the file; only the backoff waits are scaled down.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -125,12 +126,27 @@ describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sin
     expect([b.failures, d.received]).toEqual([[], []]);
   });
 
-  it('a 200 with a JSON body is a failure (502), retried 5 times, then dead-lettered', async () => {
+  it('a 200 with a JSON body is a failure (502), retried 5 times, then dead-lettered without Knative\'s error extensions', async () => {
     const { broker: b, dls: d } = await setUp([[{ status: 200, headers: { 'content-type': 'application/json' }, body: '{"run":"r"}' }]]);
     await fetch(b.url, event(RUN_REQUESTED));
     await b.settled();
     expect(b.attempts.map((a) => [a.route, a.status])).toEqual([...Array(6).fill(['cascade-run-requested', 502]), ['cascade-run-requested dead-letter sink', 202]]);
-    expect(d.received[0]!.attributes.knativeerrorcode).toBe('502');
+    expect(Object.keys(d.received[0]!.attributes).filter((k) => k.startsWith('knativeerror'))).toEqual([]);
+  });
+
+  it('no answer (connection refused): dead-lettered with knativeerrorcode 500 and the dispatch error as knativeerrordata', async () => {
+    const { broker: b, dls: d, subs: [s] } = await setUp([[{ status: 200 }]]);
+    await s!.stop();
+    expect((await fetch(b.url, event(RUN_REQUESTED, 'gone'))).status).toBe(202);
+    expect(d.received.map((e) => e.attributes.knativeerrorcode)).toEqual(['500']);
+    expect(Buffer.from(d.received[0]!.attributes.knativeerrordata!, 'base64').toString()).toMatch(/^dispatch error: /);
+  });
+
+  it('a failure body over 768 bytes: Knative\'s dispatcher would panic, so the event is lost, not dead-lettered; the sender gets 500', async () => {
+    const { broker: b, dls: d } = await setUp([[{ status: 400, body: 'x'.repeat(769) }]]);
+    expect((await fetch(b.url, event(RUN_REQUESTED, 'big'))).status).toBe(500);
+    expect(d.received).toEqual([]);
+    expect(b.failures).toMatchObject([{ status: 400, deadLettered: false }]);
   });
 
   it('a reply event enters the Broker again and is routed by the Triggers', async () => {
@@ -177,5 +193,52 @@ describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sin
     await fetch(broker.url, event(RUN_REQUESTED));
     await broker.settled();
     expect(broker.attempts.map((a) => [a.status, a.outcome, a.detail])).toEqual([[undefined, 'retry', expect.stringMatching(/^timeout/)], [200, 'delivered', undefined]]);
+  });
+
+  it('an event whose every attempt timed out reaches the dead-letter sink without Knative\'s error extensions', async () => {
+    subs = [await subscriber([{ status: 200, delayMs: 5000 }])];
+    dls = await startDeadLetterSink();
+    const config = (await import('../local/eventing/broker.ts')).knativeConfig();
+    const triggers = config.triggers.map((t) => ({ ...t, delivery: { ...t.delivery, retry: 1, timeout: 'PT0.1S' } }));
+    broker = await startBroker({ namespace: 'ns', backoffScale: 0.001, config: { ...config, triggers }, addresses: { 'Service/cascade': [subs[0]!.url], 'Service/cascade-dead-letters': [dls.url] } });
+    expect((await fetch(broker.url, event(RUN_REQUESTED, 'slow'))).status).toBe(202);
+    expect(dls.received.map((e) => [e.attributes.id, Object.keys(e.attributes).filter((k) => k.startsWith('knativeerror'))])).toEqual([['slow', []]]);
+  });
+});
+
+describe('the synchronous Broker (Knative\'s default) and the async handler', () => {
+  it('synchronous: the sender\'s answer waits for the subscriber\'s', async () => {
+    const { broker: b } = await setUp([[{ status: 200, delayMs: 300 }]]);
+    expect(b.async).toBe(false);
+    const started = performance.now();
+    expect((await fetch(b.url, event(RUN_REQUESTED))).status).toBe(202);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(b.attempts.map((a) => a.outcome)).toEqual(['delivered']);
+  });
+
+  it('synchronous: a failing event is answered after its whole retry schedule and the dead-letter sink, 202 once dead-lettered', async () => {
+    const { broker: b, dls: d } = await setUp([[{ status: 503 }]]);
+    expect((await fetch(b.url, event(RUN_REQUESTED, 'held'))).status).toBe(202);
+    expect(b.attempts.map((a) => a.outcome)).toEqual([...Array(5).fill('retry'), 'failed', 'delivered']);
+    expect(d.received.map((e) => e.attributes.id)).toEqual(['held']);
+  });
+
+  it('synchronous: 500 when a delivery failed and so did its dead-letter sink', async () => {
+    const { broker: b, dls: d } = await setUp([[{ status: 503 }]]);
+    await d.stop();
+    expect((await fetch(b.url, event(RUN_REQUESTED, 'lost'))).status).toBe(500);
+    expect(b.failures).toMatchObject([{ deadLettered: false }]);
+  });
+
+  it('the annotation messaging.knative.dev/async-handler: "true": 202 before the subscriber answers', async () => {
+    subs = [await subscriber([{ status: 200, delayMs: 500 }])];
+    dls = await startDeadLetterSink();
+    const config = (await import('../local/eventing/broker.ts')).knativeConfig();
+    broker = await startBroker({ namespace: 'ns', backoffScale: 0.001, config: { ...config, broker: { ...config.broker, async: true } }, addresses: { 'Service/cascade': [subs[0]!.url], 'Service/cascade-dead-letters': [dls.url] } });
+    expect(broker.async).toBe(true);
+    expect((await fetch(broker.url, event(RUN_REQUESTED))).status).toBe(202);
+    expect(broker.attempts).toEqual([]);
+    await broker.settled();
+    expect(broker.attempts.map((a) => a.outcome)).toEqual(['delivered']);
   });
 });

@@ -38,6 +38,16 @@ describe('parse', () => {
   });
 });
 
+describe('the async-handler annotation', () => {
+  const broker = (value: string) => `kind: Broker\nmetadata: {name: b, annotations: {messaging.knative.dev/async-handler: "${value}"}}\n`;
+  it.each([['true', true], ['True', true], ['1', true], ['false', false], ['yes', false], ['', false]])('%j: async %s, as Go\'s ParseBool reads it', (value, async) => {
+    expect(parseBroker(broker(value)).async === true).toBe(async);
+  });
+  it('no annotation: synchronous, as Knative\'s default Broker', () => {
+    expect(parseBroker('kind: Broker\nmetadata: {name: b}\n')).toEqual({ name: 'b' });
+  });
+});
+
 describe('matches', () => {
   const attrs = { type: 'a', source: '/s', ext: '' };
   it.each([
