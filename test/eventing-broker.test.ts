@@ -97,6 +97,27 @@ describe('ingress', () => {
   });
 });
 
+describe('the ApiServerSource\'s Triggers', () => {
+  const resourceEvent = (id: string, ext: Record<string, string>, verb = 'update') => {
+    const e = event(`dev.knative.apiserver.resource.${verb}`, id, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', labels: { 'cascade.cascade.net/run': 'r' } } });
+    return { ...e, headers: { ...e.headers, ...Object.fromEntries(Object.entries(ext).map(([k, v]) => [`ce-${k}`, v])) } };
+  };
+
+  it('another source\'s resource events never reach the function: only a Job of batch/v1 or a CascadeRun does', async () => {
+    const { broker: b, subs: [s] } = await setUp([[{ status: 200 }]]);
+    const run = { kind: 'CascadeRun', apiversion: 'cascade.cascade.net/v1alpha1', name: 'r', namespace: 'ns' };
+    await fetch(b.url, resourceEvent('pod', { kind: 'Pod', apiversion: 'v1', name: 'p', namespace: 'ns' }));
+    await fetch(b.url, resourceEvent('no-kind', {}));
+    await fetch(b.url, resourceEvent('other-job', { kind: 'Job', apiversion: 'example.com/v1', name: 'j', namespace: 'ns' }));
+    await fetch(b.url, resourceEvent('run-delete', run, 'delete'));
+    await fetch(b.url, resourceEvent('run-update', run));
+    await fetch(b.url, resourceEvent('job', { kind: 'Job', apiversion: 'batch/v1', name: 'j', namespace: 'ns' }));
+    await b.settled();
+    expect(s!.received.map((r) => r.headers['ce-id'])).toEqual(['run-update', 'job']);
+    expect(b.attempts.map((a) => [a.route, a.id])).toEqual([['cascade-cascaderun-update', 'run-update'], ['cascade-job-update', 'job']]);
+  });
+});
+
 describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sink)', () => {
   it('a 400 goes to the dead-letter sink after one attempt, with knativeerrordest, knativeerrorcode and knativeerrordata', async () => {
     const { broker: b, dls: d, subs: [s] } = await setUp([[{ status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"unknown run \\"r\\""}' }]]);
