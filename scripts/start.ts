@@ -118,11 +118,20 @@ function cliCommands(kubeconfig: string, url: string): string[] {
   ];
 }
 
-/** An event the Broker gave up on, as Knative's event display would show it. */
+/**
+ * An event the Broker gave up on, in Knative's terms: its error extensions
+ * when the Broker's filter returned the subscriber's answer, else a line
+ * saying they are absent, as on a cluster.
+ */
 function printDeadLetter(event: CloudEvent): void {
   const { type, id, knativeerrorcode: code, knativeerrordest: dest, knativeerrordata: data } = event.attributes;
-  const reason = Buffer.from(data ?? '', 'base64').toString();
-  process.stderr.write(`dead-letter sink: ${type} ${id} failed at ${dest} with ${code}: ${reason}\n`);
+  const what = `dead-letter sink: ${type} ${id}`;
+  if (code === undefined) {
+    process.stderr.write(`${what}: no knativeerrordest/knativeerrorcode/knativeerrordata (Knative adds none after a per-attempt timeout or a 2xx reply that is no CloudEvent)\n`);
+    return;
+  }
+  const body = Buffer.from(data ?? '', 'base64').toString();
+  process.stderr.write(`${what}: knativeerrordest=${dest} knativeerrorcode=${code} knativeerrordata (base64 of the last reply)=${JSON.stringify(body)}\n`);
 }
 
 main().catch((error: unknown) => {
