@@ -54,6 +54,8 @@ export interface HarnessOptions {
    * it. containerConcurrency replaces knative/service.yaml's.
    */
   queueProxy?: { containerConcurrency?: number };
+  /** The Broker answers 202 before it delivers (knative/broker.yaml's async-handler annotation); default synchronous, Knative's default Broker. */
+  asyncBroker?: boolean;
 }
 
 /** Every retried attempt of a source's delivery to its sink, and every delivery given up. */
@@ -178,7 +180,7 @@ export async function cascadeHarness(opts: HarnessOptions) {
   const deadLetters = await startDeadLetterSink();
   // The Broker reaches replica 0 through queue-proxy when it runs, as in a pod.
   const broker = await startBroker({
-    namespace: ns, backoffScale: TEST_BACKOFF_SCALE,
+    namespace: ns, backoffScale: TEST_BACKOFF_SCALE, async: opts.asyncBroker ?? false,
     addresses: { 'Service/cascade': urls, 'Service/cascade-dead-letters': [deadLetters.url] },
   });
   const deliveries = newDeliveryLog();
