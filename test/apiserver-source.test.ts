@@ -10,6 +10,7 @@ import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApiServerSource, type RunningSource } from '../local/apiserver-source.ts';
 import { startBroker, type RunningBroker } from '../local/eventing/broker.ts';
+import { startDeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
 import { LABEL_RUN } from '../shared/names.ts';
 import { adminKubeConfig, createTestNamespace, sleep, waitFor } from './support/kube.ts';
 
@@ -128,5 +129,23 @@ describe('the ApiServerSource stand-in, as Knative\'s adapter sends', () => {
     expect(two!.at).toBeGreaterThanOrEqual(one!.answeredAt! - 1);
     expect(s.maxOpen()).toBe(1);
     expect(answers.slice(0, 2)).toEqual([202, 202]);
+  });
+
+  it('through the synchronous Broker, one failing event holds the resource\'s stream for its whole retry schedule', async () => {
+    const { ns, batch, s } = await setUp([500, 500, 500, 500, 500, 500, 200]);
+    const dls = await startDeadLetterSink();
+    stops.push(dls.stop);
+    // Backoff waits scaled by 1/100: 10, 20, 40, 80, 160 ms instead of 1, 2, 4, 8, 16 s.
+    broker = await startBroker({ namespace: ns, backoffScale: 0.01, addresses: { 'Service/cascade': [s.url], 'Service/cascade-dead-letters': [dls.url] } });
+    source = await startApiServerSource({ kc: adminKubeConfig(), namespace: ns, resources: ['jobs'], sink: broker.url });
+    await batch.createNamespacedJob({ namespace: ns, body: job('poison') });
+    await batch.createNamespacedJob({ namespace: ns, body: job('next') });
+    await waitFor(() => adds(s.received).some((r) => r.headers['ce-name'] === 'next' && r.answeredAt), { message: 'the next Job\'s add delivered' });
+    const poison = adds(s.received).filter((r) => r.headers['ce-name'] === 'poison');
+    const next = adds(s.received).find((r) => r.headers['ce-name'] === 'next')!;
+    expect(poison).toHaveLength(6);
+    expect(next.at).toBeGreaterThanOrEqual(poison.at(-1)!.answeredAt! - 1);
+    expect(next.at - poison[0]!.at).toBeGreaterThanOrEqual(300);
+    expect(dls.received.map((e) => e.attributes.name)).toEqual(['poison']);
   });
 });
