@@ -10,6 +10,7 @@
 //   it: prepack).
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -23,8 +24,17 @@ if (inCheckout && process.features.typescript) {
   await import(pathToFileURL(source).href);
 } else if (inCheckout && existsSync(checkoutNode)) {
   const child = spawn(checkoutNode, [source, ...process.argv.slice(2)], { stdio: 'inherit' });
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
+  const forward = (signal) => child.kill(signal);
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, forward);
+  // A child ended by a signal ends this process by the same signal: the
+  // handler above would catch it again, so it goes first. The exit status
+  // shells give a signal, 128 + its number, stands in if it is caught still.
+  child.on('exit', (code, signal) => {
+    if (!signal) process.exit(code ?? 1);
+    process.off(signal, forward);
+    process.kill(process.pid, signal);
+    process.exit(128 + (constants.signals[signal] ?? 0));
+  });
 } else if (existsSync(compiled)) {
   await import(pathToFileURL(compiled).href);
 } else {

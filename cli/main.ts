@@ -3,5 +3,8 @@
 // file, or its compiled build/cli/main.js where types cannot be stripped.
 import { processIo } from './io.ts';
 import { runCli } from './program.ts';
+import { EXIT_INTERRUPTED } from './runs/exit-code.ts';
 
+// Ctrl-C ends any command with 130, as kubectl's does; a second one changes nothing.
+process.on('SIGINT', () => process.exit(EXIT_INTERRUPTED));
 process.exitCode = await runCli(process.argv.slice(2), processIo());

@@ -7,7 +7,7 @@
 #     that v0.51.0 pins;
 #   - go.opentelemetry.io/otel/sdk at v1.44.0: with that pkg, a newer sdk makes
 #     queue-proxy exit at start ("conflicting Schema URL").
-# So the binaries mix versions (see local/README.md).
+# So the binaries mix versions (see docs/local-stack.md).
 SERVING_PKG_VERSION="v0.0.0-20260727151759-521cb33b33dd"
 SERVING_NETWORKING_VERSION="v0.0.0-20260727162500-c7a7b772cac9"
 SERVING_OTEL_SDK_VERSION="v1.44.0"

@@ -189,7 +189,7 @@ describe('knative/monitoring/kube-state-metrics-cascaderuns.yaml', () => {
   });
 
   it('is run with --custom-resource-state-only, never with --resources naming the custom resources', () => {
-    const text = read('knative/monitoring/kube-state-metrics-cascaderuns.yaml') + read('docs/deploy.md');
+    const text = read('knative/monitoring/kube-state-metrics-cascaderuns.yaml') + read('docs/operations.md');
     expect(text).toContain('--custom-resource-state-only');
     expect(text).not.toMatch(/--resources=[\w,]*cascade/);
   });

@@ -35,6 +35,13 @@ describe('configuration from the environment', () => {
     expect(r).toMatchObject({ ok: true, value: { configPath: '/c.json', namespace: 'ns', scenarioName: 's', outMinioAddress: 'http://m/', sink: 'http://broker' } });
   });
 
+  it('confirms Job events from the API server unless CASCADE_TRUST_JOB_EVENTS is true', () => {
+    expect(parseConfig({}, noPod)).toMatchObject({ ok: true, value: { trustJobEvents: false } });
+    expect(parseConfig({ CASCADE_TRUST_JOB_EVENTS: 'false' }, noPod)).toMatchObject({ ok: true, value: { trustJobEvents: false } });
+    expect(parseConfig({ CASCADE_TRUST_JOB_EVENTS: 'true' }, noPod)).toMatchObject({ ok: true, value: { trustJobEvents: true } });
+    expect(parseConfig({ CASCADE_TRUST_JOB_EVENTS: 'yes' }, noPod)).toEqual({ ok: false, reason: 'CASCADE_TRUST_JOB_EVENTS must be true or false, got "yes"' });
+  });
+
   it('reads the janitor\'s page size', () => {
     expect(parseConfig({ CASCADE_LIST_PAGE_SIZE: '2' })).toMatchObject({ ok: true, value: { listPageSize: 2 } });
   });

@@ -1,6 +1,6 @@
 // Configuration from the environment, parsed once at start-up into a typed
-// value and passed down (design note 4). The Go controller's variables and
-// defaults, plus Cascade's own.
+// value and passed down. The Go controller's variables and defaults, plus
+// Cascade's own. See docs/architecture.md#validate-at-the-edges.
 import { readFileSync } from 'node:fs';
 import { parseCeOverrides, type Extensions } from './ce-overrides.ts';
 
@@ -40,6 +40,11 @@ export interface Config {
   listPageSize: number;
   /** When set, every call of the function must carry `Authorization: Bearer <authToken>` (CASCADE_AUTH_TOKEN). */
   authToken: string | undefined;
+  /**
+   * CASCADE_TRUST_JOB_EVENTS=true: a Job event's copy of the Job moves its run
+   * without a read of the Job. Safe only where the Broker admits no other sender.
+   */
+  trustJobEvents: boolean;
 }
 
 export type ConfigResult = { ok: true; value: Config } | { ok: false; reason: string };
@@ -105,6 +110,13 @@ function namespaceOf(env: NodeJS.ProcessEnv, sources: ConfigSources): string {
   return env.POD_NAMESPACE || serviceAccountNamespace(sources.namespaceFile) || 'cascade-operator';
 }
 
+/** "true" or "false"; unset or empty: false. */
+function flag(env: NodeJS.ProcessEnv, key: string): boolean | string {
+  const raw = env[key];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  return raw === 'true' ? true : `${key} must be true or false, got "${raw}"`;
+}
+
 /** A comma-separated list; unset or empty: undefined (no list). */
 function scenarioList(raw: string | undefined): string[] | undefined {
   const names = (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -118,6 +130,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
   if (typeof auth === 'string') return { ok: false, reason: auth };
   const overrides = parseCeOverrides(env.K_CE_OVERRIDES);
   if (!overrides.ok) return overrides;
+  const trustJobEvents = flag(env, 'CASCADE_TRUST_JOB_EVENTS');
+  if (typeof trustJobEvents === 'string') return { ok: false, reason: trustJobEvents };
   return {
     ok: true,
     value: {
@@ -130,6 +144,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
       ceExtensions: overrides.extensions,
       logLevel: env.LOG_LEVEL || 'info',
       authToken: auth.token,
+      trustJobEvents,
       ...n,
     },
   };

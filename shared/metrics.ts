@@ -1,9 +1,10 @@
 // Cascade's Prometheus metrics: the Go controller's names, labels and buckets
 // (dashboards keep working) plus Cascade's own. One registry, made at start-up
-// and passed down (design note 6); label values come from closed vocabularies
-// or from the run request's oname/sname as in the Go controller, never run
-// names or ids.
+// and passed down: docs/architecture.md#no-module-singletons. Label values
+// come from closed vocabularies or from the run request's oname/sname as in
+// the Go controller, never run names or ids.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { IGNORED_REASONS } from './core/job-identity.ts';
 import type { Transition, TransitionKind } from './core/types.ts';
 
 export const SCENARIO_BUCKETS = [1, 5, 20, 60, 100, 180];
@@ -35,9 +36,11 @@ export function cascadeMetrics(scenarioName: string, registry = new Registry()) 
     apiRetries: new Counter({ name: 'cascade_api_retries_total', help: 'Kubernetes API calls retried after a transient error', registers }),
     conflicts: new Counter({ name: 'cascade_status_conflicts_total', help: 'Status writes that lost an optimistic-concurrency race and were decided again', registers }),
     rateLimited: new Counter({ name: 'cascade_rate_limited_total', help: 'Requests answered 429 by the token bucket', registers }),
+    ignoredJobs: new Counter({ name: 'cascade_ignored_jobs_total', help: 'Jobs seen for a run that did not count for their step, by reason', labelNames: ['reason'], registers }),
     queued: new Gauge({ name: 'cascade_queued_runs', help: 'Runs waiting for a slot of their scenario (phase Queued, from the CascadeRuns in the API server)', labelNames: ['scenario'], registers }),
   };
   for (const kind of TRANSITIONS) m.transitions.labels({ kind }).inc(0);
+  for (const reason of IGNORED_REASONS) m.ignoredJobs.labels({ reason }).inc(0);
 
   const scenarioOf = (run: RunLabels) => run.scenarioname || scenarioName;
   const labels = (run: RunLabels) => ({ scenarioName: scenarioOf(run), OName: run.ob ?? '', SName: run.src ?? '' });

@@ -1,6 +1,6 @@
-// Deterministic Kubernetes names for runs and Jobs (design note 2): the Go
-// controller's names where they are valid and unique, a hashed suffix where
-// they are not. Pure: no I/O.
+// Deterministic Kubernetes names for runs and Jobs: the Go controller's names
+// where they are valid and unique, a hashed suffix where they are not.
+// Pure: no I/O. See docs/architecture.md#deterministic-names.
 import { createHash } from 'node:crypto';
 import { quote } from './api/reason.ts';
 

@@ -22,7 +22,7 @@ beforeAll(async () => { ns = await createTestNamespace('cascade-lint'); });
 describe('kubectl-cascade lint', () => {
   it('passes a valid scenario, JSON or a CascadeAutoOperator in YAML, creating nothing', async () => {
     const ok = await cli(['lint', file('ok.json', { cascademodules: successScenario() })], { namespace: ns });
-    expect(ok).toMatchObject({ code: 0, stderr: '', stdout: `${join(dir, 'ok.json')}: 3 module(s) valid (schema, and each Job dry-run in namespace ${ns})\n` });
+    expect(ok).toMatchObject({ code: 0, stderr: '', stdout: `${join(dir, 'ok.json')}: 3 module(s) valid (schema, and the CascadeAutoOperator and each Job dry-run in namespace ${ns})\n` });
     const cao = { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator', metadata: { name: 'demo' }, spec: { scenarioconfig: { cascademodules: successScenario() } } };
     expect(await cli(['lint', file('cao.yaml', dump(cao))], { namespace: ns })).toMatchObject({ code: 0, stderr: '' });
     const jobs = await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: ns });

@@ -80,7 +80,7 @@ describe('kubectl-cascade submit, list, get, watch', () => {
     expect(summary).toMatch(/^IUID: +cli-ok-1$/m);
     const [header, ...rows] = table!.trim().split('\n');
     expect(header!.split(/\s{3,}/)).toEqual(['STEP', 'MODULE', 'JOB', 'PHASE', 'STARTED', 'DURATION', 'RESULT', 'REASON', 'ATTEMPTS']);
-    expect(rows.map((r) => r.split(/\s+/).slice(0, 4))).toEqual(run.status!.modules!.map((m) => [String(m.step), m.name, m.jobName, 'Succeeded']));
+    expect(rows.map((r) => r.split(/\s+/).slice(0, 4))).toEqual(run.status!.modules!.map((m) => [String(m.step + 1), m.name, m.jobName, 'Succeeded']));
     const json = JSON.parse((await cli(['get', name, '-o', 'json'], { namespace: h.ns })).stdout) as { metadata: { uid: string } };
     expect(json.metadata.uid).toBe(run.metadata.uid);
   });
@@ -118,20 +118,23 @@ describe('kubectl-cascade logs of a run that succeeded', () => {
 });
 
 describe('kubectl-cascade cancel and resume', () => {
-  it('cancel of a run that ended changes nothing and says its phase; an unknown run is an error', async () => {
+  it('cancel of a run that ended changes nothing, says so and exits 1; an unknown run is an error', async () => {
     const name = `${SCENARIO}-cli-o`;
     const r = await cli(['cancel', name, '--url', h.url()], { namespace: h.ns });
-    expect(r).toMatchObject({ code: 0, stdout: `cascaderun/${name} cancel requested (phase Succeeded)\n` });
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: `error: cascaderun/${name} had already ended Succeeded: nothing to cancel\n` });
     expect((await h.getRun(name)).status?.phase).toBe('Succeeded');
     const missing = await cli(['cancel', 'no-such-run', '--url', h.url()], { namespace: h.ns });
     expect(missing).toMatchObject({ code: 1, stdout: '' });
     expect(missing.stderr).toMatch(/NotFound/);
   });
 
-  it('without --url find no Knative Service or Broker here, and say so', async () => {
-    const r = await cli(['cancel', `${SCENARIO}-cli-o`], { namespace: h.ns });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`error: no URL to send to in namespace ${h.ns} (no Knative Service cascade; no Broker default): give one with --url\n`);
+  it('without --url annotate the run through the API server, and report what its status records', async () => {
+    const name = `${SCENARIO}-cli-o`;
+    const r = await cli(['cancel', name], { namespace: h.ns });
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: `error: cascaderun/${name} had already ended Succeeded: nothing to cancel\n` });
+    const run = await h.getRun(name);
+    expect(run.status?.lastHandledCancel).toBe(run.metadata.annotations?.['cascade.cascade.net/cancel-requested-at']);
+    expect(run.status?.phase).toBe('Succeeded');
   });
 });
 
@@ -146,7 +149,7 @@ describe('kubectl-cascade cancel of a run in flight', () => {
     const name = sent.stdout.trim();
     await waitFor(async () => (await c.getRun(name)).status?.phase === 'Running', { timeoutMs: 60_000, message: 'run Running' });
     const r = await cli(['cancel', name, '--url', c.url()], { namespace: c.ns });
-    expect(r).toMatchObject({ code: 0, stdout: `cascaderun/${name} cancel requested (phase Cancelled)\n` });
+    expect(r).toMatchObject({ code: 0, stdout: `cascaderun/${name} cancelled\n` });
     expect((await c.getRun(name)).status?.phase).toBe('Cancelled');
     const watched = await cli(['watch', name], { namespace: c.ns });
     expect(watched.code).toBe(3);
@@ -171,12 +174,12 @@ describe('kubectl-cascade watch of a failing run', () => {
     const [run] = await f.listRuns();
     const name = run!.metadata.name!;
     const resumed = await cli(['resume', name, '--url', f.url()], { namespace: f.ns });
-    expect(resumed).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^cascaderun/${name} resume requested \\(phase \\w+\\)\\n$`)) });
+    expect(resumed).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^cascaderun/${name} resumed \\(phase \\w+\\)\\n$`)) });
     await waitFor(async () => ((await f.getRun(name)).status?.modules?.find((m) => m.name === 'fail') as { attempt?: number } | undefined)?.attempt === 2, { timeoutMs: 60_000, message: 'attempt 2 of fail' });
     const watched = await cli(['watch', name], { namespace: f.ns });
     expect(watched.code).toBe(2);
     const got = await cli(['get', name], { namespace: f.ns });
-    expect(got.stdout).toMatch(/^1\s+fail\s+\S+-a2\s+Failed\s.*\s2$/m);
+    expect(got.stdout).toMatch(/^2\s+fail\s+\S+-a2\s+Failed\s.*\s2$/m);
   });
 
   // kwok runs the pods without a kubelet: the API server has no log to give

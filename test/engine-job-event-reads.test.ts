@@ -1,10 +1,10 @@
 // What a Job event costs the function in API requests, counted exactly from
 // the API server's audit log (local/cluster/audit-policy.yaml) under the
 // function's own ServiceAccount: a running Job's add and update make none, a
-// finished Job's first event hands over to the next step from the run as this
-// process last wrote it (no read), or reads the run once (no list) when it
-// has no copy, and its later events (the same update again, its deletion)
-// make none in that process. A copy another writer made stale is refused at
+// finished Job's first event reads that Job once to confirm it, then hands
+// over to the next step from the run as this process last wrote it (no read
+// of the run), or reads the run once (no list) when it has no copy. Its later
+// events (the same update again, its deletion) make none in that process. A copy another writer made stale is refused at
 // the status write and read again, Jobs listed: the end state is as without
 // the copy. No ApiServerSource stand-in runs: the test delivers each Job
 // event itself, from the Job as the API server holds it.
@@ -55,7 +55,7 @@ describe('Job events and API reads', () => {
     expect((await deliver(h.url(), 'delete', done)).status).toBe(200);
     const handOver = await functionRequests(h.ns, mark, 1);
     expect(handOver.byVerb).toEqual({
-      'jobs create': 1, 'cascaderuns/status update': 1, 'jobs delete': 1, 'events create': 1,
+      'jobs get': 1, 'jobs create': 1, 'cascaderuns/status update': 1, 'jobs delete': 1, 'events create': 1,
     });
     expect((await h.getRun(RUN)).status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);
     await waitFor(async () => (await batch.readNamespacedJob({ name: `${SCENARIO}-b-abcde`, namespace: h!.ns })).metadata?.name, { message: 'Job b created' });
@@ -69,7 +69,7 @@ describe('Job events and API reads', () => {
     expect((await deliver(h!.url(), 'update', done)).status).toBe(200);
     const handOver = await functionRequests(h!.ns, mark, 1);
     expect(handOver.byVerb).toEqual({
-      'jobs create': 1, 'cascaderuns/status update': 2, 'cascaderuns get': 1, 'jobs list': 1, 'jobs delete': 1, 'events create': 1,
+      'jobs get': 1, 'jobs create': 1, 'cascaderuns/status update': 2, 'cascaderuns get': 1, 'jobs list': 1, 'jobs delete': 1, 'events create': 1,
     });
     const run = await h!.getRun(RUN);
     expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);

@@ -142,9 +142,9 @@ describe('kubectl kustomize deploy/http (the function exposed on purpose, with a
   });
 });
 
-describe('the manifests docs/deploy.md shows for exposing the function', () => {
+describe('the manifests docs/deploy/exposing.md shows for exposing the function', () => {
   it('EventPolicy and DomainMapping pass a dry run against the Knative CRDs', async () => {
-    const blocks = [...readFileSync(join(repoRoot, 'docs', 'deploy.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const blocks = [...readFileSync(join(repoRoot, 'docs', 'deploy', 'exposing.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
     const shown = blocks.map((b) => load(b) as Manifest).filter((d) => ['EventPolicy', 'DomainMapping'].includes(d?.kind));
     expect(shown.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual(['EventPolicy/cascade-broker-senders', 'DomainMapping/cascade.example.com']);
     expect(shown[0]!.spec.to).toEqual([{ ref: { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: find('Broker').metadata.name } }]);

@@ -264,7 +264,7 @@ describe('the kube-state-metrics panels against a real Prometheus and kube-state
   it('after a known set of runs, every query of those panels returns what the CascadeRuns say', async () => {
     h = await cascadeHarness({ modules: successScenario(0) });
     ksm = await startKubeStateMetrics(inject('kubeStateMetrics'), adminKubeconfigPath());
-    // honor_labels, as docs/deploy.md says: the runs' namespace, not kube-state-metrics' own.
+    // honor_labels, as docs/operations.md says: the runs' namespace, not kube-state-metrics' own.
     prom = await startPrometheus(inject('prometheus'), [{ job: 'kube-state-metrics', url: ksm.metricsUrl, labels: { namespace: 'monitoring' }, honorLabels: true }]);
 
     await run(h, 'src-a', 'Succeeded');
@@ -351,7 +351,7 @@ describe('knative/monitoring/podmonitor.yaml', () => {
       ...pod('other-00001-deployment-c', '10.244.0.8', 'other'),
     ]));
     try {
-      // What docs/deploy.md used to say: targetPort 9095, a port no container declares.
+      // What the deployment docs used to say: targetPort 9095, a port no container declares.
       const before: PodMonitor = { metadata: { name: 'before' }, spec: { ...podMonitor.spec, podMetricsEndpoints: [{ targetPort: 9095, path: '/metrics' }] } };
       const file = join(dir, 'pods.json');
       const extraScrapeConfigs = [...podMonitorScrapeConfigs(podMonitor, 'cascade-operator', file), ...podMonitorScrapeConfigs(before, 'cascade-operator', file)];

@@ -72,8 +72,11 @@ describe('metrics', QUEUE_PROXY_TEST, () => {
       scenarion_execution_time_seconds: 'histogram', job_execution_time_seconds: 'histogram',
       http_requests_total: 'counter', response_status: 'counter', http_response_time_seconds: 'histogram',
       cascade_transitions_total: 'counter', cascade_api_retries_total: 'counter',
-      cascade_status_conflicts_total: 'counter', cascade_rate_limited_total: 'counter',
+      cascade_status_conflicts_total: 'counter', cascade_rate_limited_total: 'counter', cascade_ignored_jobs_total: 'counter',
     });
+    // Every Job the runs' events showed was the one Cascade created for its step.
+    expect(samples(all, 'cascade_ignored_jobs_total').map((s) => [s.labels['reason'], s.value]).sort())
+      .toEqual([['other-uid', 0], ['unconfirmed', 0], ['unknown-name', 0]]);
     expect(samples(all, 'success_scenario_total').map((s) => [s.labels, s.value])).toEqual([[A, 1]]);
     expect(samples(all, 'failed_scenario_total').map((s) => [s.labels, s.value])).toEqual([[B, 1]]);
 

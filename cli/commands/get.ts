@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
 import { formatElapsed, span } from '../format/duration.ts';
 import { table } from '../format/table.ts';
-import { outPalette, printLines, printObject, type OutputFormat } from '../io.ts';
+import { GROUP } from '../../shared/api/group.ts';
+import { outPalette, printLines, printNames, printObject, type OutputFormat } from '../io.ts';
 import { getRun } from '../kube/runs.ts';
 import { phaseOf, type RunObject } from '../runs/run-object.ts';
 import { MODULE_HEADERS, moduleRows, moduleSlots, stepOf } from '../runs/view.ts';
@@ -30,11 +31,15 @@ export function registerGet(program: Command, ctx: Ctx): void {
     .description('show a run and one row per module (Job, phase, started, duration, result, reason, attempts)')
     .addOption(outputOption())
     .action(act(ctx, async (name: string, opts: { output?: OutputFormat }, cmd: Command) => {
-      const { kc, namespace } = connection(cmd);
+      const { kc, namespace } = await connection(cmd);
       const run = await getRun(kc, namespace, name);
       const { io } = ctx;
       if (opts.output === 'json' || opts.output === 'yaml') {
         printObject(io, opts.output, run);
+        return 0;
+      }
+      if (opts.output === 'name') {
+        printNames(io, GROUP, [run.metadata.name]);
         return 0;
       }
       const p = outPalette(io);

@@ -1,30 +1,49 @@
-// `lint FILE`: the scenario checked as the function checks it, then each
-// module's Job dry-run on the API server (nothing is created); every error
-// names its module and field. Exits 1 when there is any.
-import { readFileSync } from 'node:fs';
-import { BatchV1Api, type KubeConfig } from '@kubernetes/client-node';
+// `lint FILE`: the scenario checked as the function checks it, then the
+// CascadeAutoOperator (the file's, or one made around a bare scenario) and
+// each module's Job dry-run on the API server with kubectl's strict field
+// validation (nothing is created); every error names its module and field.
+// Exits 1 when there is any.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from '../kube/client.ts';
+import { GROUP, VERSION } from '../../shared/api/group.ts';
 import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
-import { CliError } from '../io.ts';
 import type { Connection } from '../kube/connect.ts';
 import { lintJobs, type LintJob } from '../lint/jobs.ts';
-import { dryRunErrors, formatLintError, scenarioInput, schemaErrors, type LintError } from '../lint/report.ts';
+import { dryRunErrors, formatLintError, manifestErrors, mergeErrors, scenarioInputs, schemaErrors, type LintError, type ScenarioDoc } from '../lint/report.ts';
 import { EXIT_ERROR } from '../runs/exit-code.ts';
 
-function readScenario(file: string): { input: unknown; name?: string } {
-  let text: string;
+/** A file to lint: its label in what lint prints, and its text (or why it could not be read). */
+interface Source { label: string; text?: string; error?: string }
+
+const LINTED = /\.(ya?ml|json)$/;
+
+function read(label: string, path: string | number): Source {
   try {
-    text = readFileSync(file, 'utf8');
+    return { label, text: readFileSync(path, 'utf8') };
   } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+    return { label, error: `cannot read ${label}: ${(error as Error).message}` };
   }
-  const input = scenarioInput(text);
-  if (!input.ok) throw new CliError(`${file}: ${input.message}`);
-  return input;
+}
+
+/** Each argument: `-` is stdin, a directory its .yaml, .yml and .json files (in name order), else the file. */
+export function sourcesOf(args: readonly string[]): Source[] {
+  return args.flatMap((arg) => {
+    if (arg === '-') return [read('-', 0)];
+    let isDir = false;
+    try {
+      isDir = statSync(arg).isDirectory();
+    } catch { /* read() says why */ }
+    if (!isDir) return [read(arg, arg)];
+    return readdirSync(arg).filter((f) => LINTED.test(f)).sort().map((f) => read(join(arg, f), join(arg, f)));
+  });
 }
 
 /** The errors of the API server's dry run of each Job (a 400 or 422 refusal); other failures are thrown. */
 async function dryRun(kc: KubeConfig, namespace: string, jobs: LintJob[]): Promise<LintError[]> {
+  const { BatchV1Api } = await clientNode();
   const batch = kc.makeApiClient(BatchV1Api);
   const refused: LintError[] = [];
   for (const { module, job } of jobs) {
@@ -40,23 +59,94 @@ async function dryRun(kc: KubeConfig, namespace: string, jobs: LintJob[]): Promi
   return refused;
 }
 
-async function lint(file: string, scenario: string | undefined, { kc, namespace }: Connection): Promise<{ errors: LintError[]; jobs: number }> {
-  const { input, name } = readScenario(file);
-  const { errors } = schemaErrors(input);
-  const jobs = lintJobs((input as { cascademodules?: unknown } | null)?.cascademodules, namespace, scenario ?? name ?? 'scenario');
-  return { errors: [...errors, ...(await dryRun(kc, namespace, jobs))], jobs: jobs.length };
+const refusal = (error: unknown): Parameters<typeof manifestErrors>[1] | undefined => {
+  const e = error as { code?: number; body?: unknown };
+  if (e.code !== 422 && e.code !== 400) return undefined;
+  return (typeof e.body === 'string' ? JSON.parse(e.body) : e.body) as Parameters<typeof manifestErrors>[1];
+};
+
+/**
+ * The API server's dry run of the CascadeAutoOperator, as `kubectl apply
+ * --dry-run=server` does it: created when none of its name exists, else
+ * replaced; unknown fields refused (fieldValidation Strict).
+ */
+async function dryRunOperator(kc: KubeConfig, namespace: string, manifest: Record<string, unknown>, input: unknown): Promise<LintError[]> {
+  const { CustomObjectsApi } = await clientNode();
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const at = { group: GROUP, version: VERSION, plural: 'cascadeautooperators', namespace };
+  const metadata: Record<string, unknown> = { ...(manifest.metadata as Record<string, unknown> | undefined), namespace };
+  const name = typeof metadata.name === 'string' ? metadata.name : '';
+  let existing: { metadata?: { resourceVersion?: string } } | undefined;
+  if (name) {
+    existing = await api.getNamespacedCustomObject({ ...at, name }).then((o) => o as typeof existing, (e: { code?: number }) => {
+      if (e.code === 404) return undefined;
+      throw e;
+    });
+  }
+  try {
+    const options = { dryRun: 'All', fieldValidation: 'Strict' };
+    if (existing) await api.replaceNamespacedCustomObject({ ...at, name, ...options, body: { ...manifest, metadata: { ...metadata, resourceVersion: existing.metadata?.resourceVersion } } });
+    else await api.createNamespacedCustomObject({ ...at, ...options, body: { ...manifest, metadata } });
+    return [];
+  } catch (error) {
+    const status = refusal(error);
+    if (!status) throw error;
+    return manifestErrors(input, status);
+  }
 }
 
+/** A bare scenario file, as the CascadeAutoOperator that would hold it. */
+const operatorOf = (input: unknown, name: string): Record<string, unknown> => ({
+  apiVersion: `${GROUP}/${VERSION}`, kind: 'CascadeAutoOperator', metadata: { name }, spec: { scenarioconfig: input },
+});
+
+/** One document: the schema's errors, then (online) those of the server's dry runs, each field once. */
+async function lintDoc(doc: ScenarioDoc, scenario: string | undefined, conn: Connection | undefined): Promise<{ errors: LintError[]; jobs: number }> {
+  const { input, name, manifest } = doc;
+  const { errors } = schemaErrors(input);
+  const scenarioName = scenario ?? name ?? 'scenario';
+  const jobs = lintJobs((input as { cascademodules?: unknown } | null)?.cascademodules, conn?.namespace ?? 'default', scenarioName);
+  if (!conn) return { errors, jobs: jobs.length };
+  const server = [
+    ...(await dryRunOperator(conn.kc, conn.namespace, manifest ?? operatorOf(input, scenarioName), input)),
+    ...(await dryRun(conn.kc, conn.namespace, jobs)),
+  ];
+  return { errors: mergeErrors(errors, server), jobs: jobs.length };
+}
+
+/** A source's documents, or why there are none: it could not be read, or it is not JSON or YAML. */
+function parse(source: Source): ReturnType<typeof scenarioInputs> {
+  if (source.text === undefined) return { ok: false, message: source.error ?? `cannot read ${source.label}` };
+  const parsed = scenarioInputs(source.text);
+  return parsed.ok ? parsed : { ok: false, message: `${source.label}: ${parsed.message}` };
+}
+
+interface LintOptions { scenario?: string; offline?: boolean }
+
 export function registerLint(program: Command, ctx: Ctx): void {
-  program.command('lint').argument('<file>', 'a scenario file ({"cascademodules": [...]}) or a CascadeAutoOperator manifest, JSON or YAML')
-    .description('validate a scenario as the function would, then dry-run each module\'s Job on the API server')
+  program.command('lint').argument('<file...>', 'scenario files ({"cascademodules": [...]}) or CascadeAutoOperator manifests, JSON or YAML (several documents each); a directory\'s .yaml, .yml and .json files; - for stdin')
+    .description('validate scenarios as the function would, then dry-run each CascadeAutoOperator and each module\'s Job on the API server')
     .option('--scenario <name>', 'the scenario\'s name in the Job names (default: the CascadeAutoOperator\'s, else "scenario")')
-    .action(act(ctx, async (file: string, opts: { scenario?: string }, cmd: Command) => {
-      const conn = connection(cmd);
-      const { errors, jobs } = await lint(file, opts.scenario, conn);
-      for (const e of errors) ctx.io.err.write(`${file}: ${formatLintError(e)}\n`);
-      if (errors.length > 0) return EXIT_ERROR;
-      ctx.io.out.write(`${file}: ${jobs} module(s) valid (schema, and each Job dry-run in namespace ${conn.namespace})\n`);
-      return 0;
+    .option('--offline', 'the schema only: no API server is asked')
+    .action(act(ctx, async (files: string[], opts: LintOptions, cmd: Command) => {
+      const conn = opts.offline ? undefined : await connection(cmd);
+      const checked = conn ? `schema, and the CascadeAutoOperator and each Job dry-run in namespace ${conn.namespace}` : 'schema only, offline';
+      let failed = false;
+      for (const source of sourcesOf(files)) {
+        const parsed = parse(source);
+        if (!parsed.ok) {
+          ctx.io.err.write(`error: ${parsed.message}\n`);
+          failed = true;
+          continue;
+        }
+        for (const [i, doc] of parsed.docs.entries()) {
+          const label = parsed.docs.length > 1 ? `${source.label}#${i + 1}` : source.label;
+          const { errors, jobs } = await lintDoc(doc, opts.scenario, conn);
+          for (const e of errors) ctx.io.err.write(`${label}: ${formatLintError(e)}\n`);
+          if (errors.length === 0) ctx.io.out.write(`${label}: ${jobs} module(s) valid (${checked})\n`);
+          failed ||= errors.length > 0;
+        }
+      }
+      return failed ? EXIT_ERROR : 0;
     }));
 }

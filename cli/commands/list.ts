@@ -2,25 +2,34 @@
 import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
 import { table } from '../format/table.ts';
-import { outPalette, printLines, printObject, type OutputFormat } from '../io.ts';
+import { GROUP } from '../../shared/api/group.ts';
+import { CliError, outPalette, printLines, printNames, printObject, type OutputFormat } from '../io.ts';
 import { outputOption } from './output-option.ts';
 import { listRuns } from '../kube/runs.ts';
-import { LIST_HEADERS, LIST_WIDE_HEADERS, runRow, selectRuns } from '../runs/view.ts';
+import { LIST_HEADERS, LIST_WIDE_HEADERS, PHASES, runRow, selectRuns } from '../runs/view.ts';
 
-interface ListOptions { phase?: string; allNamespaces?: boolean; output?: OutputFormat }
+interface ListOptions { phase?: string; allNamespaces?: boolean; output?: OutputFormat; selector?: string }
 
 export function registerList(program: Command, ctx: Ctx): void {
   program.command('list').alias('ls')
     .description('list runs as a table (name, scenario, phase, step i/N, age, duration), newest first')
     .option('--phase <phase>', 'only runs in this phase (Queued, Pending, Running, Succeeded, Failed, Cancelled)')
     .option('-A, --all-namespaces', 'runs of every namespace')
+    .option('-l, --selector <selector>', 'only runs whose labels match, as kubectl takes it (key=value,key!=value,key in (a,b))')
     .addOption(outputOption())
     .action(act(ctx, async (opts: ListOptions, cmd: Command) => {
-      const { kc, namespace } = connection(cmd);
-      const runs = selectRuns(await listRuns(kc, opts.allNamespaces ? undefined : namespace), opts.phase);
+      if (opts.phase !== undefined && !PHASES.some((p) => p.toLowerCase() === opts.phase!.toLowerCase())) {
+        throw new CliError(`--phase ${opts.phase}: not a phase (one of ${PHASES.join(', ')})`);
+      }
+      const { kc, namespace } = await connection(cmd);
+      const runs = selectRuns(await listRuns(kc, opts.allNamespaces ? undefined : namespace, opts.selector), opts.phase);
       const { io } = ctx;
       if (opts.output === 'json' || opts.output === 'yaml') {
         printObject(io, opts.output, { apiVersion: 'v1', kind: 'List', items: runs, metadata: { resourceVersion: '' } });
+        return 0;
+      }
+      if (opts.output === 'name') {
+        printNames(io, GROUP, runs.map((r) => r.metadata.name));
         return 0;
       }
       if (runs.length === 0) {

@@ -9,17 +9,11 @@ import { CliError, outPalette, type Io } from '../io.ts';
 import { awaitPod, followPodLog, podLog, podsOfJob } from '../kube/pods.ts';
 import { followRun, getRun } from '../kube/runs.ts';
 import { EXIT_ERROR } from '../runs/exit-code.ts';
-import { prefixLines, splitChunk } from '../runs/log-lines.ts';
-import { isFinal, type ModuleRecordView, type RunObject } from '../runs/run-object.ts';
+import { goneReason, jobsOfStep, prefixLines, splitChunk } from '../runs/log-lines.ts';
+import { isFinal, wasReached, type RunObject } from '../runs/run-object.ts';
 import { moduleSlots } from '../runs/view.ts';
 
 interface LogsOptions { module?: string; follow?: boolean }
-
-/** The Jobs of a module, earlier attempts first. */
-export function jobsOf(record: ModuleRecordView): string[] {
-  const earlier = (record.attempts ?? []).map((a) => (a as { jobName?: string }).jobName).filter((j): j is string => Boolean(j));
-  return [...earlier.filter((j) => j !== record.jobName), record.jobName];
-}
 
 class LogPrinter {
   failures = 0;
@@ -41,32 +35,66 @@ class LogPrinter {
 
 async function printLogs({ kc, namespace }: Connection, run: RunObject, modules: string[], out: LogPrinter): Promise<void> {
   for (const { name, record } of moduleSlots(run)) {
-    if (!record || !modules.includes(name)) continue;
-    for (const job of jobsOf(record)) {
-      const pods = await podsOfJob(kc, namespace, job);
-      if (pods.length === 0 && record.startTime) out.note(name, `no pod of Job ${job} (Cascade deletes a succeeded step's Job, and its pods, when the step ends)`);
+    if (!record || !wasReached(record) || !modules.includes(name)) continue;
+    for (const job of jobsOfStep(record)) {
+      const pods = await podsOfJob(kc, namespace, job.jobName);
+      const started = job.earlier || Boolean(record.startTime);
+      if (pods.length === 0 && started) out.note(name, `no pod of Job ${job.jobName} (${goneReason(job, run.status?.phase)})`);
       for (const pod of pods) await podLog(kc, namespace, pod).then((text) => out.lines(name, text), (e: unknown) => out.missing(name, pod, e));
     }
   }
 }
 
-async function followLogs(conn: Connection, runName: string, modules: string[], out: LogPrinter): Promise<void> {
+const recordOf = (run: RunObject, step: number) => run.status?.modules?.find((m) => m.step === step);
+
+/** The step's latest attempt that has started (0 when none has). */
+function startedAttempt(run: RunObject, step: number): number {
+  const rec = recordOf(run, step);
+  if (!rec) return 0;
+  const attempt = rec.attempt ?? 1;
+  return rec.startTime ? attempt : attempt - 1;
+}
+
+/**
+ * Streams each attempt of one step as it starts, until the step succeeds or
+ * the run ends. Every wait is a watch started again when the API server ends
+ * it, so a step that starts late (a Queued run, a retry's backoff) is waited for.
+ */
+async function followStep(conn: Connection, runName: string, { step, name }: { step: number; name: string }, out: LogPrinter): Promise<void> {
   const { kc, namespace } = conn;
-  let run = await getRun(kc, namespace, runName);
-  for (const { step, name } of moduleSlots(run)) {
-    if (!modules.includes(name)) continue;
-    const reached = (r: RunObject) => Boolean(r.status?.modules?.some((m) => m.step === step)) || isFinal(r);
-    run = await followRun(conn, runName, () => {}, { until: reached });
-    const record = run.status?.modules?.find((m) => m.step === step);
-    if (!record) return;
-    const pod = await awaitPod(kc, namespace, record.jobName);
-    let carry = '';
-    await followPodLog(kc, namespace, pod, (chunk) => {
-      const split = splitChunk(carry, chunk);
-      carry = split.carry;
-      if (split.lines.length > 0) out.lines(name, `${split.lines.join('\n')}\n`);
-    }).catch((e: unknown) => out.missing(name, pod, e));
-    if (carry) out.lines(name, carry);
+  let followed = 0;
+  for (;;) {
+    const done = (r: RunObject) => isFinal(r) || recordOf(r, step)?.phase === 'Succeeded';
+    const run = await followRun(conn, runName, () => {}, { until: (r) => done(r) || startedAttempt(r, step) > followed });
+    const attempt = startedAttempt(run, step);
+    if (attempt <= followed) return;
+    followed = attempt;
+    const record = recordOf(run, step)!;
+    const stillDue = async () => {
+      const now = await getRun(kc, namespace, runName);
+      return !done(now) && (recordOf(now, step)?.attempt ?? 1) === attempt;
+    };
+    // A step that is over has its pod now or never (a succeeded step's Job is deleted).
+    const pod = done(run) ? (await podsOfJob(kc, namespace, record.jobName))[0] : await awaitPod(kc, namespace, record.jobName, stillDue);
+    if (pod) await streamPod(conn, pod, name, out);
+    else if (done(run) || done(await getRun(kc, namespace, runName))) return;
+  }
+}
+
+async function streamPod({ kc, namespace }: Connection, pod: V1Pod, name: string, out: LogPrinter): Promise<void> {
+  let carry = '';
+  await followPodLog(kc, namespace, pod, (chunk) => {
+    const split = splitChunk(carry, chunk);
+    carry = split.carry;
+    if (split.lines.length > 0) out.lines(name, `${split.lines.join('\n')}\n`);
+  }).catch((e: unknown) => out.missing(name, pod, e));
+  if (carry) out.lines(name, carry);
+}
+
+async function followLogs(conn: Connection, runName: string, modules: string[], out: LogPrinter): Promise<void> {
+  const run = await getRun(conn.kc, conn.namespace, runName);
+  for (const slot of moduleSlots(run)) {
+    if (modules.includes(slot.name)) await followStep(conn, runName, slot, out);
   }
 }
 
@@ -76,7 +104,7 @@ export function registerLogs(program: Command, ctx: Ctx): void {
     .option('--module <name>', 'only this module')
     .option('-f, --follow', 'stream the logs as the modules run, until the run ends')
     .action(act(ctx, async (name: string, opts: LogsOptions, cmd: Command) => {
-      const conn = connection(cmd);
+      const conn = await connection(cmd);
       const run = await getRun(conn.kc, conn.namespace, name);
       const all = moduleSlots(run).map((s) => s.name);
       if (opts.module !== undefined && !all.includes(opts.module)) throw new CliError(`run ${name} has no module ${opts.module} (its modules: ${all.join(', ')})`);

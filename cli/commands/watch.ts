@@ -1,13 +1,13 @@
 // `watch RUN`: the run's progress, one line per module, from a watch of the
 // CascadeRun. On a terminal the screen is redrawn in place (and its elapsed
 // times every second); elsewhere a plain line is printed per change. The exit
-// status says how the run ended.
+// status says how the run ended; Ctrl-C stops the watch with 130.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
 import { outPalette, type Io } from '../io.ts';
 import { followRun } from '../kube/runs.ts';
-import { EXIT_ERROR, exitCodeOf } from '../runs/exit-code.ts';
+import { EXIT_ERROR, EXIT_INTERRUPTED, exitCodeOf } from '../runs/exit-code.ts';
 import type { RunObject } from '../runs/run-object.ts';
 import { changeLines, redrawPrefix, screenLines, type Shown } from '../runs/screen.ts';
 
@@ -32,10 +32,11 @@ export async function watchRun(io: Io, kc: KubeConfig, namespace: string, name: 
   const ticker = live ? setInterval(draw, 1000) : undefined;
   const stop = new AbortController();
   const interrupted = () => stop.abort();
-  process.once('SIGINT', interrupted);
+  process.on('SIGINT', interrupted); // each Ctrl-C, the first and any more, ends the watch with 130
   try {
     const run = await followRun({ kc, namespace }, name, onChange, { signal: stop.signal });
     if (live) draw();
+    if (stop.signal.aborted) return EXIT_INTERRUPTED;
     return exitCodeOf(run.status?.phase) ?? EXIT_ERROR;
   } finally {
     clearInterval(ticker);
@@ -45,9 +46,9 @@ export async function watchRun(io: Io, kc: KubeConfig, namespace: string, name: 
 
 export function registerWatch(program: Command, ctx: Ctx): void {
   program.command('watch').argument('<run>', 'the CascadeRun\'s name')
-    .description('follow a run until it ends, one line per module with its state and elapsed time; exits 0 if it succeeded, 2 if it failed, 3 if it was cancelled')
+    .description('follow a run until it ends, one line per module with its state and elapsed time; exits 0 if it succeeded, 2 if it failed, 3 if it was cancelled, 130 on Ctrl-C')
     .action(act(ctx, async (name: string, _opts: unknown, cmd: Command) => {
-      const { kc, namespace } = connection(cmd);
+      const { kc, namespace } = await connection(cmd);
       return watchRun(ctx.io, kc, namespace, name);
     }));
 }

@@ -35,3 +35,21 @@ export function discoverEndpoint(service: KnativeObject | undefined, broker: Kna
   } else notes.push(`no Broker ${BROKER.name}`);
   return { ok: false, reason: `no URL to send to in namespace ${namespace} (${notes.join('; ')}): give one with --url` };
 }
+
+/** A host only a pod reaches: a cluster Service's DNS name (Knative's cluster-local visibility gives one). */
+export function isClusterLocal(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return /\.svc(\.cluster\.local)?\.?$/.test(host);
+}
+
+/** What to do when a cluster-local URL cannot be reached from here: the two ways that work from outside. */
+export function clusterLocalHint(url: string, namespace: string): string {
+  return `${url} is cluster-local: only pods reach it. From outside the cluster, port-forward to the function `
+    + `(kubectl port-forward -n ${namespace} $(kubectl get pod -n ${namespace} -l serving.knative.dev/service=${SERVICE.name} -o name | head -1) 8080:8080) `
+    + 'and give --url http://localhost:8080, or send the run request to the Broker from inside the cluster';
+}

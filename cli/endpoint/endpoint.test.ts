@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { discoverEndpoint } from './discover.ts';
+import { clusterLocalHint, discoverEndpoint, isClusterLocal } from './discover.ts';
 import { CANCEL_REQUESTED, controlOutcome, controlRequest, RESUME_REQUESTED } from './run-control.ts';
 import { submitReply, submitRequest } from './submit-request.ts';
 
@@ -52,6 +52,17 @@ describe('submit', () => {
     });
     expect(submitReply(fn, { iuid: 'i', turlinfo: 't', scenario: 'demo' }, 200, '{"run":"demo-i","scenario":"demo"}')).not.toHaveProperty('warning');
   });
+
+  it('reads the reply\'s scenario source: CascadeAutoOperator/<name> is <name>, a file names none', () => {
+    const reply = (scenario: string) => submitReply(fn, { iuid: 'i', turlinfo: 't', scenario: 'slow' }, 200, JSON.stringify({ run: 'slow-i', scenario }));
+    expect(reply('CascadeAutoOperator/slow')).not.toHaveProperty('warning');
+    expect(reply('file:/etc/cascade/configuration.json')).not.toHaveProperty('warning');
+    expect(reply('CascadeAutoOperator/demo')).toMatchObject({ warning: 'this deployment does not take --scenario yet: the run was started with scenario demo, not slow' });
+  });
+
+  it('reads the namespace the function created the run in', () => {
+    expect(submitReply(fn, { iuid: 'i', turlinfo: 't' }, 200, '{"run":"demo-i","namespace":"cascade-operator"}')).toEqual({ ok: true, run: 'demo-i', namespace: 'cascade-operator' });
+  });
 });
 
 describe('cancel and resume', () => {
@@ -69,5 +80,20 @@ describe('cancel and resume', () => {
     expect(controlOutcome('cancel', 400, '{"error":"unsupported event type \\"net.cascade.run.cancel.requested.v1\\""}')).toMatchObject({ ok: false, unavailable: true, message: expect.stringMatching(/^run control is not available yet on this deployment/) });
     expect(controlOutcome('resume', 400, '{"error":"unknown run r1"}')).toEqual({ ok: false, unavailable: false, message: 'resume refused: 400 unknown run r1' });
     expect(controlOutcome('resume', 503, 'busy')).toEqual({ ok: false, unavailable: false, message: 'resume refused: 503 busy' });
+  });
+});
+
+describe('a cluster-local URL', () => {
+  it('is a Service\'s DNS name, which only pods reach', () => {
+    expect(isClusterLocal('http://cascade.cascade-operator.svc.cluster.local')).toBe(true);
+    expect(isClusterLocal('http://broker-ingress.knative-eventing.svc/ns/default')).toBe(true);
+    expect(isClusterLocal('http://cascade.cascade-operator.example.com')).toBe(false);
+    expect(isClusterLocal('http://localhost:8080')).toBe(false);
+  });
+
+  it('comes with the ways that work from outside: a port-forward, or the Broker from inside', () => {
+    expect(clusterLocalHint('http://cascade.ns.svc.cluster.local', 'ns')).toBe('http://cascade.ns.svc.cluster.local is cluster-local: only pods reach it. '
+      + 'From outside the cluster, port-forward to the function (kubectl port-forward -n ns $(kubectl get pod -n ns -l serving.knative.dev/service=cascade -o name | head -1) 8080:8080) '
+      + 'and give --url http://localhost:8080, or send the run request to the Broker from inside the cluster');
   });
 });

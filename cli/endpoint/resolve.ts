@@ -1,10 +1,12 @@
 // The URL requests go to: --url, else what discover.ts makes of the Knative
 // Service and Broker read from the API server (absent CRDs read as absent objects).
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from '../kube/client.ts';
 import { CliError } from '../io.ts';
-import { BROKER, discoverEndpoint, SERVICE, type Endpoint } from './discover.ts';
+import { BROKER, clusterLocalHint, discoverEndpoint, isClusterLocal, SERVICE, type Endpoint } from './discover.ts';
 
 async function read(kc: KubeConfig, namespace: string, at: typeof SERVICE | typeof BROKER): Promise<object | undefined> {
+  const { CustomObjectsApi } = await clientNode();
   try {
     return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...at, namespace })) as object;
   } catch (error) {
@@ -20,14 +22,18 @@ export async function resolveEndpoint(kc: KubeConfig, namespace: string, url: st
   return found.endpoint;
 }
 
-/** A POST to the endpoint, with CASCADE_AUTH_TOKEN as the caller's bearer token when set. */
-export async function postTo(url: string, headers: Record<string, string>, body: string, env: Record<string, string | undefined>): Promise<{ status: number; text: string }> {
+/**
+ * A POST to the endpoint, with CASCADE_AUTH_TOKEN as the caller's bearer
+ * token when set. A cluster-local URL that cannot be reached says how to reach it.
+ */
+export async function postTo(url: string, req: { headers: Record<string, string>; body: string }, env: Record<string, string | undefined>, namespace?: string): Promise<{ status: number; text: string }> {
   const auth: Record<string, string> = env.CASCADE_AUTH_TOKEN ? { authorization: `Bearer ${env.CASCADE_AUTH_TOKEN}` } : {};
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: { ...headers, ...auth }, body });
+    res = await fetch(url, { method: 'POST', headers: { ...req.headers, ...auth }, body: req.body });
   } catch (error) {
-    throw new CliError(`cannot reach ${url}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+    const why = `cannot reach ${url}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`;
+    throw new CliError(isClusterLocal(url) && namespace ? `${why}\n${clusterLocalHint(url, namespace)}` : why);
   }
   return { status: res.status, text: await res.text() };
 }

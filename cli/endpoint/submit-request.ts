@@ -13,9 +13,9 @@ export function submitRequest(endpoint: Endpoint, fields: SubmitFields, id: stri
   return { headers, body: JSON.stringify(data) };
 }
 
-export type SubmitReply = { ok: true; run?: string; scenario?: string; warning?: string } | { ok: false; message: string };
+export type SubmitReply = { ok: true; run?: string; namespace?: string; scenario?: string; warning?: string } | { ok: false; message: string };
 
-function jsonBody(text: string): { run?: unknown; scenario?: unknown; error?: unknown } {
+function jsonBody(text: string): { run?: unknown; namespace?: unknown; scenario?: unknown; error?: unknown } {
   try {
     return JSON.parse(text) as ReturnType<typeof jsonBody>;
   } catch {
@@ -29,11 +29,24 @@ export function submitReply(endpoint: Endpoint, fields: SubmitFields, status: nu
   if (endpoint.kind === 'broker') return { ok: true };
   if (typeof body.run !== 'string') return { ok: false, message: `the reply names no run: ${status} ${text.trim()}`.trimEnd() };
   const scenario = typeof body.scenario === 'string' ? body.scenario : undefined;
-  return { ok: true, run: body.run, ...(scenario ? { scenario } : {}), ...scenarioWarning(fields.scenario, scenario) };
+  const namespace = typeof body.namespace === 'string' && body.namespace !== '' ? body.namespace : undefined;
+  return { ok: true, run: body.run, ...(namespace ? { namespace } : {}), ...(scenario ? { scenario } : {}), ...scenarioWarning(fields.scenario, scenario) };
+}
+
+/**
+ * The scenario a reply's `scenario` names. The reply holds where the run's
+ * scenario came from: `CascadeAutoOperator/<name>`, or `file:<path>` for the
+ * file that stands in for the function's own scenario. A bare name is taken as it is.
+ */
+export function scenarioOfSource(source: string): string | undefined {
+  if (source.startsWith('CascadeAutoOperator/')) return source.slice('CascadeAutoOperator/'.length);
+  if (source.startsWith('file:')) return undefined;
+  return source;
 }
 
 /** A function that predates the run-start option ignores `scenario`: its reply names the scenario it used. */
-function scenarioWarning(asked: string | undefined, used: string | undefined): { warning?: string } {
+function scenarioWarning(asked: string | undefined, source: string | undefined): { warning?: string } {
+  const used = source === undefined ? undefined : scenarioOfSource(source);
   if (!asked || !used || asked === used) return {};
   return { warning: `this deployment does not take --scenario yet: the run was started with scenario ${used}, not ${asked}` };
 }

@@ -1,7 +1,7 @@
 // `lint`: a scenario file checked as the function checks it (the valibot
 // schema of shared/api/scenario.ts), then each module's Job dry-run by the API
 // server; every error names its module and the module's field. Pure.
-import { load } from 'js-yaml';
+import { load, loadAll } from 'js-yaml';
 import * as v from 'valibot';
 import { describeIssue } from '../../shared/api/parse.ts';
 import { ScenarioSchema, type Scenario } from '../../shared/api/scenario.ts';
@@ -17,20 +17,36 @@ export function formatLintError(e: LintError): string {
   return `${e.module === undefined ? 'scenario' : `module ${e.module}`}: ${e.field}: ${e.message}`;
 }
 
-/** The scenario of a file: a scenario (`{cascademodules: [...]}`) or a CascadeAutoOperator manifest, in JSON or YAML. */
-export function scenarioInput(text: string): { ok: true; input: unknown; name?: string } | { ok: false; message: string } {
-  let doc: unknown;
+/** One document's scenario, and the CascadeAutoOperator manifest it came in (kept whole) with its name. */
+export interface ScenarioDoc { input: unknown; name?: string; manifest?: Record<string, unknown> }
+
+const notYaml = (error: unknown) => ({ ok: false as const, message: `not JSON or YAML: ${(error as Error).message.split('\n')[0]}` });
+
+/** The scenario of a file: a scenario (`{cascademodules: [...]}`) or a CascadeAutoOperator manifest (also kept whole), in JSON or YAML. */
+export function scenarioInput(text: string): ({ ok: true } & ScenarioDoc) | { ok: false; message: string } {
   try {
-    doc = load(text);
+    return { ok: true, ...scenarioOf(load(text)) };
   } catch (error) {
-    return { ok: false, message: `not JSON or YAML: ${(error as Error).message.split('\n')[0]}` };
+    return notYaml(error);
   }
+}
+
+/** Every document of a file (YAML's `---` separates them), empty ones left out. */
+export function scenarioInputs(text: string): { ok: true; docs: ScenarioDoc[] } | { ok: false; message: string } {
+  try {
+    return { ok: true, docs: loadAll(text).filter((doc) => doc !== null && doc !== undefined).map(scenarioOf) };
+  } catch (error) {
+    return notYaml(error);
+  }
+}
+
+function scenarioOf(doc: unknown): ScenarioDoc {
   const obj = doc as { kind?: unknown; metadata?: { name?: unknown }; spec?: { scenarioconfig?: unknown } } | null;
   if (obj && typeof obj === 'object' && obj.kind === 'CascadeAutoOperator') {
     const name = typeof obj.metadata?.name === 'string' ? obj.metadata.name : undefined;
-    return { ok: true, input: obj.spec?.scenarioconfig, ...(name ? { name } : {}) };
+    return { input: obj.spec?.scenarioconfig, manifest: obj as Record<string, unknown>, ...(name ? { name } : {}) };
   }
-  return { ok: true, input: doc };
+  return { input: doc };
 }
 
 function moduleLabel(input: unknown, index: number): string {
@@ -75,4 +91,34 @@ export function dryRunErrors(module: string, status: KubeStatus, env: readonly {
   const causes = status.details?.causes ?? [];
   if (causes.length === 0) return [{ module, field: '(Job)', message: status.message ?? 'refused by the API server' }];
   return causes.map((c) => ({ module, field: moduleField(c.field ?? '', env, configuration), message: c.message ?? c.reason ?? 'invalid' }));
+}
+
+const SCENARIO_PATH = /^spec\.scenarioconfig\.cascademodules\[(\d+)\]\.?(.*)$/;
+
+/** A field of the CascadeAutoOperator, as the module's field when it is in one. */
+export function manifestField(input: unknown, field: string): { module?: string; field: string } {
+  const m = SCENARIO_PATH.exec(field.replace(/^\./, ''));
+  if (!m) return { field: field.replace(/^\./, '') || '(CascadeAutoOperator)' };
+  return { module: moduleLabel(input, Number(m[1])), field: m[2] || '(module)' };
+}
+
+/**
+ * The errors of the API server's dry run of the CascadeAutoOperator: each
+ * cause of a 422, and each unknown or duplicate field that strict field
+ * validation names in a 400's message.
+ */
+export function manifestErrors(input: unknown, status: KubeStatus): LintError[] {
+  const causes = status.details?.causes ?? [];
+  if (causes.length > 0) return causes.map((c) => ({ ...manifestField(input, c.field ?? ''), message: c.message ?? c.reason ?? 'invalid' }));
+  const message = status.message ?? 'refused by the API server';
+  const fields = [...message.matchAll(/(unknown|duplicate) field "([^"]+)"/g)];
+  if (fields.length === 0) return [{ field: '(CascadeAutoOperator)', message }];
+  return fields.map(([, kind, field]) => ({ ...manifestField(input, field!), message: `${kind} field (the API server's strict field validation refuses it)` }));
+}
+
+/** Errors of all checks, each field said once: the first check that names it (the schema, then the server's dry runs) keeps it. */
+export function mergeErrors(schema: readonly LintError[], server: readonly LintError[]): LintError[] {
+  const key = (e: LintError) => `${e.module ?? ''}\u0000${e.field}`;
+  const named = new Set<string>();
+  return [...schema, ...server].filter((e) => !named.has(key(e)) && Boolean(named.add(key(e))));
 }

@@ -26,7 +26,7 @@ export interface ConditionView {
 export interface RunObject {
   apiVersion?: string;
   kind?: string;
-  metadata: { name?: string; namespace?: string; creationTimestamp?: string | Date; uid?: string; resourceVersion?: string };
+  metadata: { name?: string; namespace?: string; creationTimestamp?: string | Date; uid?: string; resourceVersion?: string; annotations?: Record<string, string> };
   spec?: { pid?: string; scenarioname?: string; modules?: string[]; turlinfo?: string };
   status?: {
     phase?: string;
@@ -37,6 +37,9 @@ export interface RunObject {
     conditions?: ConditionView[];
     modules?: ModuleRecordView[];
     info?: string;
+    resumes?: number;
+    lastHandledCancel?: string;
+    lastHandledResume?: string;
   };
 }
 
@@ -55,4 +58,19 @@ export function phaseOf(run: RunObject): string {
 export function createdAt(run: RunObject): number {
   const t = run.metadata.creationTimestamp;
   return t === undefined ? 0 : new Date(t).getTime();
+}
+
+/**
+ * Whether the step was ever started. The function lists every step in
+ * status.modules from the start: one never reached is Pending, without a
+ * start time or an earlier attempt, and its Job does not exist yet.
+ */
+export function wasReached(record: ModuleRecordView | undefined): boolean {
+  if (!record) return false;
+  return Boolean(record.startTime) || record.phase !== 'Pending' || (record.attempts?.length ?? 0) > 0 || (record.attempt ?? 1) > 1;
+}
+
+/** The state shown for a step: `Waiting` until it is reached, then its record's phase. */
+export function stepState(record: ModuleRecordView | undefined): string {
+  return wasReached(record) ? record!.phase : 'Waiting';
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { palette } from '../format/colour.ts';
 import { EXIT_ERROR, exitCodeOf } from './exit-code.ts';
-import { prefixLines, splitChunk } from './log-lines.ts';
+import { goneReason, jobsOfStep, prefixLines, splitChunk } from './log-lines.ts';
 import type { RunObject } from './run-object.ts';
 import { changeLines, redrawPrefix, screenLines, type Shown } from './screen.ts';
 import { moduleRows, runRow, selectRuns, stepOf } from './view.ts';
@@ -17,6 +17,12 @@ function run(name: string, created: number, status: RunObject['status'] = undefi
     ...(status ? { status } : {}),
   };
 }
+
+const pending = (step: number, name: string) => ({ step, name, jobName: `job-${name}`, phase: 'Pending' });
+const queued = run('q', 0, {
+  phase: 'Queued', conditions: [{ type: 'Succeeded', status: 'Unknown', reason: 'Queued' }],
+  modules: [pending(0, 'a'), pending(1, 'bb'), pending(2, 'c')],
+});
 
 const running = run('r1', 0, {
   phase: 'Running', currentStep: 1, currentModule: 'bb', startTime: at(1),
@@ -43,22 +49,32 @@ describe('list and get rows', () => {
     expect(selectRuns(runs, 'Pending').map((r) => r.metadata.name)).toEqual(['b-new', 'old']);
   });
 
-  it('the step is the one being run of all, 0 before the first', () => {
+  it('the step is the one being run of all, counted from 1; none before the first starts', () => {
     expect(stepOf(running)).toBe('2/3');
-    expect(stepOf(run('new', 0))).toBe('0/3');
+    expect(stepOf(run('new', 0))).toBeUndefined();
+    expect(stepOf(queued)).toBeUndefined();
+  });
+
+  it('a Queued run, every step listed Pending but none started, shows no step, no Job and Waiting steps', () => {
+    expect(runRow(queued, T0 + 5000, off)).toEqual(['q', 'demo', 'Queued', '-', '5s', '-']);
+    expect(moduleRows(queued, T0, off).map((r) => r.slice(0, 4).concat(r[8]!))).toEqual([
+      ['1', 'a', '-', 'Waiting', '0'], ['2', 'bb', '-', 'Waiting', '0'], ['3', 'c', '-', 'Waiting', '0'],
+    ]);
+    expect(screenLines(queued, T0, off).slice(1)).toEqual(['  · a   Waiting', '  · bb  Waiting', '  · c   Waiting']);
+    expect(changeLines(queued, new Map(), T0)).toEqual(['run q Queued']);
   });
 
   it('a run row: name, scenario, phase, step, age, duration; wide adds iuid, module, reason', () => {
     expect(runRow(running, T0 + 10_000, off)).toEqual(['r1', 'demo', 'Running', '2/3', '10s', '9.0s']);
     expect(runRow(running, T0 + 10_000, off, true).slice(6)).toEqual(['iuid-r1', 'bb', 'Running']);
-    expect(runRow(run('new', 0), T0, off)).toEqual(['new', 'demo', 'Pending', '0/3', '0s', '-']);
+    expect(runRow(run('new', 0), T0, off)).toEqual(['new', 'demo', 'Pending', '-', '0s', '-']);
   });
 
   it('one row per module of the scenario, those not reached yet Waiting', () => {
     expect(moduleRows(running, T0 + 10_000, off)).toEqual([
-      ['0', 'a', 'job-a', 'Succeeded', '9s ago', '2.0s', 'ok', '', '1'],
-      ['1', 'bb', 'job-bb', 'Running', '7s ago', '7.0s', '', '', '1'],
-      ['2', 'c', '-', 'Waiting', '-', '-', '', '', '0'],
+      ['1', 'a', 'job-a', 'Succeeded', '9s ago', '2.0s', 'ok', '', '1'],
+      ['2', 'bb', 'job-bb', 'Running', '7s ago', '7.0s', '', '', '1'],
+      ['3', 'c', '-', 'Waiting', '-', '-', '', '', '0'],
     ]);
   });
 
@@ -107,6 +123,24 @@ describe('log lines', () => {
     const first = splitChunk('', 'a\nb');
     expect(first).toEqual({ lines: ['a'], carry: 'b' });
     expect(splitChunk(first.carry, 'c\n')).toEqual({ lines: ['bc'], carry: '' });
+  });
+});
+
+describe('logs of Jobs that are gone', () => {
+  const resumed = { step: 1, name: 'fail', jobName: 'job-fail-a2', phase: 'Failed', attempt: 2, startTime: at(5), attempts: [{ attempt: 1, jobName: 'job-fail', phase: 'Failed' }] };
+
+  it('lists the step\'s Jobs, earlier attempts first', () => {
+    expect(jobsOfStep(resumed)).toEqual([
+      { jobName: 'job-fail', attempt: 1, phase: 'Failed', earlier: true },
+      { jobName: 'job-fail-a2', attempt: 2, phase: 'Failed', earlier: false },
+    ]);
+  });
+
+  it('says why each is gone: an earlier attempt by how it ended, a succeeded step, a cancelled run', () => {
+    const [first, current] = jobsOfStep(resumed);
+    expect(goneReason(first!, 'Failed')).toBe('attempt 1 ended Failed: Cascade deletes an earlier attempt\'s Job when the step is retried or resumed');
+    expect(goneReason({ ...current!, phase: 'Succeeded' }, 'Succeeded')).toMatch(/^Cascade deletes a succeeded step's Job/);
+    expect(goneReason(current!, 'Cancelled')).toBe('Cascade deletes the Jobs of a cancelled run');
   });
 });
 

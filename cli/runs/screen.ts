@@ -3,7 +3,7 @@
 // state. Pure: the caller writes the lines and keeps the last state shown.
 import { formatElapsed, span } from '../format/duration.ts';
 import type { Palette } from '../format/colour.ts';
-import { phaseOf, type RunObject } from './run-object.ts';
+import { phaseOf, stepState, wasReached, type RunObject } from './run-object.ts';
 import { moduleSlots } from './view.ts';
 
 const MARK: Record<string, string> = {
@@ -23,7 +23,7 @@ export function screenLines(run: RunObject, now: number, p: Palette): string[] {
   const runElapsed = elapsedText(run.status?.startTime, run.status?.completionTime, now);
   const head = [p.bold(run.metadata.name ?? ''), p.phase(phase), ...(runElapsed ? [runElapsed] : [])].join('  ');
   const lines = slots.map(({ name, record }) => {
-    const state = record?.phase ?? 'Waiting';
+    const state = stepState(record);
     const elapsed = elapsedText(record?.startTime, record?.completionTime, now);
     const extra = [record?.result, record?.reason].filter(Boolean).join('  ');
     // no trailing blanks, even inside a colour: a terminal keeps them
@@ -43,7 +43,7 @@ export type Shown = Map<string, string>;
 export function changeLines(run: RunObject, shown: Shown, now: number): string[] {
   const out: string[] = [];
   for (const { name, record } of moduleSlots(run)) {
-    if (!record || shown.get(`module:${name}`) === record.phase) continue;
+    if (!record || !wasReached(record) || shown.get(`module:${name}`) === record.phase) continue;
     shown.set(`module:${name}`, record.phase);
     const took = record.completionTime ? ` in ${elapsedText(record.startTime, record.completionTime, now)}` : '';
     const extra = [record.result, record.reason].filter(Boolean).map((s) => ` (${s})`).join('');

@@ -1,7 +1,10 @@
 // The rows of `list` and `get`: a run, and one row per module. Pure.
 import { formatAge, formatElapsed, span } from '../format/duration.ts';
 import type { Palette } from '../format/colour.ts';
-import { createdAt, phaseOf, type ModuleRecordView, type RunObject } from './run-object.ts';
+import { createdAt, phaseOf, stepState, wasReached, type ModuleRecordView, type RunObject } from './run-object.ts';
+
+/** Every phase a run shows: `list --phase` takes one of these, whatever its case. */
+export const PHASES = ['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
 
 export const LIST_HEADERS = ['name', 'scenario', 'phase', 'step', 'age', 'duration'] as const;
 export const LIST_WIDE_HEADERS = [...LIST_HEADERS, 'iuid', 'module', 'reason'] as const;
@@ -14,13 +17,17 @@ export function selectRuns(runs: readonly RunObject[], phase?: string): RunObjec
     .sort((a, b) => createdAt(b) - createdAt(a) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
 }
 
-/** `2/3`: the step being run (or the last one run) of the number of modules; `0/3` before the first. */
-export function stepOf(run: RunObject): string {
-  const total = run.spec?.modules?.length ?? 0;
-  const started = run.status?.modules?.length ?? 0;
-  const current = run.status?.currentStep;
-  const step = started === 0 ? 0 : (current ?? started - 1) + 1;
-  return `${step}/${total}`;
+/**
+ * `2/3`: the step being run (or the last one run), counted from 1, of the
+ * number of modules; undefined before the first step starts (a Queued or
+ * Pending run), as kubectl's STEP column is empty then.
+ */
+export function stepOf(run: RunObject): string | undefined {
+  const { spec = {}, status = {} } = run;
+  const records = status.modules ?? [];
+  const current = status.currentStep ?? records.filter(wasReached).at(-1)?.step;
+  if (current === undefined) return undefined;
+  return `${current + 1}/${spec.modules?.length ?? records.length}`;
 }
 
 function reasonOf(run: RunObject): string {
@@ -31,7 +38,7 @@ export function runRow(run: RunObject, now: number, p: Palette, wide = false): s
   const { spec = {}, status = {} } = run;
   const elapsed = span(status.startTime, status.completionTime, now);
   const row = [
-    run.metadata.name ?? '', spec.scenarioname ?? '', p.phase(phaseOf(run)), stepOf(run),
+    run.metadata.name ?? '', spec.scenarioname ?? '', p.phase(phaseOf(run)), stepOf(run) ?? '-',
     formatAge(now - createdAt(run)), elapsed === undefined ? '-' : formatElapsed(elapsed),
   ];
   return wide ? [...row, spec.pid ?? '', status.currentModule ?? '', reasonOf(run)] : row;
@@ -52,12 +59,15 @@ function attemptsOf(record: ModuleRecordView): string {
   return String(record.attempt ?? (record.attempts?.length ?? 0) + 1);
 }
 
+/** One row per step, counted from 1 as `Step: 2/3` counts; a step not reached is `Waiting`, with no Job yet. */
 export function moduleRows(run: RunObject, now: number, p: Palette): string[][] {
   return moduleSlots(run).map(({ step, name, record }) => {
-    if (!record) return [String(step), name, '-', p.phase('Waiting'), '-', '-', '', '', '0'];
+    if (!record || !wasReached(record)) return [String(step + 1), name, '-', p.phase('Waiting'), '-', '-', '', '', '0'];
     const elapsed = span(record.startTime, record.completionTime, now);
+    // A retry or resume not started yet: its Job is made when it starts.
+    const job = record.startTime || record.phase !== 'Pending' ? record.jobName : '-';
     return [
-      String(step), name, record.jobName, p.phase(record.phase),
+      String(step + 1), name, job, p.phase(stepState(record)),
       record.startTime ? `${formatAge(now - Date.parse(record.startTime))} ago` : '-',
       elapsed === undefined ? '-' : formatElapsed(elapsed),
       record.result ?? '', record.reason ?? '', attemptsOf(record),

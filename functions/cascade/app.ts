@@ -50,6 +50,7 @@ interface Parts {
 function engine({ config, log, store, metrics, gate: g, outbox }: Parts): EngineDeps {
   const hooks: EngineDeps['hooks'] = {
     conflict: () => metrics.conflicts.inc(),
+    ignoredJob: (job) => metrics.ignoredJobs.labels({ reason: job.reason }).inc(),
     transitions: (transitions, run) => {
       for (const t of transitions) metrics.transition(t, run.spec);
       const note = eventOfDecision(transitions);

@@ -1,7 +1,7 @@
 // The opt-in check of who calls the function directly (CASCADE_AUTH_TOKEN):
 // a caller proves it knows the shared token with `Authorization: Bearer
 // <token>`. For a Knative Service exposed on purpose outside the cluster
-// (docs/deploy.md); the cluster-local Service the Broker delivers to runs
+// (docs/deploy/exposing.md); the cluster-local Service the Broker delivers to runs
 // without it. Pure: no clock, no I/O.
 import { createHash, timingSafeEqual } from 'node:crypto';
 

@@ -1,7 +1,7 @@
-// What arrived, classified at the edge (design note 4): CloudEvents (binary
-// or structured) of four kinds, and the Go controller's plain JSON bodies,
-// checked against the event contract (shared/api/events.ts). Pure: from what
-// arrived to a typed request or a reason.
+// What arrived, classified at the edge: CloudEvents (binary or structured) of
+// four kinds, and the Go controller's plain JSON bodies, checked against the
+// event contract (shared/api/events.ts). Pure: from what arrived to a typed
+// request or a reason. See docs/architecture.md#validate-at-the-edges.
 import * as v from 'valibot';
 import { parseWith } from '../../shared/api/parse.ts';
 import { quote } from '../../shared/api/reason.ts';

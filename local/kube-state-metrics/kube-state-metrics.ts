@@ -1,7 +1,7 @@
 // kube-state-metrics for the tests: the pinned build of build.sh, and a
 // process of it against a control plane with Cascade's CustomResourceState
 // configuration (knative/monitoring/kube-state-metrics-cascaderuns.yaml),
-// custom resources only, as docs/deploy.md runs it.
+// custom resources only, as docs/operations.md runs it.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -2,7 +2,7 @@
 # Builds Knative Serving's queue-proxy (knative.dev/serving/cmd/queue) from the
 # Go module proxy into the cache beside the local control plane's binaries,
 # through the pinned wrapper module of local/knative-serving-module.sh (so the
-# binary mixes versions, see local/README.md). One build at a time per
+# binary mixes versions, see docs/local-stack.md). One build at a time per
 # cache (flock); a second call finds the binary and returns at once.
 # Prints the path of the queue-proxy binary on its last line.
 set -euo pipefail

@@ -82,6 +82,7 @@ export const ModuleRecordSchema = v.object({
   step: v.pipe(NonNegativeIntSchema, v.description('Index of the module in spec.cascademodules.')),
   name: NonEmptyStringSchema,
   jobName: NonEmptyStringSchema,
+  jobUid: v.optional(v.pipe(NonEmptyStringSchema, v.description('The uid of the Job Cascade created for the current attempt: only that Job moves the step.'))),
   phase: v.picklist(MODULE_PHASES),
   startTime: v.optional(TimestampSchema),
   completionTime: v.optional(TimestampSchema),

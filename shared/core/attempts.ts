@@ -33,7 +33,7 @@ export function nextAttempt(d: Draft, rec: ModuleRecord, trigger: AttemptTrigger
   rec.trigger = trigger;
   rec.jobName = attemptJobName(stepJob, attempt);
   rec.phase = 'Pending';
-  for (const key of ['startTime', 'completionTime', 'result', 'reason', 'message', 'retryAt'] as const) delete rec[key];
+  for (const key of ['jobUid', 'startTime', 'completionTime', 'result', 'reason', 'message', 'retryAt'] as const) delete rec[key];
   if (retryAt) rec.retryAt = retryAt;
 }
 

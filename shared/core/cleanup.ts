@@ -22,18 +22,18 @@ function keep(d: Draft, job: ObservedJob): boolean {
  * decision has its Job deleted by name whether it was shown or not: it may
  * exist (a module's success result arrives while its Job still runs).
  */
-function unseenSucceeded(d: Draft): { name: string; step: number }[] {
+function unseenSucceeded(d: Draft): { name: string; step: number; uid: string | undefined }[] {
   if (!d.input.partialJobs) return [];
   const shown = new Set(d.input.jobs.map((j) => j.step));
   return d.transitions
     .filter((t) => t.kind === 'ModuleSucceeded' && t.step !== undefined && !shown.has(t.step))
-    .map((t) => ({ name: d.records[t.step!]!.jobName, step: t.step! }));
+    .map((t) => ({ name: d.records[t.step!]!.jobName, step: t.step!, uid: d.records[t.step!]!.jobUid }));
 }
 
 export function cleanup(d: Draft): void {
-  for (const job of d.input.jobs) {
-    if (job.deleting || job.gone || keep(d, job)) continue;
-    d.actions.push({ type: 'DeleteJob', name: job.name, step: job.step });
+  for (const job of [...d.input.jobs, ...d.strays]) {
+    if (job.deleting || job.gone || (!d.strays.includes(job) && keep(d, job))) continue;
+    d.actions.push({ type: 'DeleteJob', name: job.name, step: job.step, uid: job.uid });
   }
-  for (const { name, step } of unseenSucceeded(d)) d.actions.push({ type: 'DeleteJob', name, step });
+  for (const { name, step, uid } of unseenSucceeded(d)) d.actions.push({ type: 'DeleteJob', name, step, uid });
 }

@@ -1,7 +1,7 @@
-// The pure core (design note 1): from the CascadeRun as stored, the Jobs seen
-// for it, the new fact if any, and `now`, decide the next status and the
-// actions that make the world match it. Every entry point, the function and
-// the janitor alike, calls this and nothing else to decide.
+// The pure core: from the CascadeRun as stored, the Jobs seen for it, the new
+// fact if any, and `now`, decide the next status and the actions that make
+// the world match it. Every entry point, the function and the janitor alike,
+// calls this and nothing else to decide. See docs/architecture.md#decide-then-act.
 import { applyRequests } from './apply-requests.ts';
 import { applyResult } from './apply-result.ts';
 import { cleanup } from './cleanup.ts';
@@ -40,5 +40,6 @@ function decision(d: Draft, before: string): Decision {
     actions: d.actions,
     transitions: d.transitions,
     verdict: d.verdict,
+    ignoredJobs: d.ignored,
   };
 }

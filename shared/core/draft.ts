@@ -5,11 +5,17 @@ import { isTerminalPhase, type CascadeRunStatus, type ConditionReason, type Modu
 import { jobName } from '../names.ts';
 import { setSucceeded } from './conditions.ts';
 import type { RunRef } from './job-manifest.ts';
+import { sortJobs, type IgnoredJob } from './job-identity.ts';
 import type { ObservedJob } from './observed-job.ts';
 import type { Action, DecideInput, Transition, Verdict } from './types.ts';
 
 export interface Draft {
+  /** What decide() was given, with `jobs` cut down to the run's own (job-identity.ts). */
   input: DecideInput;
+  /** Jobs with a name Cascade gave but another uid: cleanup removes them. */
+  strays: ObservedJob[];
+  /** Observed Jobs not taken as their step's. */
+  ignored: IgnoredJob[];
   run: RunRef;
   status: CascadeRunStatus;
   records: ModuleRecord[];
@@ -58,7 +64,11 @@ export function newDraft(input: DecideInput, statusJson: string): Draft {
     name: run.metadata.name, uid: run.metadata.uid ?? '', iuid: run.spec.pid,
     turlinfo: run.spec.turlinfo ?? '', modules,
   };
-  return { input, run: ref, status, records: status.modules ?? [], actions: [], transitions: [], verdict: 'observed' };
+  const records = status.modules ?? [];
+  const { own, strays, ignored } = sortJobs(records, ref.name, input.jobs);
+  return {
+    input: { ...input, jobs: own }, strays, ignored, run: ref, status, records, actions: [], transitions: [], verdict: 'observed',
+  };
 }
 
 export function isTerminal(d: Draft): boolean {

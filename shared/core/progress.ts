@@ -49,11 +49,14 @@ function attemptFailed(d: Draft, rec: ModuleRecord, reason: ConditionReason, mes
 /**
  * The step's Job as observed: undefined when none was seen, or when the one
  * seen is gone before it finished (`vanished`); a gone Job that finished still
- * tells how its step ended.
+ * tells how its step ended. A Job seen whose uid is not recorded yet (it
+ * existed when its step started) gets it recorded.
  */
 function stepJob(d: Draft, step: number): { job: ObservedJob | undefined; vanished: boolean } {
   const seen = jobOf(d, step);
   const vanished = Boolean(seen?.gone) && seen?.state === 'Active';
+  const rec = d.records[step];
+  if (rec && seen?.uid && !vanished) rec.jobUid ??= seen.uid;
   return { job: vanished ? undefined : seen, vanished };
 }
 

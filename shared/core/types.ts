@@ -1,6 +1,7 @@
 // The vocabulary of the pure core: what it is told, what it decides.
 import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeRun, CascadeRunStatus, RunPhase, TerminalPhase } from '../api/cascade-run.ts';
+import type { IgnoredJob } from './job-identity.ts';
 import type { JobSettings } from './job-manifest.ts';
 import type { ObservedJob } from './observed-job.ts';
 
@@ -62,7 +63,8 @@ export interface DecideInput {
 
 export type Action =
   | { type: 'CreateJob'; step: number; job: V1Job }
-  | { type: 'DeleteJob'; name: string; step: number }
+  /** `uid`: only the Job of that uid is deleted; another Job of the same name is left alone. */
+  | { type: 'DeleteJob'; name: string; step: number; uid?: string | undefined }
   /** Count the end in the CascadeAutoOperator, then record it counted, and notified unless the event is owed. */
   | { type: 'FinishRun'; phase: TerminalPhase; eventOwed: boolean }
   /** Send the run-end CloudEvent (after any FinishRun, without holding the reply), then record it notified. */
@@ -95,4 +97,6 @@ export interface Decision {
   actions: Action[];
   transitions: Transition[];
   verdict: Verdict;
+  /** Observed Jobs that are not the ones Cascade created for their steps: never decided on. */
+  ignoredJobs: IgnoredJob[];
 }

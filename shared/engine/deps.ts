@@ -1,7 +1,8 @@
-// What the engine is given at start-up (design note 6: no module singletons).
+// What the engine is given at start-up (docs/architecture.md#no-module-singletons).
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Store } from '../kube/store.ts';
+import type { IgnoredJob } from '../core/job-identity.ts';
 import type { Transition } from '../core/types.ts';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
@@ -18,6 +19,8 @@ export interface EngineHooks {
   transitions?: (transitions: Transition[], run: CascadeRun) => void;
   /** Each conflict that made the engine reload and decide again. */
   conflict?: () => void;
+  /** A Job observed for a run that did not count for its step (job-identity.ts, confirm-jobs.ts): one call each. */
+  ignoredJob?: (job: IgnoredJob) => void;
   /** Runs of `scenario` a counter write moved from its queue to a slot: to be started now (admission.ts wakePromoted). */
   promoted?: (scenario: string, runs: string[]) => void;
 }

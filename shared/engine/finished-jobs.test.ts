@@ -24,4 +24,17 @@ describe('finishedJobs', () => {
     expect(await once('a', async () => 'again')).toBe('again');
     expect(await once('c', async () => 'again')).toBe('c');
   });
+
+  it('forgets a result `keep` refuses, and the events that shared it do their own work', async () => {
+    const once = finishedJobs();
+    const keep = (v: string) => v !== 'contradicted';
+    let release = () => {};
+    const forged = once('job-1/Succeeded', () => new Promise<string>((resolve) => { release = () => resolve('contradicted'); }), keep);
+    const shared = once('job-1/Succeeded', async () => 'confirmed', keep);
+    release();
+    expect(await forged).toBe('contradicted');
+    expect(await shared).toBe('confirmed');
+    expect(await once('job-1/Succeeded', async () => 'again', keep)).toBe('again');
+    expect(await once('job-1/Succeeded', async () => 'not asked', keep)).toBe('again');
+  });
 });

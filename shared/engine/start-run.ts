@@ -148,5 +148,5 @@ export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outco
   if (held.op) checkHeld(deps, name, counted, scenarioName);
   if (result.kind !== 'done') return unavailable(`run ${name} vanished while it was being started`);
   const source = run.metadata.annotations?.[ANNOTATION_SCENARIO_SOURCE];
-  return accepted({ run: name, phase: result.run.status?.phase, iuid: req.iuid, ...(source ? { scenario: source } : {}) });
+  return accepted({ run: name, namespace: deps.config.namespace, phase: result.run.status?.phase, iuid: req.iuid, ...(source ? { scenario: source } : {}) });
 }

@@ -4,7 +4,7 @@ import { emptySummary, exitCode, tally } from './sweep-summary.ts';
 
 function decision(transitions: Transition[], finish = false): Decision {
   return {
-    status: {}, changed: true, verdict: 'observed', transitions,
+    status: {}, changed: true, verdict: 'observed', transitions, ignoredJobs: [],
     actions: finish ? [{ type: 'FinishRun', phase: 'Failed', eventOwed: false }] : [],
   };
 }

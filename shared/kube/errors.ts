@@ -1,6 +1,7 @@
-// Kubernetes API errors classified at the boundary (design note 3), so that no
-// API status leaks out as a reply: conflicts are retried, transient trouble is
-// answered 503 for the sender to retry, anything else is an internal error.
+// Kubernetes API errors classified at the boundary, so that no API status
+// leaks out as a reply: conflicts are retried, transient trouble is answered
+// 503 for the sender to retry, anything else is an internal error.
+// See docs/architecture.md#errors-classified-at-the-boundary.
 export type ApiErrorKind = 'conflict' | 'not-found' | 'invalid' | 'transient' | 'refused';
 
 export function apiStatus(error: unknown): number | undefined {

@@ -6,30 +6,27 @@ import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import { API_VERSION, CASCADE_AUTO_OPERATOR_PLURAL, CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../api/group.ts';
 import { LABEL_RUN } from '../names.ts';
-import { apiErrorKind } from './errors.ts';
+import { apiErrorKind, type ApiErrorKind } from './errors.ts';
 import { refusalsWhileStarting } from './not-ready.ts';
 import type { Page, PageRequest } from './pages.ts';
 import type { Rest } from './rest.ts';
 import { withRetry, type RetryPolicy } from './retry.ts';
 import type { Store } from './store.ts';
 
-async function orMissing<T>(call: Promise<T>): Promise<T | undefined> {
+/** The call's value, or `value` when the API server answers with an error of `kind`. */
+async function orWhen<T, U>(kind: ApiErrorKind, value: U, call: Promise<T>): Promise<T | U> {
   try {
     return await call;
   } catch (error) {
-    if (apiErrorKind(error) === 'not-found') return undefined;
+    if (apiErrorKind(error) === kind) return value;
     throw error;
   }
 }
 
-async function orExists<T>(call: Promise<T>): Promise<T | 'exists'> {
-  try {
-    return await call;
-  } catch (error) {
-    if (apiErrorKind(error) === 'conflict') return 'exists';
-    throw error;
-  }
-}
+const orMissing = <T>(call: Promise<T>) => orWhen('not-found', undefined, call);
+const orExists = <T>(call: Promise<T>) => orWhen('conflict', 'exists' as const, call);
+/** A delete whose uid precondition failed: the Job of that uid is gone, another has its name. */
+const orOtherUid = <T>(call: Promise<T>) => orWhen('conflict', undefined, call);
 
 interface List<T> {
   items: T[];
@@ -64,9 +61,14 @@ export function restStore(untimed: Rest, namespace: string, policy: RetryPolicy)
     },
     pageRuns: async (request) => page(await r(() => rest<List<CascadeRun>>('GET', runs, { query: pageQuery(request) }))),
     pageJobs: async (request) => page(await r(() => rest<List<V1Job>>('GET', jobs, { query: { labelSelector: LABEL_RUN, ...pageQuery(request) } }))),
-    createJob: (job) => r(async () => ((await orExists(rest('POST', jobs, { body: job, discard: true }))) === 'exists' ? 'exists' : 'created')),
-    deleteJob: async (name) => {
-      await r(() => orMissing(rest('DELETE', `${jobs}/${name}`, { body: BACKGROUND, discard: true })));
+    getJob: (name) => r(() => orMissing(rest<V1Job>('GET', `${jobs}/${name}`))),
+    createJob: (job) => r(async () => {
+      const created = await orExists(rest<V1Job>('POST', jobs, { body: job }));
+      return created === 'exists' ? 'exists' : { uid: created.metadata?.uid };
+    }),
+    deleteJob: async (name, uid) => {
+      const body = uid ? { ...BACKGROUND, preconditions: { uid } } : BACKGROUND;
+      await r(() => orMissing(orOtherUid(rest('DELETE', `${jobs}/${name}`, { body, discard: true }))));
     },
     getOperator: (name) => r(() => orMissing(rest<CascadeAutoOperator>('GET', `${ops}/${name}`))),
     writeOperatorStatus: (op, status) => r(() => rest<CascadeAutoOperator>('PUT', `${ops}/${op.metadata.name}/status`, { body: { ...op, status } })),

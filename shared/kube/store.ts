@@ -15,12 +15,16 @@ export interface Store {
   writeRunStatus(run: CascadeRun, status: CascadeRunStatus): Promise<CascadeRun>;
   deleteRun(name: string): Promise<void>;
   listJobs(runName?: string): Promise<V1Job[]>;
+  /** One Job as the API server holds it; undefined when there is none of that name. */
+  getJob(name: string): Promise<V1Job | undefined>;
   /** One page of every CascadeRun (the janitor: pages.ts). */
   pageRuns(request: PageRequest): Promise<Page<CascadeRun>>;
   /** One page of every Job of Cascade's (labelled with a run). */
   pageJobs(request: PageRequest): Promise<Page<V1Job>>;
-  createJob(job: V1Job): Promise<'created' | 'exists'>;
-  deleteJob(name: string): Promise<void>;
+  /** The uid of the Job created, or 'exists' when one of that name was there already. */
+  createJob(job: V1Job): Promise<{ uid: string | undefined } | 'exists'>;
+  /** Deletes the Job; with `uid`, only when the Job of that name has that uid. Gone already: done. */
+  deleteJob(name: string, uid?: string): Promise<void>;
   getOperator(name: string): Promise<CascadeAutoOperator | undefined>;
   writeOperatorStatus(op: CascadeAutoOperator, status: CascadeAutoOperatorStatus): Promise<CascadeAutoOperator>;
   /** Replaces the operator's finalizers, guarded by its resourceVersion; returns it as written. */

@@ -1,0 +1,31 @@
+// `version`: the CLI's version (package.json's) and the API server's, as
+// `kubectl version` prints them; --client prints the first only.
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { act, connection, type Ctx } from '../command-context.ts';
+import { clientNode } from '../kube/client.ts';
+
+/** package.json's version: two levels up from cli/commands/ in a checkout, three from build/cli/commands/ in a package. */
+export function cliVersion(): string {
+  for (const path of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'cascade' && pkg.version) return pkg.version;
+    } catch { /* not there: the other layout */ }
+  }
+  return 'unknown';
+}
+
+export function registerVersion(program: Command, ctx: Ctx): void {
+  program.command('version')
+    .description('print the CLI\'s version and the API server\'s, as kubectl version does')
+    .option('--client', 'the CLI\'s version only: no API server is asked')
+    .action(act(ctx, async (opts: { client?: boolean }, cmd: Command) => {
+      ctx.io.out.write(`Client Version: ${cliVersion()}\n`);
+      if (opts.client) return 0;
+      const { VersionApi } = await clientNode();
+      const server = await (await connection(cmd)).kc.makeApiClient(VersionApi).getCode();
+      ctx.io.out.write(`Server Version: ${server.gitVersion}\n`);
+      return 0;
+    }));
+}

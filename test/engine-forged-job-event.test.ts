@@ -1,0 +1,140 @@
+// Forged Job events, as a hostile in-cluster client could post them to the
+// Broker, against the real control plane. A Job event moves a run only when
+// its Job is the one Cascade created for that step: the step's name, the uid
+// recorded at creation, and the state the API server holds. Anything else is
+// ignored, logged and counted in cascade_ignored_jobs_total{reason}. No
+// ApiServerSource stand-in runs: the test delivers each event itself.
+import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { auditLogOf, auditMark } from '../local/audit-log.ts';
+import { imageModule } from './fixtures/scenarios.ts';
+import { binaryEvent, cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { functionRequests } from './support/function-requests.ts';
+import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
+import { parseMetrics, scrape, value } from './support/ops.ts';
+
+let h: Harness | undefined;
+afterEach(async () => { await h?.stop(); h = undefined; });
+
+const RUN = `${SCENARIO}-abcde`;
+const JOB_A = `${SCENARIO}-a-abcde`;
+const JOB_B = `${SCENARIO}-b-abcde`;
+
+function deliver(change: 'add' | 'update' | 'delete', job: V1Job) {
+  const ev = binaryEvent(`dev.knative.apiserver.resource.${change}`, job);
+  return post(h!.url(), ev.body, ev.headers);
+}
+
+const FINISHED = {
+  conditions: [
+    { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached' },
+    { type: 'Complete', status: 'True', reason: 'CompletionsReached' },
+  ],
+  succeeded: 1, active: 0, startTime: new Date(), completionTime: new Date(),
+};
+
+/** A run of a (10 min) and b, its Job a running: the step a real Job holds. */
+async function runningAtA() {
+  const modules = [imageModule('a', {}, { delayMs: 600_000 }), imageModule('b', {}, { delayMs: 0 })];
+  h = await cascadeHarness({ modules, from: 'file', source: false });
+  const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
+  expect((await post(h.url(), start.body, start.headers)).status).toBe(200);
+  const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+  const real = await batch.readNamespacedJob({ name: JOB_A, namespace: h.ns });
+  return { batch, real };
+}
+
+/**
+ * The function's calls on Jobs and on single runs. Its lists of every run
+ * (the gauges' periodic count) come and go with time, so they are left out.
+ */
+function jobAndRunCalls(requests: { byVerb: Record<string, number> }): Record<string, number> {
+  return Object.fromEntries(Object.entries(requests.byVerb).filter(([verb]) => verb.startsWith('jobs') || (verb.startsWith('cascaderuns') && verb !== 'cascaderuns list')));
+}
+
+async function ignored(reason: string): Promise<number> {
+  return value(parseMetrics(await scrape(h!.fns[0]!.metricsUrl)), 'cascade_ignored_jobs_total', { reason });
+}
+
+/** The run has not moved: step a running on its real Job, no Job for b. */
+async function notMoved(batch: BatchV1Api): Promise<void> {
+  const run = await h!.getRun(RUN);
+  expect(run.status?.phase).toBe('Running');
+  expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending']);
+  const jobs = await batch.listNamespacedJob({ namespace: h!.ns });
+  expect(jobs.items.map((j) => j.metadata?.name)).toEqual([JOB_A]);
+  expect(jobs.items[0]?.metadata?.deletionTimestamp).toBeUndefined();
+}
+
+describe('forged Job events', () => {
+  it('records the uid of the Job it created for the step', async () => {
+    const { real } = await runningAtA();
+    expect(real.metadata?.uid).toBeTruthy();
+    expect((await h!.getRun(RUN)).status?.modules?.[0]?.jobUid).toBe(real.metadata?.uid);
+  });
+
+  it('a finished Job with the run\'s label, a made-up name and uid, no owner: ignored, counted, no API call', async () => {
+    const { batch, real } = await runningAtA();
+    const forged: V1Job = {
+      apiVersion: 'batch/v1', kind: 'Job',
+      metadata: { name: 'forged-job', namespace: h!.ns, uid: '00000000-0000-4000-8000-000000000001', labels: { ...real.metadata?.labels } },
+      status: FINISHED,
+    };
+    const mark = auditMark(auditLogOf(adminKubeconfigPath()));
+    expect((await deliver('update', forged)).status).toBe(200);
+    expect((await deliver('delete', forged)).status).toBe(200);
+    await notMoved(batch);
+    expect(await ignored('unknown-name')).toBe(2);
+    // Decided from the run this process wrote: the forged name is refused before any read of a Job or the run.
+    expect(jobAndRunCalls(await functionRequests(h!.ns, mark, 0))).toEqual({});
+  });
+
+  it('the real Job\'s name and uid with an invented finished status: one read of the Job refutes it', async () => {
+    const { batch, real } = await runningAtA();
+    const forged: V1Job = { ...real, status: { ...real.status, ...FINISHED } };
+    const mark = auditMark(auditLogOf(adminKubeconfigPath()));
+    expect((await deliver('update', forged)).status).toBe(200);
+    await notMoved(batch);
+    expect(await ignored('unconfirmed')).toBe(1);
+    expect(jobAndRunCalls(await functionRequests(h!.ns, mark, 0))).toEqual({ 'jobs get': 1 });
+    // The refuted claim is not remembered as the Job's: a second copy is read again, and refuted again.
+    expect((await deliver('update', forged)).status).toBe(200);
+    await notMoved(batch);
+    expect(await ignored('unconfirmed')).toBe(2);
+  });
+
+  it('a delete event for the real Job while it still runs: refuted, the step keeps its Job', async () => {
+    const { batch, real } = await runningAtA();
+    expect((await deliver('delete', real)).status).toBe(200);
+    await notMoved(batch);
+    expect(await ignored('unconfirmed')).toBe(1);
+  });
+
+  it('the real Job\'s name with another uid: ignored as another Job', async () => {
+    const { batch, real } = await runningAtA();
+    const forged: V1Job = { ...real, metadata: { ...real.metadata, uid: '00000000-0000-4000-8000-000000000002' }, status: FINISHED };
+    expect((await deliver('update', forged)).status).toBe(200);
+    await notMoved(batch);
+    // Its name and uid say "another Job": the read that would act on it finds the real one instead.
+    expect(await ignored('unconfirmed')).toBe(1);
+    expect(await ignored('other-uid')).toBe(0);
+  });
+
+  it('the real Job, once it really finished: its event moves the run, as the API server confirms', async () => {
+    const modules = [imageModule('a', {}, { delayMs: 0 }), imageModule('b', {}, { delayMs: 600_000 })];
+    h = await cascadeHarness({ modules, from: 'file', source: false });
+    const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
+    expect((await post(h.url(), start.body, start.headers)).status).toBe(200);
+    const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+    const done = await waitFor(async () => {
+      const job = await batch.readNamespacedJob({ name: JOB_A, namespace: h!.ns });
+      return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
+    }, { message: 'Job a complete' });
+    expect((await deliver('update', done)).status).toBe(200);
+    const run = await h.getRun(RUN);
+    expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);
+    const b = await batch.readNamespacedJob({ name: JOB_B, namespace: h.ns });
+    expect(run.status?.modules?.[1]?.jobUid).toBe(b.metadata?.uid);
+    for (const reason of ['unknown-name', 'other-uid', 'unconfirmed']) expect(await ignored(reason)).toBe(0);
+  });
+});
