@@ -139,7 +139,9 @@ function text(b: Uint8Array): string {
 function dispatchIo(stop: AbortSignal, attempts: Attempt[], onAttempt?: (a: Attempt) => void) {
   return {
     send: (target: string, event: CloudEvent, timeoutMs: number | undefined) => sendEvent(target, event, timeoutMs, stop),
+    // Once stopped, no wait: the retries left fail at once, their send aborted too.
     sleep: (ms: number) => new Promise<void>((resolve) => {
+      if (stop.aborted) return resolve();
       const timer = setTimeout(resolve, ms);
       stop.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
     }),
