@@ -9,8 +9,9 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
-import { startBroker, type RunningBroker } from '../local/eventing/broker.ts';
+import { knativeConfig, startBroker, type RunningBroker } from '../local/eventing/broker.ts';
 import { startDeadLetterSink, type DeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
+import { brokerConfig } from './support/broker-config.ts';
 
 type Answer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 interface Subscriber { url: string; received: { headers: IncomingHttpHeaders; body: string }[]; stop(): Promise<void> }
@@ -47,12 +48,12 @@ afterEach(async () => {
   subs = [];
 });
 
-/** The stand-in with knative/'s Broker and Triggers, Service/cascade at `replicas`, waits at 1/1000. */
+/** The synchronous stand-in with knative/'s Triggers, Service/cascade at `replicas`, waits at 1/1000. */
 async function setUp(replicas: Answer[][]) {
   subs = await Promise.all(replicas.map((answers) => subscriber(answers)));
   dls = await startDeadLetterSink();
   broker = await startBroker({
-    namespace: 'ns', backoffScale: 0.001,
+    namespace: 'ns', backoffScale: 0.001, config: brokerConfig('sync'),
     addresses: { 'Service/cascade': subs.map((s) => s.url), 'Service/cascade-dead-letters': [dls.url] },
   });
   return { broker, dls, subs };
@@ -208,7 +209,7 @@ describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sin
   it('an attempt without an answer within the Trigger\'s timeout is retried', async () => {
     subs = [await subscriber([{ status: 200, delayMs: 5000 }, { status: 200 }])];
     dls = await startDeadLetterSink();
-    const config = (await import('../local/eventing/broker.ts')).knativeConfig();
+    const config = brokerConfig('sync');
     const triggers = config.triggers.map((t) => ({ ...t, delivery: { ...t.delivery, timeout: 'PT0.2S' } }));
     broker = await startBroker({ namespace: 'ns', backoffScale: 0.001, config: { ...config, triggers }, addresses: { 'Service/cascade': [subs[0]!.url], 'Service/cascade-dead-letters': [dls.url] } });
     await fetch(broker.url, event(RUN_REQUESTED));
@@ -219,7 +220,7 @@ describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sin
   it('an event whose every attempt timed out reaches the dead-letter sink without Knative\'s error extensions', async () => {
     subs = [await subscriber([{ status: 200, delayMs: 5000 }])];
     dls = await startDeadLetterSink();
-    const config = (await import('../local/eventing/broker.ts')).knativeConfig();
+    const config = brokerConfig('sync');
     const triggers = config.triggers.map((t) => ({ ...t, delivery: { ...t.delivery, retry: 1, timeout: 'PT0.1S' } }));
     broker = await startBroker({ namespace: 'ns', backoffScale: 0.001, config: { ...config, triggers }, addresses: { 'Service/cascade': [subs[0]!.url], 'Service/cascade-dead-letters': [dls.url] } });
     expect((await fetch(broker.url, event(RUN_REQUESTED, 'slow'))).status).toBe(202);
@@ -228,6 +229,17 @@ describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sin
 });
 
 describe('the synchronous Broker (Knative\'s default) and the async handler', () => {
+  it('the ingress follows the Broker\'s annotation: knative/broker.yaml ships it (async); without it, synchronous', async () => {
+    dls = await startDeadLetterSink();
+    const addresses = { 'Service/cascade': [], 'Service/cascade-dead-letters': [dls.url] };
+    expect(knativeConfig().broker.async).toBe(true);
+    broker = await startBroker({ namespace: 'ns', addresses });
+    expect(broker.async).toBe(true);
+    await broker.stop();
+    broker = await startBroker({ namespace: 'ns', config: brokerConfig('sync'), addresses });
+    expect(broker.async).toBe(false);
+  });
+
   it('synchronous: the sender\'s answer waits for the subscriber\'s', async () => {
     const { broker: b } = await setUp([[{ status: 200, delayMs: 300 }]]);
     expect(b.async).toBe(false);
@@ -254,8 +266,7 @@ describe('the synchronous Broker (Knative\'s default) and the async handler', ()
   it('the annotation messaging.knative.dev/async-handler: "true": 202 before the subscriber answers', async () => {
     subs = [await subscriber([{ status: 200, delayMs: 500 }])];
     dls = await startDeadLetterSink();
-    const config = (await import('../local/eventing/broker.ts')).knativeConfig();
-    broker = await startBroker({ namespace: 'ns', backoffScale: 0.001, config: { ...config, broker: { ...config.broker, async: true } }, addresses: { 'Service/cascade': [subs[0]!.url], 'Service/cascade-dead-letters': [dls.url] } });
+    broker = await startBroker({ namespace: 'ns', backoffScale: 0.001, config: brokerConfig('async'), addresses: { 'Service/cascade': [subs[0]!.url], 'Service/cascade-dead-letters': [dls.url] } });
     expect(broker.async).toBe(true);
     expect((await fetch(broker.url, event(RUN_REQUESTED))).status).toBe(202);
     expect(broker.attempts).toEqual([]);
