@@ -145,6 +145,11 @@ export async function deleteBenchNamespaces(kc: KubeConfig): Promise<void> {
   benchNamespaces.clear();
 }
 
+/** BENCH_BROKER=async: the Broker answers before it delivers (knative/broker.yaml's annotation); else synchronous, Knative's default Broker. */
+export function brokerIsAsync(): boolean {
+  return process.env.BENCH_BROKER === 'async';
+}
+
 export interface InstallOptions {
   /**
    * Front the function with Knative's queue-proxy (local/queue-proxy/, built
@@ -178,7 +183,7 @@ export async function install(
   let brokerUrl = '';
   const out = sender(() => brokerUrl);
   const broker = await startBroker({
-    namespace: ns, onAttempt: out.onAttempt,
+    namespace: ns, onAttempt: out.onAttempt, async: brokerIsAsync(),
     addresses: { 'Service/cascade': [queueProxy?.url ?? fn.url], 'Service/cascade-dead-letters': [deadLetters.url] },
   });
   brokerUrl = broker.url;

@@ -6,6 +6,7 @@
 //   BENCH_POD_DELAY_MS  pod run time under kwok (default 0)
 //   BENCH_REPEAT        repeats; figures become median and spread (default 1)
 //   BENCH_QUICK=1       a fast subset (up to 100 runs in flight)
+//   BENCH_BROKER        sync (default: Knative's default Broker) or async (the async-handler annotation)
 //   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,events,exact)
 //   BENCH_EXACT_RUNS    runs in flight of the exact phase (default 10000, quick 500)
 //   BENCH_COLD_TRIES    cold starts of each kind the cold phase takes the median of (default 3, quick 2)
@@ -23,7 +24,7 @@ import { deadSinkReplies } from './dead-sink.ts';
 import { controlPlane, type ControlPlane } from './control-plane.ts';
 import { endToEnd } from './end-to-end.ts';
 import { importTimes } from './imports.ts';
-import { deleteBenchNamespaces, install, scenario, type Install } from './install.ts';
+import { brokerIsAsync, deleteBenchNamespaces, install, scenario, type Install } from './install.ts';
 import { janitorSweeps } from './janitor.ts';
 import { ceiling } from './ceiling.ts';
 import { eventMix, eventPath } from './event-path.ts';
@@ -181,7 +182,7 @@ async function main(): Promise<void> {
     cores: cpus().length, cpu: cpus()[0]?.model, memoryGiB: totalmem() / 2 ** 30, node: process.version,
     kubernetes: cp.kubernetesVersion, loadAverageAtStart: loadAvgAtStart, loadAverageAtEnd: loadavg(),
   };
-  const settings = { quick, podDelayMs: delayMs, repeat, only: only ? [...only] : 'all', apiLimits: cp.limits };
+  const settings = { quick, podDelayMs: delayMs, repeat, only: only ? [...only] : 'all', broker: brokerIsAsync() ? 'async' : 'sync', apiLimits: cp.limits };
   const result = { startedAt: started.toISOString(), durationSeconds: (Date.now() - started.getTime()) / 1000, machine, settings, figures, rounds: repeat > 1 ? rounds : undefined };
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });

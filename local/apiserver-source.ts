@@ -1,29 +1,51 @@
 // A local stand-in for Knative's ApiServerSource (Resource mode): watches the
 // Jobs that carry Cascade's run label, and the CascadeRuns, and POSTs each
-// change to its sink as a binary CloudEvent
-// `dev.knative.apiserver.resource.add|update|delete` with the object as data,
-// as the real source does on a Knative cluster (knative/apiserversource.yaml). Its sink is
-// the Broker stand-in's ingress (local/eventing/) in `npm start`, the cluster
-// tests and the benchmarks, as knative/apiserversource.yaml's is the Broker;
-// a few fault tests point it at a function directly. On Knative the real
-// source is used. Like the real one (a client-go Reflector), a watch the API
-// server ends is opened again where it left off (local/kept-watch.ts).
-// Where it differs: the objects that exist when it starts, or when it must
-// start again from the current state (410 Gone), are delivered as `add`; the
-// real one delivers nothing for those lists (the janitor covers what they
-// would have shown). It posts each change at once, not one after another.
+// change to its sink as the real adapter does on a Knative cluster
+// (knative/apiserversource.yaml; knative/eventing pkg/adapter/apiserver and
+// pkg/adapter/v2, cloudevents/sdk-go's HTTP retries):
+//
+// - a binary CloudEvent `dev.knative.apiserver.resource.add|update|delete`
+//   with the object as JSON data; `source` is the API server's URL as the
+//   rest config has it; `subject` the object's path; `time` when it is
+//   sent; the extensions `kind`, `name`, `namespace` and `apiversion`;
+// - one id per event, kept across its retries;
+// - one change at a time per watched resource: the next waits until the
+//   sink answered the last (a Reflector calls the adapter's store inline);
+// - 5 retries, waiting 100, 200, 400, 800, 1600 ms (50 ms × 2^n), on no
+//   answer and on 404, 413, 425, 429, 502, 503, 504; a 500 or any other
+//   answer is final; a change given up on is logged and dropped;
+// - a watch the API server ends is opened again where it left off
+//   (local/kept-watch.ts); at start, and after a 410 Gone, the current state
+//   is listed and nothing is sent for it.
+// Its sink is the Broker stand-in's ingress (local/eventing/) in `npm start`,
+// the cluster tests and the benchmarks; a few fault tests point it at a
+// function directly. On Knative the real source is used.
+// Where it differs: the next change waits in memory, where the real
+// Reflector stops reading the watch until the send ends; no K_SINK_TIMEOUT,
+// no OIDC, no TLS, no CloudEvent overrides.
 import { randomUUID } from 'node:crypto';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
 import { CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../shared/api/group.ts';
 import { LABEL_RUN } from '../shared/names.ts';
 import { keptWatch } from './kept-watch.ts';
 
 const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };
 
+/** cloudevents/sdk-go's defaultRetriableErrors: what its HTTP sender retries (besides no answer). */
+export const RETRIED_STATUSES: ReadonlySet<number> = new Set([404, 413, 425, 429, 502, 503, 504]);
+/** The adapter's retries: `ContextWithRetriesExponentialBackoff(ctx, 50ms, 5)`. */
+export const RETRIES = 5;
+const PERIOD_MS = 50;
+
+/** The wait before retry n (1 for the first), as sdk-go's exponential backoff: period × 2^n. */
+export function retryWaitMs(n: number): number {
+  return PERIOD_MS * 2 ** n;
+}
+
 /** What knative/apiserversource.yaml watches: Cascade's Jobs, and the CascadeRuns (annotations requesting a cancel). */
 export type WatchedResource = 'jobs' | 'cascaderuns';
 
-interface Resource {
+export interface Resource {
   path: (namespace: string) => string;
   apiVersion: string;
   kind: string;
@@ -42,9 +64,9 @@ export interface SourceOptions {
   resources?: WatchedResource[];
   /** Every change goes to each sink. */
   sink: string | string[];
-  /** Told of each delivery given up after its retries, and of a watch that could not restart. */
+  /** Told of each change given up after its retries, and of a watch that could not restart. */
   onError?: (error: unknown) => void;
-  /** Told of each attempt answered 429 or 5xx, or failed to connect, that is retried. */
+  /** Told of each attempt that is retried. */
   onRetry?: (attempt: RetriedAttempt) => void;
   /** Told of every answer of the sink, retried ones included (0: the connection failed). */
   onAnswer?: (status: number) => void;
@@ -60,68 +82,95 @@ export interface RetriedAttempt {
 
 export interface RunningSource {
   stop(): void;
+  /** Changes sent (each to each sink), answered or given up. */
   delivered(): number;
 }
 
-type ObjectData = { metadata?: { name?: string; namespace?: string } };
+export type ObjectData = { metadata?: { name?: string; namespace?: string } };
 
-interface Change {
+export interface Change {
+  type: string;
   resource: Resource;
   obj: ObjectData;
 }
 
-async function postOnce(sink: string, type: string, { resource, obj }: Change): Promise<{ status: number; detail: string }> {
-  const res = await fetch(sink, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'ce-specversion': '1.0',
-      'ce-id': randomUUID(),
-      'ce-type': `dev.knative.apiserver.resource.${type}`,
-      'ce-source': 'https://kubernetes.default.svc',
-      'ce-subject': `${resource.path(obj.metadata?.namespace ?? '')}/${obj.metadata?.name}`,
-    },
-    body: JSON.stringify({ apiVersion: resource.apiVersion, kind: resource.kind, ...obj }),
-  });
+/** The headers of a change's CloudEvent, as the adapter makes it (pkg/adapter/apiserver/events). */
+export function eventHeaders({ source, type, resource, obj }: Change & { source: string }, id: string, time: string): Record<string, string> {
+  const name = obj.metadata?.name ?? '';
+  const namespace = obj.metadata?.namespace ?? '';
+  return {
+    'content-type': 'application/json',
+    'ce-specversion': '1.0',
+    'ce-id': id,
+    'ce-type': `dev.knative.apiserver.resource.${type}`,
+    'ce-source': source,
+    'ce-subject': `${resource.path(namespace)}/${name}`,
+    'ce-time': time,
+    'ce-kind': resource.kind,
+    'ce-name': name,
+    'ce-namespace': namespace,
+    'ce-apiversion': resource.apiVersion,
+  };
+}
+
+async function postOnce(sink: string, headers: Record<string, string>, body: string): Promise<{ status: number; detail: string }> {
+  const res = await fetch(sink, { method: 'POST', headers, body });
   return { status: res.status, detail: await res.text() };
 }
 
-/**
- * As Knative delivery does: a connection error, 429 or 5xx is retried with
- * backoff (each retried attempt told to `onRetry`), other answers are final.
- */
-async function post(sink: string, type: string, change: Change, tell: Pick<SourceOptions, 'onRetry' | 'onAnswer'>): Promise<void> {
-  const what = `${type} of ${change.resource.kind} ${change.obj.metadata?.name} to ${sink}`;
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const reply = await postOnce(sink, type, change).catch((e: unknown) => ({ status: 0, detail: String((e as { cause?: unknown }).cause ?? e) }));
+/** One change to one sink: the same event (id, time) on every attempt, retried as sdk-go retries. */
+async function send(sink: string, source: string, { type, resource, obj }: Change, tell: Pick<SourceOptions, 'onRetry' | 'onAnswer'>): Promise<void> {
+  const what = `${type} of ${resource.kind} ${obj.metadata?.name} to ${sink}`;
+  const headers = eventHeaders({ source, type, resource, obj }, randomUUID(), new Date().toISOString());
+  const body = JSON.stringify({ apiVersion: resource.apiVersion, kind: resource.kind, ...obj });
+  for (let retry = 0; ; retry++) {
+    const reply = await postOnce(sink, headers, body).catch((e: unknown) => ({ status: 0, detail: String((e as { cause?: unknown }).cause ?? e) }));
     tell.onAnswer?.(reply.status);
-    if (reply.status !== 0 && reply.status !== 429 && reply.status < 500) return;
-    if (attempt < 7) tell.onRetry?.({ ...reply, what });
-    await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+    if (reply.status >= 200 && reply.status <= 299) return;
+    if (reply.status !== 0 && !RETRIED_STATUSES.has(reply.status)) throw new Error(`sink answered ${reply.status} to a ${what}: ${reply.detail.slice(0, 200)}`);
+    if (retry >= RETRIES) throw new Error(`sink kept refusing a ${what} (last: ${reply.status || reply.detail})`);
+    tell.onRetry?.({ ...reply, what });
+    await new Promise((r) => setTimeout(r, retryWaitMs(retry + 1)));
   }
-  throw new Error(`sink kept refusing a ${what}`);
+}
+
+/** A queue that runs one task at a time, in order. */
+function serial() {
+  let last: Promise<void> = Promise.resolve();
+  return (task: () => Promise<void>) => { last = last.then(task); };
 }
 
 export async function startApiServerSource(opts: SourceOptions): Promise<RunningSource> {
   let count = 0;
+  let stopped = false;
+  const source = opts.kc.getCurrentCluster()?.server ?? '';
+  const objects = opts.kc.makeApiClient(KubernetesObjectApi);
   const watches = (opts.resources ?? ['jobs', 'cascaderuns']).map((name) => {
     const resource = RESOURCES[name];
+    const queues = [opts.sink].flat().map((sink) => ({ sink, enqueue: serial() }));
     return keptWatch({
       kc: opts.kc, path: resource.path(opts.namespace), query: resource.labelSelector ? { labelSelector: resource.labelSelector } : {},
       onError: opts.onError,
+      list: async () => {
+        const list = await objects.list(resource.apiVersion, resource.kind, opts.namespace, undefined, undefined, undefined, undefined, resource.labelSelector);
+        return list.metadata?.resourceVersion ?? '';
+      },
       on: (phase, obj) => {
         const type = TYPES[phase];
         if (!type) return;
-        for (const sink of [opts.sink].flat()) {
-          count++;
-          post(sink, type, { resource, obj: obj as ObjectData }, opts).catch((e) => opts.onError?.(e));
+        for (const { sink, enqueue } of queues) {
+          enqueue(async () => {
+            if (stopped) return;
+            await send(sink, source, { type, resource, obj: obj as ObjectData }, opts).catch((e: unknown) => opts.onError?.(e));
+            count++;
+          });
         }
       },
     });
   });
   await Promise.all(watches.map((w) => w.ready));
   return {
-    stop: () => { for (const w of watches) w.stop(); },
+    stop: () => { stopped = true; for (const w of watches) w.stop(); },
     delivered: () => count,
   };
 }

@@ -5,7 +5,9 @@
 // changes meanwhile come in order and nothing is told twice. Only when that
 // version is too old for the API server (410 Gone: its watch cache moved on,
 // or it restarted) does it start again from the current state, whose objects
-// then come again as ADDED.
+// then come again as ADDED; with `list`, as a Reflector does, the current
+// state is listed instead and the watch opened from the list's version, so
+// the objects that exist then are not told at all.
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 
 export interface KeptWatch {
@@ -23,6 +25,8 @@ export interface KeptWatchOptions {
   /** Each ADDED, MODIFIED or DELETED change (no bookmarks, no errors). */
   on: (phase: string, obj: unknown) => void;
   onError?: (error: unknown) => void;
+  /** Lists the current state and gives its resourceVersion: when set, the watch starts there (a Reflector's list), not with ADDED events for what exists. */
+  list?: () => Promise<string>;
 }
 
 type Versioned = { code?: number; metadata?: { resourceVersion?: string } };
@@ -33,7 +37,7 @@ export function versionAfter(since: string | undefined, phase: string, obj: Vers
   return obj.metadata?.resourceVersion ?? since;
 }
 
-export function keptWatch({ kc, path, query = {}, on, onError }: KeptWatchOptions): KeptWatch {
+export function keptWatch({ kc, path, query = {}, on, onError, list }: KeptWatchOptions): KeptWatch {
   let stopped = false;
   let since: string | undefined;
   let controller: AbortController | undefined;
@@ -42,6 +46,7 @@ export function keptWatch({ kc, path, query = {}, on, onError }: KeptWatchOption
   const reopen = (afterMs: number) => setTimeout(() => void open().catch((e: unknown) => { onError?.(e); if (!stopped) reopen(1000); }), afterMs);
   const open = async (): Promise<void> => {
     if (stopped) return;
+    if (!since && list) since = await list();
     const version = since ? { resourceVersion: since } : {};
     controller = await new Watch(kc).watch(path, { ...query, allowWatchBookmarks: 'true', ...version }, (phase, obj: Versioned) => {
       since = versionAfter(since, phase, obj);

@@ -4,9 +4,12 @@
 // $KUBECONFIG, or against the bundled local control plane when none is
 // configured; in front of it the Knative Broker stand-in (local/eventing/) on
 // http://localhost:8081 (BROKER_PORT) with knative/'s Triggers and its
-// dead-letter sink, whose events are printed. Job changes reach the Broker
-// through a local stand-in for Knative's ApiServerSource, as they would on a
-// cluster. Ctrl-C stops everything this started.
+// dead-letter sink, whose events are printed. The Broker is synchronous, as
+// Knative's default Broker on every release. CASCADE_BROKER=async makes it
+// answer 202 before it delivers, as knative/broker.yaml's annotation does on
+// Eventing 1.17+. Job changes reach the Broker through a local stand-in for
+// Knative's ApiServerSource, as they would on a cluster. Ctrl-C stops
+// everything this started.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -26,6 +29,14 @@ const namespace = process.env.POD_NAMESPACE ?? 'cascade-operator';
 const scenarioName = process.env.SCENARIO_NAME ?? 'cascadeautooperator-ip';
 const demoScenario = join(repoRoot, 'local/demo-scenario.json');
 const withQueueProxy = process.env.CASCADE_QUEUE_PROXY !== 'off';
+const brokerMode = process.env.CASCADE_BROKER ?? 'sync';
+if (brokerMode !== 'sync' && brokerMode !== 'async') throw new Error(`CASCADE_BROKER must be sync or async, not ${JSON.stringify(brokerMode)}`);
+
+function brokerModeLine(async: boolean): string {
+  return async
+    ? 'cascade: the Broker answers 202 before it delivers, as knative/broker.yaml\'s async-handler annotation on Eventing 1.17+ (CASCADE_BROKER=async)'
+    : 'cascade: the Broker answers once every Trigger\'s delivery ended, as Knative\'s default Broker (CASCADE_BROKER=async: before it delivers)';
+}
 
 /** The Broker stand-in in front of the function (on PORT), its dead-letter sink, and the ApiServerSource stand-in sending to it. */
 async function startEventing(kubeconfig: string) {
@@ -34,7 +45,7 @@ async function startEventing(kubeconfig: string) {
   const deadLetters = await startDeadLetterSink(printDeadLetter);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const broker = await startBroker({
-    namespace, port: brokerPort, log,
+    namespace, port: brokerPort, log, async: brokerMode === 'async',
     addresses: { 'Service/cascade': [`http://127.0.0.1:${port}`], 'Service/cascade-dead-letters': [deadLetters.url] },
   });
   const source = await startApiServerSource({ kc, namespace, sink: broker.url, onError: (e) => log(`apiserver-source: ${String(e)}`) });
@@ -67,8 +78,8 @@ async function main(): Promise<void> {
       ? `cascade: function on http://localhost:${fnPort} behind Knative's queue-proxy on http://localhost:${port} (its metrics: ${qp.metricsUrl})`
       : `cascade: function on http://localhost:${port}`,
     `cascade: namespace ${namespace}, scenario ${scenarioName}, KUBECONFIG=${kubeconfig}`,
-    `cascade: Knative Broker stand-in on http://localhost:${brokerPort}/${namespace}/default (the Triggers of knative/triggers.yaml; events sent to its dead-letter sink are printed here)`,
-    'cascade: start a run from another terminal, as a CloudEvent through the Broker (answered 202):',
+    `cascade: Knative Broker stand-in on http://localhost:${brokerPort}/${namespace}/default (the Triggers of knative/triggers.yaml; events sent to its dead-letter sink are printed here)\n${brokerModeLine(broker.async)}`,
+    'cascade: start a run from another terminal, as a CloudEvent through the Broker (answered 202, or 500 when a delivery was lost):',
     `  curl -si -X POST localhost:${brokerPort}/${namespace}/default -H 'content-type: application/json' -H 'ce-specversion: 1.0' -H 'ce-id: run-33e65' -H 'ce-source: /curl' -H 'ce-type: net.cascade.run.requested.v1' -d '${data}'`,
     '  or as a plain HTTP post to the function (answered with JSON):',
     `  curl -s -X POST localhost:${port}/ -H 'content-type: application/json' -d '${data}'`,
@@ -118,11 +129,20 @@ function cliCommands(kubeconfig: string, url: string): string[] {
   ];
 }
 
-/** An event the Broker gave up on, as Knative's event display would show it. */
+/**
+ * An event the Broker gave up on, in Knative's terms: its error extensions
+ * when the Broker's filter returned the subscriber's answer, else a line
+ * saying they are absent, as on a cluster.
+ */
 function printDeadLetter(event: CloudEvent): void {
   const { type, id, knativeerrorcode: code, knativeerrordest: dest, knativeerrordata: data } = event.attributes;
-  const reason = Buffer.from(data ?? '', 'base64').toString();
-  process.stderr.write(`dead-letter sink: ${type} ${id} failed at ${dest} with ${code}: ${reason}\n`);
+  const what = `dead-letter sink: ${type} ${id}`;
+  if (code === undefined) {
+    process.stderr.write(`${what}: no knativeerrordest/knativeerrorcode/knativeerrordata (Knative adds none after a per-attempt timeout or a 2xx reply that is no CloudEvent)\n`);
+    return;
+  }
+  const body = Buffer.from(data ?? '', 'base64').toString();
+  process.stderr.write(`${what}: knativeerrordest=${dest} knativeerrorcode=${code} knativeerrordata (base64 of the last reply)=${JSON.stringify(body)}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -1,15 +1,17 @@
 // The Knative Broker stand-in (local/eventing/) over real HTTP, with small
-// subscribers that answer as told: the ingress, the Triggers' filters, retry
-// and backoff counts, the 502 of a 2xx that is no CloudEvent, reply events,
-// the dead-letter sink and its extensions, round robin over replicas, the
-// per-attempt timeout. The Triggers are knative/triggers.yaml's, read from
+// subscribers that answer as told: the ingress, synchronous by default and
+// asynchronous behind the annotation, the Triggers' filters, retry and
+// backoff counts, the 502 of a 2xx that is no CloudEvent, reply events, the
+// dead-letter sink and when its extensions come, round robin over replicas,
+// the per-attempt timeout. The Triggers are knative/triggers.yaml's, read from
 // the file; only the backoff waits are scaled down.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
-import { startBroker, type RunningBroker } from '../local/eventing/broker.ts';
+import { knativeConfig, startBroker, type RunningBroker } from '../local/eventing/broker.ts';
 import { startDeadLetterSink, type DeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
+import { brokerConfig } from './support/broker-config.ts';
 
 type Answer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 interface Subscriber { url: string; received: { headers: IncomingHttpHeaders; body: string }[]; stop(): Promise<void> }
@@ -46,12 +48,12 @@ afterEach(async () => {
   subs = [];
 });
 
-/** The stand-in with knative/'s Broker and Triggers, Service/cascade at `replicas`, waits at 1/1000. */
+/** The synchronous stand-in with knative/'s Triggers, Service/cascade at `replicas`, waits at 1/1000. */
 async function setUp(replicas: Answer[][]) {
   subs = await Promise.all(replicas.map((answers) => subscriber(answers)));
   dls = await startDeadLetterSink();
   broker = await startBroker({
-    namespace: 'ns', backoffScale: 0.001,
+    namespace: 'ns', backoffScale: 0.001, config: brokerConfig('sync'),
     addresses: { 'Service/cascade': subs.map((s) => s.url), 'Service/cascade-dead-letters': [dls.url] },
   });
   return { broker, dls, subs };
@@ -96,6 +98,27 @@ describe('ingress', () => {
   });
 });
 
+describe('the ApiServerSource\'s Triggers', () => {
+  const resourceEvent = (id: string, ext: Record<string, string>, verb = 'update') => {
+    const e = event(`dev.knative.apiserver.resource.${verb}`, id, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', labels: { 'cascade.cascade.net/run': 'r' } } });
+    return { ...e, headers: { ...e.headers, ...Object.fromEntries(Object.entries(ext).map(([k, v]) => [`ce-${k}`, v])) } };
+  };
+
+  it('another source\'s resource events never reach the function: only a Job of batch/v1 or a CascadeRun does', async () => {
+    const { broker: b, subs: [s] } = await setUp([[{ status: 200 }]]);
+    const run = { kind: 'CascadeRun', apiversion: 'cascade.cascade.net/v1alpha1', name: 'r', namespace: 'ns' };
+    await fetch(b.url, resourceEvent('pod', { kind: 'Pod', apiversion: 'v1', name: 'p', namespace: 'ns' }));
+    await fetch(b.url, resourceEvent('no-kind', {}));
+    await fetch(b.url, resourceEvent('other-job', { kind: 'Job', apiversion: 'example.com/v1', name: 'j', namespace: 'ns' }));
+    await fetch(b.url, resourceEvent('run-delete', run, 'delete'));
+    await fetch(b.url, resourceEvent('run-update', run));
+    await fetch(b.url, resourceEvent('job', { kind: 'Job', apiversion: 'batch/v1', name: 'j', namespace: 'ns' }));
+    await b.settled();
+    expect(s!.received.map((r) => r.headers['ce-id'])).toEqual(['run-update', 'job']);
+    expect(b.attempts.map((a) => [a.route, a.id])).toEqual([['cascade-cascaderun-update', 'run-update'], ['cascade-job-update', 'job']]);
+  });
+});
+
 describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sink)', () => {
   it('a 400 goes to the dead-letter sink after one attempt, with knativeerrordest, knativeerrorcode and knativeerrordata', async () => {
     const { broker: b, dls: d, subs: [s] } = await setUp([[{ status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"unknown run \\"r\\""}' }]]);
@@ -125,12 +148,27 @@ describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sin
     expect([b.failures, d.received]).toEqual([[], []]);
   });
 
-  it('a 200 with a JSON body is a failure (502), retried 5 times, then dead-lettered', async () => {
+  it('a 200 with a JSON body is a failure (502), retried 5 times, then dead-lettered without Knative\'s error extensions', async () => {
     const { broker: b, dls: d } = await setUp([[{ status: 200, headers: { 'content-type': 'application/json' }, body: '{"run":"r"}' }]]);
     await fetch(b.url, event(RUN_REQUESTED));
     await b.settled();
     expect(b.attempts.map((a) => [a.route, a.status])).toEqual([...Array(6).fill(['cascade-run-requested', 502]), ['cascade-run-requested dead-letter sink', 202]]);
-    expect(d.received[0]!.attributes.knativeerrorcode).toBe('502');
+    expect(Object.keys(d.received[0]!.attributes).filter((k) => k.startsWith('knativeerror'))).toEqual([]);
+  });
+
+  it('no answer (connection refused): dead-lettered with knativeerrorcode 500 and the dispatch error as knativeerrordata', async () => {
+    const { broker: b, dls: d, subs: [s] } = await setUp([[{ status: 200 }]]);
+    await s!.stop();
+    expect((await fetch(b.url, event(RUN_REQUESTED, 'gone'))).status).toBe(202);
+    expect(d.received.map((e) => e.attributes.knativeerrorcode)).toEqual(['500']);
+    expect(Buffer.from(d.received[0]!.attributes.knativeerrordata!, 'base64').toString()).toMatch(/^dispatch error: /);
+  });
+
+  it('a failure body over 768 bytes: Knative\'s dispatcher would panic, so the event is lost, not dead-lettered; the sender gets 500', async () => {
+    const { broker: b, dls: d } = await setUp([[{ status: 400, body: 'x'.repeat(769) }]]);
+    expect((await fetch(b.url, event(RUN_REQUESTED, 'big'))).status).toBe(500);
+    expect(d.received).toEqual([]);
+    expect(b.failures).toMatchObject([{ status: 400, deadLettered: false }]);
   });
 
   it('a reply event enters the Broker again and is routed by the Triggers', async () => {
@@ -171,11 +209,68 @@ describe('delivery (the Triggers\' retry 5, exponential backoff, dead-letter sin
   it('an attempt without an answer within the Trigger\'s timeout is retried', async () => {
     subs = [await subscriber([{ status: 200, delayMs: 5000 }, { status: 200 }])];
     dls = await startDeadLetterSink();
-    const config = (await import('../local/eventing/broker.ts')).knativeConfig();
+    const config = brokerConfig('sync');
     const triggers = config.triggers.map((t) => ({ ...t, delivery: { ...t.delivery, timeout: 'PT0.2S' } }));
     broker = await startBroker({ namespace: 'ns', backoffScale: 0.001, config: { ...config, triggers }, addresses: { 'Service/cascade': [subs[0]!.url], 'Service/cascade-dead-letters': [dls.url] } });
     await fetch(broker.url, event(RUN_REQUESTED));
     await broker.settled();
     expect(broker.attempts.map((a) => [a.status, a.outcome, a.detail])).toEqual([[undefined, 'retry', expect.stringMatching(/^timeout/)], [200, 'delivered', undefined]]);
+  });
+
+  it('an event whose every attempt timed out reaches the dead-letter sink without Knative\'s error extensions', async () => {
+    subs = [await subscriber([{ status: 200, delayMs: 5000 }])];
+    dls = await startDeadLetterSink();
+    const config = brokerConfig('sync');
+    const triggers = config.triggers.map((t) => ({ ...t, delivery: { ...t.delivery, retry: 1, timeout: 'PT0.1S' } }));
+    broker = await startBroker({ namespace: 'ns', backoffScale: 0.001, config: { ...config, triggers }, addresses: { 'Service/cascade': [subs[0]!.url], 'Service/cascade-dead-letters': [dls.url] } });
+    expect((await fetch(broker.url, event(RUN_REQUESTED, 'slow'))).status).toBe(202);
+    expect(dls.received.map((e) => [e.attributes.id, Object.keys(e.attributes).filter((k) => k.startsWith('knativeerror'))])).toEqual([['slow', []]]);
+  });
+});
+
+describe('the synchronous Broker (Knative\'s default) and the async handler', () => {
+  it('the ingress follows the Broker\'s annotation: knative/broker.yaml ships it (async); without it, synchronous', async () => {
+    dls = await startDeadLetterSink();
+    const addresses = { 'Service/cascade': [], 'Service/cascade-dead-letters': [dls.url] };
+    expect(knativeConfig().broker.async).toBe(true);
+    broker = await startBroker({ namespace: 'ns', addresses });
+    expect(broker.async).toBe(true);
+    await broker.stop();
+    broker = await startBroker({ namespace: 'ns', config: brokerConfig('sync'), addresses });
+    expect(broker.async).toBe(false);
+  });
+
+  it('synchronous: the sender\'s answer waits for the subscriber\'s', async () => {
+    const { broker: b } = await setUp([[{ status: 200, delayMs: 300 }]]);
+    expect(b.async).toBe(false);
+    const started = performance.now();
+    expect((await fetch(b.url, event(RUN_REQUESTED))).status).toBe(202);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(b.attempts.map((a) => a.outcome)).toEqual(['delivered']);
+  });
+
+  it('synchronous: a failing event is answered after its whole retry schedule and the dead-letter sink, 202 once dead-lettered', async () => {
+    const { broker: b, dls: d } = await setUp([[{ status: 503 }]]);
+    expect((await fetch(b.url, event(RUN_REQUESTED, 'held'))).status).toBe(202);
+    expect(b.attempts.map((a) => a.outcome)).toEqual([...Array(5).fill('retry'), 'failed', 'delivered']);
+    expect(d.received.map((e) => e.attributes.id)).toEqual(['held']);
+  });
+
+  it('synchronous: 500 when a delivery failed and so did its dead-letter sink', async () => {
+    const { broker: b, dls: d } = await setUp([[{ status: 503 }]]);
+    await d.stop();
+    expect((await fetch(b.url, event(RUN_REQUESTED, 'lost'))).status).toBe(500);
+    expect(b.failures).toMatchObject([{ deadLettered: false }]);
+  });
+
+  it('the annotation messaging.knative.dev/async-handler: "true": 202 before the subscriber answers', async () => {
+    subs = [await subscriber([{ status: 200, delayMs: 500 }])];
+    dls = await startDeadLetterSink();
+    broker = await startBroker({ namespace: 'ns', backoffScale: 0.001, config: brokerConfig('async'), addresses: { 'Service/cascade': [subs[0]!.url], 'Service/cascade-dead-letters': [dls.url] } });
+    expect(broker.async).toBe(true);
+    expect((await fetch(broker.url, event(RUN_REQUESTED))).status).toBe(202);
+    expect(broker.attempts).toEqual([]);
+    await broker.settled();
+    expect(broker.attempts.map((a) => a.outcome)).toEqual(['delivered']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NOT_A_CLOUDEVENT, parseMessage, replyMeaning, toBinary, withErrorExtensions } from './cloudevent.ts';
+import { deadLetter, ERROR_BODY_MAX, ERROR_DATA_MAX, NOT_A_CLOUDEVENT, parseMessage, replyMeaning, toBinary } from './cloudevent.ts';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | undefined) => new TextDecoder().decode(b);
@@ -80,16 +80,27 @@ describe('replyMeaning (the Broker filter\'s reading of a subscriber\'s answer)'
   });
 
   it('a non-2xx fails with its own status and body, whatever the body', () => {
-    expect(replyMeaning(503, {}, bytes('{"error":"x"}'))).toEqual({ kind: 'failed', status: 503, body: bytes('{"error":"x"}') });
+    expect(replyMeaning(503, {}, bytes('{"error":"x"}'))).toEqual({ kind: 'failed', status: 503, body: bytes('{"error":"x"}'), subscriber: true });
   });
 });
 
-describe('withErrorExtensions', () => {
-  it('adds knativeerrordest, knativeerrorcode and knativeerrordata (base64, at most 1024 characters)', () => {
-    const event = { attributes: { specversion: '1.0', id: '1', source: '/s', type: 't' } };
-    const out = withErrorExtensions(event, 'http://fn/', 400, bytes('{"error":"unknown run"}'));
-    expect(out.attributes).toMatchObject({ knativeerrordest: 'http://fn/', knativeerrorcode: '400' });
-    expect(Buffer.from(out.attributes.knativeerrordata!, 'base64').toString()).toBe('{"error":"unknown run"}');
-    expect(withErrorExtensions(event, 'd', 500, new Uint8Array(5000)).attributes.knativeerrordata).toHaveLength(1024);
+describe('deadLetter (what Knative sends its dead-letter sink)', () => {
+  const event = { attributes: { specversion: '1.0', id: '1', source: '/s', type: 't' } };
+  it('the filter\'s error JSON (a subscriber\'s non-2xx, or no answer): knativeerrordest, knativeerrorcode and knativeerrordata (base64)', () => {
+    const out = deadLetter(event, { extensions: true, dest: 'http://fn/', status: 400, body: bytes('{"error":"unknown run"}') });
+    expect(out.kind).toBe('event');
+    const attributes = out.kind === 'event' ? out.event.attributes : {};
+    expect(attributes).toMatchObject({ knativeerrordest: 'http://fn/', knativeerrorcode: '400' });
+    expect(Buffer.from(attributes.knativeerrordata!, 'base64').toString()).toBe('{"error":"unknown run"}');
+  });
+
+  it('a per-attempt timeout or the filter\'s 502: the event as it was, no extensions', () => {
+    expect(deadLetter(event, { extensions: false, dest: 'http://fn/', status: 502, body: bytes(NOT_A_CLOUDEVENT) })).toEqual({ kind: 'event', event });
+  });
+
+  it('a body of 768 bytes fits knativeerrordata (1024 characters); one byte more makes Knative\'s dispatcher panic', () => {
+    const fits = deadLetter(event, { extensions: true, dest: 'd', status: 500, body: new Uint8Array(ERROR_BODY_MAX) });
+    expect(fits.kind === 'event' && fits.event.attributes.knativeerrordata).toHaveLength(ERROR_DATA_MAX);
+    expect(deadLetter(event, { extensions: true, dest: 'd', status: 500, body: new Uint8Array(ERROR_BODY_MAX + 1) })).toEqual({ kind: 'panic', bytes: 769 });
   });
 });

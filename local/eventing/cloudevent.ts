@@ -110,7 +110,8 @@ export function toBinary(event: CloudEvent): { headers: Record<string, string>; 
 export type ReplyMeaning =
   | { kind: 'delivered' }
   | { kind: 'reply'; event: CloudEvent }
-  | { kind: 'failed'; status: number; body: Uint8Array };
+  /** `subscriber`: the status and body are the subscriber's own (a non-2xx), not the filter's 502. */
+  | { kind: 'failed'; status: number; body: Uint8Array; subscriber: boolean };
 
 export const NOT_A_CLOUDEVENT = 'received a non-empty response not recognized as CloudEvent. The response MUST be either empty or a valid CloudEvent';
 
@@ -120,26 +121,43 @@ export const NOT_A_CLOUDEVENT = 'received a non-empty response not recognized as
  * CloudEvent is delivered; a 2xx carrying a valid CloudEvent is a reply event;
  * any other 2xx body is a failure answered 502, as the filter does
  * (knative/eventing pkg/broker/filter/filter_handler.go). Like the filter,
- * this reads the body of any 2xx, 202 included.
+ * this reads the body of any 2xx, 202 included. The filter's 502 has no body:
+ * `body` here holds its reason for the stand-in's log only.
  */
 export function replyMeaning(status: number, headers: Headers, body: Uint8Array): ReplyMeaning {
-  if (status < 200 || status > 299) return { kind: 'failed', status, body };
+  if (status < 200 || status > 299) return { kind: 'failed', status, body, subscriber: true };
   const parsed = parseMessage(headers, body);
   if (parsed.kind === 'event') return { kind: 'reply', event: parsed.event };
   if (parsed.kind === 'none' && body.length === 0) return { kind: 'delivered' };
   const reason = parsed.kind === 'invalid' ? `malformed reply event: ${parsed.reason}` : NOT_A_CLOUDEVENT;
-  return { kind: 'failed', status: 502, body: encoder.encode(reason) };
+  return { kind: 'failed', status: 502, body: encoder.encode(reason), subscriber: false };
 }
 
+/** knativeerrordata's limit: the base64 of the failure body, in characters. */
 export const ERROR_DATA_MAX = 1024;
+/** The largest failure body whose base64 fits ERROR_DATA_MAX: a larger one makes Knative's dispatcher panic. */
+export const ERROR_BODY_MAX = (ERROR_DATA_MAX / 4) * 3;
+
+export type DeadLetter =
+  | { kind: 'event'; event: CloudEvent }
+  /** Knative's dispatcher would panic: the event is lost, with every other one in flight. */
+  | { kind: 'panic'; bytes: number };
 
 /**
- * The extensions Knative adds to an event it sends to a dead-letter sink
- * (pkg/kncloudevents/attributes): the subscriber, its last status (500 when
- * it gave no answer), and its last response body base64-encoded, cut at 1024
- * characters.
+ * The event a dead-letter sink receives, as Knative's dispatcher builds it
+ * (pkg/kncloudevents/event_dispatcher.go, dispatchExecutionInfoTransformers).
+ * The extensions knativeerrordest (the subscriber), knativeerrorcode (its last
+ * status) and knativeerrordata (its last body, base64) are added only when
+ * the Broker's filter answered with its error JSON: when the subscriber gave a
+ * non-2xx, or no answer at all (code 500, data `dispatch error: ...`). A
+ * per-attempt timeout or the filter's 502 for a 2xx that is no CloudEvent
+ * leaves the event as it was. The dispatcher base64-encodes the body into a
+ * 1024-byte buffer: a body over 768 bytes overruns it and the dispatcher
+ * panics (`panic` here).
  */
-export function withErrorExtensions(event: CloudEvent, dest: string, status: number, body: Uint8Array): CloudEvent {
-  const data = Buffer.from(body).toString('base64').slice(0, ERROR_DATA_MAX);
-  return { ...event, attributes: { ...event.attributes, knativeerrordest: dest, knativeerrorcode: String(status), knativeerrordata: data } };
+export function deadLetter(event: CloudEvent, failure: { extensions: boolean; dest: string; status: number; body: Uint8Array }): DeadLetter {
+  if (!failure.extensions) return { kind: 'event', event };
+  if (failure.body.length > ERROR_BODY_MAX) return { kind: 'panic', bytes: failure.body.length };
+  const data = Buffer.from(failure.body).toString('base64');
+  return { kind: 'event', event: { ...event, attributes: { ...event.attributes, knativeerrordest: failure.dest, knativeerrorcode: String(failure.status), knativeerrordata: data } } };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { API_VERSION } from '../../shared/api/group.ts';
 import { APISERVER_EVENTS, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../../shared/api/events.ts';
 import { destinationKey, matches, parseBroker, parseTriggers } from './config.ts';
 
@@ -10,8 +11,13 @@ describe('knative/triggers.yaml and knative/broker.yaml, as the stand-in reads t
   const triggers = parseTriggers(readFileSync(join(knative, 'triggers.yaml'), 'utf8'));
   const broker = parseBroker(readFileSync(join(knative, 'broker.yaml'), 'utf8'));
 
-  it('one Trigger per event type the function takes, each to Service/cascade', () => {
-    expect(triggers.map((t) => t.filter.type).sort()).toEqual([RUN_REQUESTED, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, ...APISERVER_EVENTS].sort());
+  it('one Trigger per event the function takes, each to Service/cascade; the ApiServerSource\'s by type, kind and apiversion', () => {
+    const takes = (t: (typeof triggers)[number]) => [t.filter.type, t.filter.kind, t.filter.apiversion].filter(Boolean).join(' ');
+    const [add, update, del] = APISERVER_EVENTS;
+    expect(triggers.map(takes).sort()).toEqual([
+      RUN_REQUESTED, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED,
+      ...[add, update, del].map((t) => `${t} Job batch/v1`), ...[add, update].map((t) => `${t} CascadeRun ${API_VERSION}`),
+    ].sort());
     expect(new Set(triggers.map((t) => destinationKey(t.subscriber)))).toEqual(new Set(['Service/cascade']));
     expect(new Set(triggers.map((t) => t.broker))).toEqual(new Set([broker.name]));
   });
@@ -35,6 +41,16 @@ describe('parse', () => {
     ['a negative retry', 'kind: Trigger\nmetadata: {name: t}\nspec: {subscriber: {uri: x}, delivery: {retry: -1}}\n', /retry/],
   ])('refuses %s', (_n, yaml, reason) => {
     expect(() => parseTriggers(yaml)).toThrow(reason);
+  });
+});
+
+describe('the async-handler annotation', () => {
+  const broker = (value: string) => `kind: Broker\nmetadata: {name: b, annotations: {messaging.knative.dev/async-handler: "${value}"}}\n`;
+  it.each([['true', true], ['True', true], ['1', true], ['false', false], ['yes', false], ['', false]])('%j: async %s, as Go\'s ParseBool reads it', (value, async) => {
+    expect(parseBroker(broker(value)).async === true).toBe(async);
+  });
+  it('no annotation: synchronous, as Knative\'s default Broker', () => {
+    expect(parseBroker('kind: Broker\nmetadata: {name: b}\n')).toEqual({ name: 'b' });
   });
 });
 

@@ -18,6 +18,16 @@ export interface Trigger {
 export interface BrokerSpec {
   name: string;
   delivery?: DeliverySpec;
+  /** `messaging.knative.dev/async-handler` reads true: the channel answers 202 before it delivers. */
+  async?: true;
+}
+
+/** The annotation Eventing 1.17+ copies from a Broker to its InMemoryChannel. */
+export const ASYNC_HANDLER = 'messaging.knative.dev/async-handler';
+
+/** Go's strconv.ParseBool as the dispatcher reads the annotation: anything else counts as false. */
+export function parseBool(value: unknown): boolean {
+  return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(String(value));
 }
 
 export interface EventingConfig {
@@ -25,7 +35,7 @@ export interface EventingConfig {
   triggers: Trigger[];
 }
 
-type Doc = { kind?: string; metadata?: { name?: string }; spec?: Record<string, unknown> } | null | undefined;
+type Doc = { kind?: string; metadata?: { name?: string; annotations?: Record<string, unknown> }; spec?: Record<string, unknown> } | null | undefined;
 
 const docs = (yaml: string, kind: string) => (loadAll(yaml) as Doc[]).filter((d): d is NonNullable<Doc> => d?.kind === kind);
 
@@ -68,7 +78,8 @@ export function parseBroker(yaml: string): BrokerSpec {
   if (!doc) throw new Error('no Broker');
   const name = nameOf(doc);
   const d = delivery(doc.spec?.delivery, `Broker ${name} delivery`);
-  return d ? { name, delivery: d } : { name };
+  const async = parseBool(doc.metadata?.annotations?.[ASYNC_HANDLER]);
+  return { name, ...(d ? { delivery: d } : {}), ...(async ? { async } : {}) };
 }
 
 /** Knative's attributes filter: each filtered attribute present and equal; '' asks only for presence with a value. */

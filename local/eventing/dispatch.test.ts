@@ -76,4 +76,11 @@ describe('dispatch', () => {
     expect(await r.final).toMatchObject({ kind: 'failed', status: 500, attempts: 1 });
     expect(r.sentTo).toEqual([]);
   });
+
+  it('Knative\'s error extensions: for a subscriber\'s non-2xx and for no answer; not for a timeout nor the filter\'s 502', async () => {
+    const timedOut: Answer = { headers: {}, body: bytes(''), error: 'timeout', timedOut: true };
+    const nonEvent = status(200, '{"run":"r"}');
+    const finals = await Promise.all([status(400, '{"error":"x"}'), none, timedOut, nonEvent].map((a) => run([a], { retry: 0, backoffPolicy: 'exponential', backoffDelay: 'PT1S' }).final));
+    expect(finals.map((f) => f.kind === 'failed' && [f.status, f.extensions])).toEqual([[400, true], [500, true], [500, false], [502, false]]);
+  });
 });

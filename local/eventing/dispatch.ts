@@ -12,6 +12,8 @@ export interface Answer {
   headers: Headers;
   body: Uint8Array;
   error?: string;
+  /** No answer within the attempt's timeout (the channel cut its request to the filter). */
+  timedOut?: boolean;
   /** How long the attempt took, when measured. */
   ms?: number;
 }
@@ -48,8 +50,12 @@ export interface Route {
 export type Final =
   | { kind: 'delivered' }
   | { kind: 'reply'; event: CloudEvent }
-  /** `status` as knativeerrorcode has it: the last status, 500 when there was no answer. */
-  | { kind: 'failed'; status: number; body: Uint8Array; target: string; attempts: number };
+  /**
+   * `status`: the last status, 500 when there was no answer. `extensions`: the
+   * filter answered its error JSON, so the dead-letter sink gets Knative's
+   * error extensions (a subscriber's non-2xx, or no answer before the timeout).
+   */
+  | { kind: 'failed'; status: number; body: Uint8Array; target: string; attempts: number; extensions: boolean };
 
 const encoder = new TextEncoder();
 const text = (b: Uint8Array) => new TextDecoder().decode(b).slice(0, 300);
@@ -59,11 +65,11 @@ type Step = { final: Final; retry: boolean; status?: number; detail?: string };
 function meaning(answer: Answer, target: string, attempts: number): Step {
   if (answer.status === undefined) {
     const body = encoder.encode(`dispatch error: ${answer.error ?? 'no answer'}`);
-    return { final: { kind: 'failed', status: 500, body, target, attempts }, retry: true, detail: answer.error };
+    return { final: { kind: 'failed', status: 500, body, target, attempts, extensions: !answer.timedOut }, retry: true, detail: answer.error };
   }
   const m = replyMeaning(answer.status, answer.headers, answer.body);
   if (m.kind !== 'failed') return { final: m, retry: false, status: answer.status };
-  return { final: { kind: 'failed', status: m.status, body: m.body, target, attempts }, retry: isRetried(m.status), status: m.status, detail: text(m.body) };
+  return { final: { kind: 'failed', status: m.status, body: m.body, target, attempts, extensions: m.subscriber }, retry: isRetried(m.status), status: m.status, detail: text(m.body) };
 }
 
 function attemptOf(a: Attempt, detail: string | undefined, ms: number | undefined): Attempt {

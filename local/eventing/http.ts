@@ -26,6 +26,7 @@ export async function sendEvent(target: string, event: CloudEvent, timeoutMs: nu
     const answer = new Uint8Array(await res.arrayBuffer());
     return { status: res.status, headers: Object.fromEntries(res.headers), body: answer, ms: performance.now() - started };
   } catch (error) {
-    return { headers: {}, body: new Uint8Array(), error: causeOf(error), ms: performance.now() - started };
+    const timedOut = (error as { name?: string }).name === 'TimeoutError';
+    return { headers: {}, body: new Uint8Array(), error: causeOf(error), ms: performance.now() - started, ...(timedOut ? { timedOut } : {}) };
   }
 }

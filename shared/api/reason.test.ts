@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { oneLine, quote, REASON_MAX, VALUE_MAX } from './reason.ts';
+import { oneLine, quote, REASON_MAX, REASON_MAX_BYTES, VALUE_MAX } from './reason.ts';
 
 const LINE_BREAKING = /[\p{Cc}\u2028\u2029\uD800-\uDFFF]/u;
 
@@ -27,6 +27,12 @@ describe('quote', () => {
 });
 
 describe('oneLine', () => {
+  it.each([['CJK', '語'], ['emoji', '😀'], ['quotes', '"'], ['backslashes', '\\']])('bounds %s to REASON_MAX_BYTES as a JSON string, ending in an ellipsis', (_n, ch) => {
+    const line = oneLine(ch.repeat(1000));
+    expect(Buffer.byteLength(JSON.stringify(line)) - 2).toBeLessThanOrEqual(REASON_MAX_BYTES);
+    expect(line.endsWith('…')).toBe(true);
+  });
+
   it('keeps a short reason of printable text as it is', () => {
     expect(oneLine('unknown run "a-12345"')).toBe('unknown run "a-12345"');
   });

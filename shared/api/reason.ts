@@ -8,6 +8,12 @@
 export const VALUE_MAX = 64;
 /** A reason as a reply carries it is at most this many characters. */
 export const REASON_MAX = 300;
+/**
+ * ...and at most this many bytes once JSON-encoded in UTF-8, so that an
+ * `{"error": ...}` body stays far below the 768 bytes whose base64 fills
+ * Knative's knativeerrordata (a larger body makes its dispatcher panic).
+ */
+export const REASON_MAX_BYTES = 400;
 
 const ELLIPSIS = '…';
 // C0 and C1 controls (DEL included), the Unicode line and paragraph
@@ -38,19 +44,32 @@ export function quote(value: unknown, max = VALUE_MAX): string {
   return `${JSON.stringify(shown).replace(BREAKING, escape)}${shown.length < text.length ? ELLIPSIS : ''}`;
 }
 
+/** The bytes `piece` takes inside a JSON string in UTF-8: `"` and `\\` are escaped, the rest as is. */
+function jsonBytes(piece: string): number {
+  let n = 0;
+  for (const ch of piece) n += ch === '"' || ch === '\\' ? 2 : Buffer.byteLength(ch);
+  return n;
+}
+
+const ELLIPSIS_BYTES = Buffer.byteLength(ELLIPSIS);
+
 /**
  * A reason made safe for a reply: every control or line-breaking character
- * written as its JSON escape, cut to at most `max` characters (an ellipsis
- * last when cut). Reads only as much of `reason` as it keeps.
+ * written as its JSON escape, cut to at most `max` characters and
+ * REASON_MAX_BYTES bytes as a JSON string (an ellipsis last when cut). Reads
+ * only as much of `reason` as it keeps.
  */
 export function oneLine(reason: string, max = REASON_MAX): string {
   let out = '';
+  let bytes = 0;
   let fits = 0; // length of `out` at the last piece that leaves room for the ellipsis
   for (const ch of reason) {
     const piece = ch.replace(BREAKING, escape);
-    if (out.length + piece.length > max) return `${out.slice(0, fits)}${ELLIPSIS}`;
+    const cost = jsonBytes(piece);
+    if (out.length + piece.length > max || bytes + cost > REASON_MAX_BYTES) return `${out.slice(0, fits)}${ELLIPSIS}`;
     out += piece;
-    if (out.length <= max - 1) fits = out.length;
+    bytes += cost;
+    if (out.length <= max - 1 && bytes <= REASON_MAX_BYTES - ELLIPSIS_BYTES) fits = out.length;
   }
   return out;
 }

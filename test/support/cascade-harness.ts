@@ -25,6 +25,7 @@ import { functionKubeconfig } from '../../local/function-rbac.ts';
 import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
 import { startQueueProxy, type QueueProxy } from '../../local/queue-proxy/queue-proxy.ts';
 import { adminKubeConfig, createTestNamespace, waitFor } from './kube.ts';
+import { brokerConfig, type BrokerMode } from './broker-config.ts';
 import { tempDir } from '../../local/temp-dir.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
@@ -54,6 +55,12 @@ export interface HarnessOptions {
    * it. containerConcurrency replaces knative/service.yaml's.
    */
   queueProxy?: { containerConcurrency?: number };
+  /**
+   * The Broker's ingress. 'sync' (default): it answers once every Trigger's
+   * delivery ended, as Knative's default Broker. 'async': 202 before it
+   * delivers, as knative/broker.yaml's async-handler annotation on 1.17+.
+   */
+  broker?: BrokerMode;
 }
 
 /** Every retried attempt of a source's delivery to its sink, and every delivery given up. */
@@ -178,7 +185,7 @@ export async function cascadeHarness(opts: HarnessOptions) {
   const deadLetters = await startDeadLetterSink();
   // The Broker reaches replica 0 through queue-proxy when it runs, as in a pod.
   const broker = await startBroker({
-    namespace: ns, backoffScale: TEST_BACKOFF_SCALE,
+    namespace: ns, backoffScale: TEST_BACKOFF_SCALE, config: brokerConfig(opts.broker ?? 'sync'),
     addresses: { 'Service/cascade': urls, 'Service/cascade-dead-letters': [deadLetters.url] },
   });
   const deliveries = newDeliveryLog();
