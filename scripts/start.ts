@@ -52,13 +52,9 @@ async function startEventing(kubeconfig: string) {
   return { broker, deadLetters, source };
 }
 
-async function main(): Promise<void> {
-  const own = process.env.KUBECONFIG ? undefined : await bundledCluster();
-  const kubeconfig = process.env.KUBECONFIG ?? own!.kubeconfig;
-  if (own) await prepareNamespace(kubeconfig, namespace, scenarioName, demoScenario);
+/** The function on its port, behind queue-proxy on PORT unless CASCADE_QUEUE_PROXY=off. */
+async function startFunction(kubeconfig: string) {
   const env = { ...process.env, KUBECONFIG: kubeconfig, POD_NAMESPACE: namespace, SCENARIO_NAME: scenarioName, CONFIG_PATH: process.env.CONFIG_PATH ?? demoScenario };
-  // the bundled control plane comes with a kubectl of its version
-  const kubectl = own ? kubectlPath() : 'kubectl';
   // behind queue-proxy the function takes a port of its own, as the user container of a pod
   const fnPort = withQueueProxy ? String(await freePort()) : port;
   const fn = spawn(process.execPath, [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), join(repoRoot, 'functions/cascade/index.ts'), '--port', fnPort], { env, stdio: 'inherit' });
@@ -68,17 +64,20 @@ async function main(): Promise<void> {
       throw error;
     })
     : undefined;
-  // as the kubelet: no traffic before queue-proxy's readiness probe (the function's /ready) passes
-  await qp?.waitReady();
-  const { broker, deadLetters, source } = await startEventing(kubeconfig);
+  return { fn, fnPort, qp };
+}
+
+/** What runs where, and how to start a run from another terminal. */
+function bannerLines(kubeconfig: string, kubectl: string, served: { fnPort: string; qp: QueueProxy | undefined }, brokerAsync: boolean): string[] {
+  const { fnPort, qp } = served;
   const data = '{"turlinfo":"s3://bucket/in.tgz","iuid":"33e65374-ee8e-4da6-a2e7-71a9cc39d222"}';
-  process.stderr.write([
+  return [
     '',
     qp
       ? `cascade: function on http://localhost:${fnPort} behind Knative's queue-proxy on http://localhost:${port} (its metrics: ${qp.metricsUrl})`
       : `cascade: function on http://localhost:${port}`,
     `cascade: namespace ${namespace}, scenario ${scenarioName}, KUBECONFIG=${kubeconfig}`,
-    `cascade: Knative Broker stand-in on http://localhost:${brokerPort}/${namespace}/default (the Triggers of knative/triggers.yaml; events sent to its dead-letter sink are printed here)\n${brokerModeLine(broker.async)}`,
+    `cascade: Knative Broker stand-in on http://localhost:${brokerPort}/${namespace}/default (the Triggers of knative/triggers.yaml; events sent to its dead-letter sink are printed here)\n${brokerModeLine(brokerAsync)}`,
     'cascade: start a run from another terminal, as a CloudEvent through the Broker (answered 202, or 500 when a delivery was lost):',
     `  curl -si -X POST localhost:${brokerPort}/${namespace}/default -H 'content-type: application/json' -H 'ce-specversion: 1.0' -H 'ce-id: run-33e65' -H 'ce-source: /curl' -H 'ce-type: net.cascade.run.requested.v1' -d '${data}'`,
     '  or as a plain HTTP post to the function (answered with JSON):',
@@ -87,7 +86,21 @@ async function main(): Promise<void> {
     'cascade: or with the CLI, kubectl-cascade (cli/), which then follows the run:',
     ...cliCommands(kubeconfig, `http://localhost:${port}`),
     '',
-  ].join('\n'));
+  ];
+}
+
+async function main(): Promise<void> {
+  const own = process.env.KUBECONFIG ? undefined : await bundledCluster();
+  const kubeconfig = process.env.KUBECONFIG ?? own!.kubeconfig;
+  if (own) await prepareNamespace(kubeconfig, namespace, scenarioName, demoScenario);
+  // the bundled control plane comes with a kubectl of its version
+  const kubectl = own ? kubectlPath() : 'kubectl';
+  const served = await startFunction(kubeconfig);
+  const { fn, qp } = served;
+  // as the kubelet: no traffic before queue-proxy's readiness probe (the function's /ready) passes
+  await qp?.waitReady();
+  const { broker, deadLetters, source } = await startEventing(kubeconfig);
+  process.stderr.write(bannerLines(kubeconfig, kubectl, served, broker.async).join('\n'));
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -18,20 +18,31 @@ export interface RunLabels {
   scenarioname?: string | undefined;
 }
 
-export function cascadeMetrics(scenarioName: string, registry = new Registry()) {
-  const registers = [registry];
-  const scenarioLabels = ['scenarioName', 'OName', 'SName'] as const;
-  const m = {
-    registry,
+/** The Go controller's HTTP families, by path. */
+function httpMetrics(registers: Registry[]) {
+  return {
     httpRequests: new Counter({ name: 'http_requests_total', help: 'Total HTTP requests by path', labelNames: ['path'], registers }),
     responseStatus: new Counter({ name: 'response_status', help: 'HTTP response status codes', labelNames: ['status', 'path'], registers }),
     httpTime: new Histogram({ name: 'http_response_time_seconds', help: 'HTTP request duration', labelNames: ['path'], registers }),
-    succeeded: new Counter({ name: 'success_scenario_total', help: 'Successful scenario executions', labelNames: scenarioLabels, registers }),
-    failed: new Counter({ name: 'failed_scenario_total', help: 'Failed scenario executions', labelNames: scenarioLabels, registers }),
-    cancelled: new Counter({ name: 'cascade_cancelled_scenario_total', help: 'Cancelled scenario executions', labelNames: scenarioLabels, registers }),
-    current: new Gauge({ name: 'scenario_current_runs', help: 'Currently running scenarios (from the CascadeRuns in the API server)', labelNames: scenarioLabels, registers }),
-    scenarioTime: new Histogram({ name: 'scenarion_execution_time_seconds', help: 'Full scenario execution duration', labelNames: scenarioLabels, buckets: SCENARIO_BUCKETS, registers }),
+  };
+}
+
+/** The families of scenario executions and their jobs, by scenario, oname and sname. */
+function scenarioMetrics(registers: Registry[]) {
+  const labelNames = ['scenarioName', 'OName', 'SName'] as const;
+  return {
+    succeeded: new Counter({ name: 'success_scenario_total', help: 'Successful scenario executions', labelNames, registers }),
+    failed: new Counter({ name: 'failed_scenario_total', help: 'Failed scenario executions', labelNames, registers }),
+    cancelled: new Counter({ name: 'cascade_cancelled_scenario_total', help: 'Cancelled scenario executions', labelNames, registers }),
+    current: new Gauge({ name: 'scenario_current_runs', help: 'Currently running scenarios (from the CascadeRuns in the API server)', labelNames, registers }),
+    scenarioTime: new Histogram({ name: 'scenarion_execution_time_seconds', help: 'Full scenario execution duration', labelNames, buckets: SCENARIO_BUCKETS, registers }),
     jobTime: new Histogram({ name: 'job_execution_time_seconds', help: 'Per-job execution duration', labelNames: ['scenarioName', 'moduleName', 'OName', 'SName', 'status'], buckets: SCENARIO_BUCKETS, registers }),
+  };
+}
+
+/** Cascade's own families besides the cancelled runs; the labelled counters start at 0 for every value. */
+function cascadeOwnMetrics(registers: Registry[]) {
+  const m = {
     transitions: new Counter({ name: 'cascade_transitions_total', help: 'Run and module transitions written by this process', labelNames: ['kind'], registers }),
     apiRetries: new Counter({ name: 'cascade_api_retries_total', help: 'Kubernetes API calls retried after a transient error', registers }),
     conflicts: new Counter({ name: 'cascade_status_conflicts_total', help: 'Status writes that lost an optimistic-concurrency race and were decided again', registers }),
@@ -41,7 +52,12 @@ export function cascadeMetrics(scenarioName: string, registry = new Registry()) 
   };
   for (const kind of TRANSITIONS) m.transitions.labels({ kind }).inc(0);
   for (const reason of IGNORED_REASONS) m.ignoredJobs.labels({ reason }).inc(0);
+  return m;
+}
 
+export function cascadeMetrics(scenarioName: string, registry = new Registry()) {
+  const registers = [registry];
+  const m = { registry, ...httpMetrics(registers), ...scenarioMetrics(registers), ...cascadeOwnMetrics(registers) };
   const scenarioOf = (run: RunLabels) => run.scenarioname || scenarioName;
   const labels = (run: RunLabels) => ({ scenarioName: scenarioOf(run), OName: run.ob ?? '', SName: run.src ?? '' });
   return {

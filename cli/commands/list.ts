@@ -3,12 +3,31 @@ import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
 import { table } from '../format/table.ts';
 import { GROUP } from '../../shared/api/group.ts';
-import { CliError, outPalette, printLines, printNames, printObject, type OutputFormat } from '../io.ts';
+import { CliError, outPalette, printLines, printNames, printObject, type Io, type OutputFormat } from '../io.ts';
 import { outputOption } from './output-option.ts';
 import { listRuns } from '../kube/runs.ts';
 import { LIST_HEADERS, LIST_WIDE_HEADERS, PHASES, runRow, selectRuns } from '../runs/view.ts';
+import type { RunObject } from '../runs/run-object.ts';
 
 interface ListOptions { phase?: string; allNamespaces?: boolean; output?: OutputFormat; selector?: string }
+
+/** Refuses a --phase that is no phase; the case of its letters does not matter. */
+function checkPhase(phase: string | undefined): void {
+  if (phase !== undefined && !PHASES.some((p) => p.toLowerCase() === phase.toLowerCase())) {
+    throw new CliError(`--phase ${phase}: not a phase (one of ${PHASES.join(', ')})`);
+  }
+}
+
+/** The runs as a table; -A adds the namespace column, -o wide the wide columns. */
+function printTable(io: Io, runs: RunObject[], opts: ListOptions): void {
+  const wide = opts.output === 'wide';
+  const p = outPalette(io);
+  const headers: string[] = [...(wide ? LIST_WIDE_HEADERS : LIST_HEADERS)];
+  const rows = runs.map((r) => runRow(r, io.now(), p, wide));
+  printLines(io, opts.allNamespaces
+    ? table(['namespace', ...headers], rows.map((row, i) => [runs[i]!.metadata.namespace ?? '', ...row]))
+    : table(headers, rows));
+}
 
 export function registerList(program: Command, ctx: Ctx): void {
   program.command('list').alias('ls')
@@ -18,9 +37,7 @@ export function registerList(program: Command, ctx: Ctx): void {
     .option('-l, --selector <selector>', 'only runs whose labels match, as kubectl takes it (key=value,key!=value,key in (a,b))')
     .addOption(outputOption())
     .action(act(ctx, async (opts: ListOptions, cmd: Command) => {
-      if (opts.phase !== undefined && !PHASES.some((p) => p.toLowerCase() === opts.phase!.toLowerCase())) {
-        throw new CliError(`--phase ${opts.phase}: not a phase (one of ${PHASES.join(', ')})`);
-      }
+      checkPhase(opts.phase);
       const { kc, namespace } = await connection(cmd);
       const runs = selectRuns(await listRuns(kc, opts.allNamespaces ? undefined : namespace, opts.selector), opts.phase);
       const { io } = ctx;
@@ -36,13 +53,7 @@ export function registerList(program: Command, ctx: Ctx): void {
         io.err.write(opts.allNamespaces ? 'No runs found.\n' : `No runs found in ${namespace} namespace.\n`);
         return 0;
       }
-      const wide = opts.output === 'wide';
-      const p = outPalette(io);
-      const headers: string[] = [...(wide ? LIST_WIDE_HEADERS : LIST_HEADERS)];
-      const rows = runs.map((r) => runRow(r, io.now(), p, wide));
-      printLines(io, opts.allNamespaces
-        ? table(['namespace', ...headers], rows.map((row, i) => [runs[i]!.metadata.namespace ?? '', ...row]))
-        : table(headers, rows));
+      printTable(io, runs, opts);
       return 0;
     }));
 }

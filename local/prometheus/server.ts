@@ -83,14 +83,43 @@ export interface PrometheusOptions {
   extraScrapeConfigs?: object[];
 }
 
-export async function startPrometheus(binary: string, targets: ScrapeTarget[], options: PrometheusOptions = {}): Promise<RunningPrometheus> {
-  const dir = mkdtempSync(join(tmpdir(), 'cascade-prometheus-'));
+/** Writes the prometheus.yml into `dir`: the targets' jobs, then the extra scrape jobs as given. Returns its path. */
+function writeConfig(dir: string, targets: ScrapeTarget[], options: PrometheusOptions): string {
   const config = load(scrapeConfig(targets, options.scrapeInterval ?? '1s')) as { scrape_configs: object[] };
   config.scrape_configs.push(...(options.extraScrapeConfigs ?? []));
-  writeFileSync(join(dir, 'prometheus.yml'), dump(config));
+  const file = join(dir, 'prometheus.yml');
+  writeFileSync(file, dump(config));
+  return file;
+}
+
+type Labels = Record<string, string>;
+interface QueryData { resultType: string; result: { metric: Labels; value: [number, string] }[] }
+interface TargetsData { activeTargets: { scrapePool: string; scrapeUrl: string; labels: Labels }[]; droppedTargets: unknown[] }
+
+/** The queries of the HTTP API of the Prometheus at `url`. */
+function queries(url: string): Pick<RunningPrometheus, 'query' | 'labelValues' | 'targets'> {
+  return {
+    query: async (expr, time) => {
+      const params = { query: expr, ...(time === undefined ? {} : { time: time.toFixed(3) }) };
+      const data = await api<QueryData>(url, '/api/v1/query', params);
+      if (data.resultType !== 'vector') throw new Error(`${expr}: a ${data.resultType}, not a vector`);
+      return data.result.map((r) => ({ metric: r.metric, value: promNumber(r.value[1]) }));
+    },
+    labelValues: (label, match) => api<string[]>(url, `/api/v1/label/${encodeURIComponent(label)}/values`, { 'match[]': match }),
+    targets: async () => {
+      const data = await api<TargetsData>(url, '/api/v1/targets', {});
+      const active = data.activeTargets.map((t) => ({ scrapePool: t.scrapePool, scrapeUrl: t.scrapeUrl, labels: t.labels }));
+      return { active, dropped: data.droppedTargets.length };
+    },
+  };
+}
+
+export async function startPrometheus(binary: string, targets: ScrapeTarget[], options: PrometheusOptions = {}): Promise<RunningPrometheus> {
+  const dir = mkdtempSync(join(tmpdir(), 'cascade-prometheus-'));
+  const configFile = writeConfig(dir, targets, options);
   const port = await freePort();
   const child = spawn(binary, [
-    `--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
@@ -110,21 +139,5 @@ export async function startPrometheus(binary: string, targets: ScrapeTarget[], o
     await stop();
     throw error;
   }
-  return {
-    url,
-    output: () => log,
-    stop,
-    query: async (expr, time) => {
-      const data = await api<{ resultType: string; result: { metric: Record<string, string>; value: [number, string] }[] }>(
-        url, '/api/v1/query', { query: expr, ...(time === undefined ? {} : { time: time.toFixed(3) }) });
-      if (data.resultType !== 'vector') throw new Error(`${expr}: a ${data.resultType}, not a vector`);
-      return data.result.map((r) => ({ metric: r.metric, value: promNumber(r.value[1]) }));
-    },
-    labelValues: (label, match) => api<string[]>(url, `/api/v1/label/${encodeURIComponent(label)}/values`, { 'match[]': match }),
-    targets: async () => {
-      const data = await api<{ activeTargets: { scrapePool: string; scrapeUrl: string; labels: Record<string, string> }[]; droppedTargets: unknown[] }>(
-        url, '/api/v1/targets', {});
-      return { active: data.activeTargets.map((t) => ({ scrapePool: t.scrapePool, scrapeUrl: t.scrapeUrl, labels: t.labels })), dropped: data.droppedTargets.length };
-    },
-  };
+  return { url, output: () => log, stop, ...queries(url) };
 }

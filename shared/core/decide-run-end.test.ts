@@ -1,0 +1,102 @@
+// decide at and after a run's end: deadlines, finished runs, the Succeeded condition.
+import { describe, expect, it, vi } from 'vitest';
+import { decide } from './decide.ts';
+import { NOW, SETTINGS, input, job, result, run } from './testing/fixtures.ts';
+import { ABC, T0, running, summary } from './testing/decisions.ts';
+import type { CascadeRunStatus } from '../api/cascade-run.ts';
+import type { Decision } from './types.ts';
+
+describe('decide: deadlines', () => {
+  it('fails a run older than its deadline and keeps the running Job', () => {
+    const d = decide({ ...input(run(ABC, running(1)), [job(ABC, 1, 'Active')]), settings: { ...SETTINGS, runTimeoutSeconds: 60 } });
+    expect(summary(d)).toMatchObject({ phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'DeadlineExceeded', actions: 'Finish:Failed' });
+  });
+
+  it('fails a run with no progress for longer than the stall limit', () => {
+    const d = decide({ ...input(run(ABC, running(1)), [job(ABC, 1, 'Active')]), settings: { ...SETTINGS, stallAfterSeconds: 600 } });
+    expect(summary(d)).toMatchObject({ phase: 'Failed', reason: 'Stalled' });
+  });
+
+  it('does not find a run stalled when its Job just finished', () => {
+    const d = decide({ ...input(run(ABC, running(1)), [job(ABC, 1, 'Succeeded')]), settings: { ...SETTINGS, stallAfterSeconds: 600 } });
+    expect(summary(d)).toMatchObject({ phase: 'Running', modules: 'Succeeded,Succeeded,Running' });
+  });
+});
+
+describe('decide: finished runs', () => {
+  it('deletes a Job that a lost race created after the run failed', () => {
+    const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
+    const d = decide(input(run(ABC, { ...failed, notified: true }), [job(ABC, 0, 'Active'), job(ABC, 1, 'Active')]));
+    expect(summary(d)).toMatchObject({ phase: 'Failed', actions: 'DeleteJob:1', changed: false });
+  });
+
+  it('a result from the Job a lost race created after the run failed moves nothing', () => {
+    const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
+    const d = decide(input(run(ABC, { ...failed, notified: true }), [job(ABC, 0, 'Active'), job(ABC, 1, 'Active')], result('b', 'success')));
+    expect(summary(d)).toMatchObject({ phase: 'Failed', modules: 'Failed,Pending,Pending', actions: 'DeleteJob:1', verdict: 'not-started', changed: false });
+  });
+
+  it('asks to finish a terminal run only until it is notified', () => {
+    const done = decide(input(run(ABC, running(2)), [job(ABC, 2, 'Succeeded')])).status;
+    expect(decide(input(run(ABC, done), [])).actions).toEqual([{ type: 'FinishRun', phase: 'Succeeded', eventOwed: false }]);
+    expect(decide(input(run(ABC, { ...done, notified: true }), [])).actions).toEqual([]);
+  });
+
+  it('with a K_SINK, owes the run-end event until it is sent: counted once, sent again while not notified', () => {
+    const withSink = (status: CascadeRunStatus, fact = input(run(ABC, status), [])) => decide({ ...fact, settings: { ...SETTINGS, sink: true } });
+    const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
+    const ending = decide({ ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail')), settings: { ...SETTINGS, sink: true } });
+    expect(ending.actions.filter((a) => a.type !== 'DeleteJob'))
+      .toEqual([{ type: 'FinishRun', phase: 'Failed', eventOwed: true }, { type: 'SendRunEndEvent', phase: 'Failed' }]);
+    expect(withSink({ ...failed, counted: true }).actions).toEqual([{ type: 'SendRunEndEvent', phase: 'Failed' }]);
+    expect(withSink({ ...failed, counted: true, notified: false }, input(run(ABC, { ...failed, counted: true }), [], result('a', 'fail'))).actions)
+      .toEqual([{ type: 'SendRunEndEvent', phase: 'Failed' }]);
+    expect(withSink({ ...failed, counted: true, notified: true }).actions).toEqual([]);
+    expect(withSink({ ...failed, notified: true }).actions, 'an older version wrote only notified').toEqual([]);
+  });
+
+  it('without a K_SINK, leaves an owed event to a process that has one, and owes none for a run it ends', () => {
+    const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
+    expect(decide(input(run(ABC, { ...failed, counted: true }), [])).actions).toEqual([]);
+    expect(decide(input(run(ABC, failed), [])).actions).toEqual([{ type: 'FinishRun', phase: 'Failed', eventOwed: false }]);
+  });
+
+  it('decides from the input\'s now, never from the clock: the same input at other times gives the same decision', () => {
+    const i = input(run(ABC, running(0)), [job(ABC, 0, 'Succeeded')]);
+    vi.useFakeTimers();
+    try {
+      vi.setSystemTime(new Date('2030-01-01T00:00:00.000Z'));
+      const first = decide(i);
+      vi.setSystemTime(new Date('2031-06-15T08:30:00.000Z'));
+      const second = decide(structuredClone(i));
+      expect(second).toEqual(first);
+      expect(first.status.modules?.map((m) => [m.phase, m.completionTime ?? '', m.startTime ?? ''])).toEqual([
+        ['Succeeded', NOW, T0], ['Running', '', NOW], ['Pending', '', ''],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('decide: the Succeeded condition', () => {
+  const condition = (d: Decision) => d.status.conditions?.find((c) => c.type === 'Succeeded');
+  const T1 = '2026-11-29T12:00:00.000Z';
+  const T2 = '2026-11-29T12:05:00.000Z';
+  const T3 = '2026-11-29T12:09:00.000Z';
+
+  it('keeps lastTransitionTime while its status stays the same, and moves it when the status changes', () => {
+    const started = decide(input(run(ABC), [], { kind: 'Observe' }, T1));
+    expect(condition(started)).toMatchObject({ status: 'Unknown', reason: 'Running', lastTransitionTime: T1 });
+
+    const next = decide(input(run(ABC, started.status), [job(ABC, 0, 'Succeeded')], { kind: 'Observe' }, T2));
+    expect(condition(next)).toMatchObject({ status: 'Unknown', message: 'module b (step 2 of 3) is running', lastTransitionTime: T1 });
+
+    const quiet = decide(input(run(ABC, next.status), [job(ABC, 1, 'Active')], { kind: 'Observe' }, T3));
+    expect(quiet.changed).toBe(false);
+    expect(condition(quiet)?.lastTransitionTime).toBe(T1);
+
+    const failed = decide(input(run(ABC, next.status), [job(ABC, 1, 'Failed', { reason: 'BackoffLimitExceeded' })], { kind: 'Observe' }, T3));
+    expect(condition(failed)).toMatchObject({ status: 'False', reason: 'ModuleFailed', lastTransitionTime: T3 });
+  });
+});
