@@ -210,17 +210,20 @@ function tracker() {
   };
 }
 
-export async function startBroker(opts: BrokerOptions): Promise<RunningBroker> {
-  const config = opts.config ?? knativeConfig();
-  const addresses = new Map(Object.entries(opts.addresses));
-  const route = roundRobin(addresses);
-  const stopping = new AbortController();
-  const attempts: Attempt[] = [];
-  const failures: FailedDelivery[] = [];
-  const inFlight = tracker();
-  const log = opts.log ?? (() => {});
-  const io = dispatchIo(stopping.signal, attempts, opts.onAttempt);
+/** What a fan-out needs: the Broker's config, where its Triggers' subscribers are, and where it records what happened. */
+interface Delivering {
+  config: EventingConfig;
+  route: ReturnType<typeof roundRobin>;
+  io: ReturnType<typeof dispatchIo>;
+  stopping: AbortSignal;
+  failures: FailedDelivery[];
+  inFlight: ReturnType<typeof tracker>;
+  log: (message: string) => void;
+  opts: Pick<BrokerOptions, 'backoffScale' | 'retryAfter'>;
+}
 
+/** The Broker's fan-out of one event to every Trigger that takes it, replies and dead letters included. */
+function fanOutOf({ config, route, io, stopping, failures, inFlight, log, opts }: Delivering): (event: CloudEvent) => Promise<boolean> {
   /** One Trigger's delivery, retries and dead-letter sink included: true when it ended well (delivered, replied, or dead-lettered). */
   async function deliver(event: CloudEvent, trigger: Trigger): Promise<boolean> {
     const spec = effectiveDelivery(trigger.delivery, config.broker.delivery);
@@ -228,7 +231,7 @@ export async function startBroker(opts: BrokerOptions): Promise<RunningBroker> {
     // The filter takes the Broker's TTL off the event before the subscriber sees it.
     const { [TTL]: ttl, ...attributes } = event.attributes;
     const final = await dispatch({ ...event, attributes }, route(trigger.subscriber, trigger.name), policy, io);
-    if (stopping.signal.aborted) return false;
+    if (stopping.aborted) return false;
     if (final.kind === 'reply') return ingest(ttl, final.event);
     if (final.kind === 'delivered') return true;
     const { deadLettered, outcome } = await toDeadLetterSink(event, final, spec.deadLetterSink, (e, sink) => dispatch(e, route(sink, `${trigger.name} dead-letter sink`), policy, io));
@@ -261,6 +264,20 @@ export async function startBroker(opts: BrokerOptions): Promise<RunningBroker> {
     }
     return withinFanOutTimeout(Promise.all(deliveries).then((oks) => oks.every(Boolean)));
   }
+
+  return fanOut;
+}
+
+export async function startBroker(opts: BrokerOptions): Promise<RunningBroker> {
+  const config = opts.config ?? knativeConfig();
+  const addresses = new Map(Object.entries(opts.addresses));
+  const stopping = new AbortController();
+  const attempts: Attempt[] = [];
+  const failures: FailedDelivery[] = [];
+  const inFlight = tracker();
+  const log = opts.log ?? (() => {});
+  const io = dispatchIo(stopping.signal, attempts, opts.onAttempt);
+  const fanOut = fanOutOf({ config, route: roundRobin(addresses), io, stopping: stopping.signal, failures, inFlight, log, opts });
 
   const path = `/${opts.namespace}/${config.broker.name}`;
   const async = opts.async ?? config.broker.async === true;
