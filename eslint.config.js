@@ -21,9 +21,17 @@ export default tseslint.config(
     files: ['**/*.ts'],
     ignores: ['test/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ regex: '(^|/)test/', message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)test/',
+              message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -32,18 +40,35 @@ export default tseslint.config(
     // cold path; its types are fine (erased).
     files: ['functions/**/*.ts', 'shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [
-          { name: '@kubernetes/client-node', allowTypeImports: true, message: 'the function and the janitor use shared/kube/ (client-node is the CLI\'s and the tests\')' },
-          { name: 'commander', message: 'commander is the CLI\'s (cli/)' },
-        ],
-        patterns: [{ regex: '(^|/)test/', message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@kubernetes/client-node',
+              allowTypeImports: true,
+              message: "the function and the janitor use shared/kube/ (client-node is the CLI's and the tests')",
+            },
+            { name: 'commander', message: "commander is the CLI's (cli/)" },
+          ],
+          patterns: [
+            {
+              regex: '(^|/)test/',
+              message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     // it.each rows are spread into parameters
-    rules: { 'max-lines-per-function': 'off', 'max-statements': 'off', 'max-params': 'off', 'max-lines': ['error', 500] },
+    rules: {
+      'max-lines-per-function': 'off',
+      'max-statements': 'off',
+      'max-params': 'off',
+      'max-lines': ['error', 500],
+    },
   },
 );

@@ -9,7 +9,14 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['functions/**/*.test.ts', 'cli/**/*.test.ts', 'shared/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/**/*.test.ts', 'local/**/*.test.ts'],
+          include: [
+            'functions/**/*.test.ts',
+            'cli/**/*.test.ts',
+            'shared/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'bench/**/*.test.ts',
+            'local/**/*.test.ts',
+          ],
         },
       },
       {

@@ -24,23 +24,39 @@ export interface ApiCallFloor {
 async function measure(run: string, calls: number): Promise<ApiCallFloor> {
   const conn = defaultConnection();
   const server = new URL(conn.server);
-  const agent = new Agent({ keepAlive: true, ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecure });
-  const path = `/apis/${GROUP}/${VERSION}/namespaces/${process.env.POD_NAMESPACE}/${CASCADE_RUN_PLURAL}/${run}`;
-  const get = () => new Promise<void>((ok, fail) => {
-    const token = conn.token();
-    const req = request({ host: server.hostname, port: server.port, path, agent, headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', fail);
-      res.on('end', () => {
-        if (res.statusCode !== 200) return fail(new Error(`GET ${path}: HTTP ${res.statusCode}`));
-        JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        ok();
-      });
-    });
-    req.on('error', fail);
-    req.end();
+  const agent = new Agent({
+    keepAlive: true,
+    ca: conn.ca,
+    cert: conn.cert,
+    key: conn.key,
+    rejectUnauthorized: !conn.insecure,
   });
+  const path = `/apis/${GROUP}/${VERSION}/namespaces/${process.env.POD_NAMESPACE}/${CASCADE_RUN_PLURAL}/${run}`;
+  const get = () =>
+    new Promise<void>((ok, fail) => {
+      const token = conn.token();
+      const req = request(
+        {
+          host: server.hostname,
+          port: server.port,
+          path,
+          agent,
+          headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', fail);
+          res.on('end', () => {
+            if (res.statusCode !== 200) return fail(new Error(`GET ${path}: HTTP ${res.statusCode}`));
+            JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            ok();
+          });
+        },
+      );
+      req.on('error', fail);
+      req.end();
+    });
   for (let i = 0; i < Math.min(200, calls); i++) await get();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -53,12 +69,21 @@ async function measure(run: string, calls: number): Promise<ApiCallFloor> {
 /** The floor, measured in a process of its own (the image's node flags) as the function's identity, on run `run` of `inst`. */
 export function apiCallFloor(inst: Install, run: string, calls = 1000): Promise<ApiCallFloor> {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [...imageNodeFlags(repoRoot), join(repoRoot, 'bench/api-call-floor.ts'), run, String(calls)], {
-      env: { ...process.env, ...inst.env }, stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...imageNodeFlags(repoRoot), join(repoRoot, 'bench/api-call-floor.ts'), run, String(calls)],
+      {
+        env: { ...process.env, ...inst.env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.once('exit', (code) => (code === 0 ? ok(JSON.parse(out) as ApiCallFloor) : fail(new Error(`bench/api-call-floor.ts exited ${code}`))));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.once('exit', (code) =>
+      code === 0 ? ok(JSON.parse(out) as ApiCallFloor) : fail(new Error(`bench/api-call-floor.ts exited ${code}`)),
+    );
   });
 }
 

@@ -44,7 +44,13 @@ export async function runBatch(inst: Install, tag: string, runs: number, concurr
   return names;
 }
 
-export async function apiCost(cp: ControlPlane, inst: Install, modules: number, runs: number, concurrency: number): Promise<ApiCost> {
+export async function apiCost(
+  cp: ControlPlane,
+  inst: Install,
+  modules: number,
+  runs: number,
+  concurrency: number,
+): Promise<ApiCost> {
   await inst.setScenario(scenario(modules, 0));
   // Steady state: the scenario change just made left the function's copy of
   // the operator (its last counter write) stale, so its next counter write
@@ -59,9 +65,15 @@ export async function apiCost(cp: ControlPlane, inst: Install, modules: number, 
   const counts = countByClient(auditLinesSince(cp.auditLog, mark), inst.identities);
   const transitions = modules + 1;
   return {
-    modules, runs, concurrency, stepTransitionsPerRun: transitions,
+    modules,
+    runs,
+    concurrency,
+    stepTransitionsPerRun: transitions,
     perRun: Object.fromEntries(Object.entries(counts).map(([label, c]) => [label, perUnitRequests(c, runs)])),
-    functionPerTransition: perUnitRequests(counts.function ?? { reads: 0, writes: 0, events: 0, byVerb: {} }, runs * transitions),
+    functionPerTransition: perUnitRequests(
+      counts.function ?? { reads: 0, writes: 0, events: 0, byVerb: {} },
+      runs * transitions,
+    ),
     lowerBoundWritesPerRun: 3 * modules + 2,
   };
 }
@@ -72,5 +84,9 @@ export function marginalPerStep(a: ApiCost, b: ApiCost): { reads: number; writes
   const fa = a.perRun.function;
   const fb = b.perRun.function;
   if (!fa || !fb) return { reads: Number.NaN, writes: Number.NaN, events: Number.NaN };
-  return { reads: (fb.reads - fa.reads) / steps, writes: (fb.writes - fa.writes) / steps, events: (fb.events - fa.events) / steps };
+  return {
+    reads: (fb.reads - fa.reads) / steps,
+    writes: (fb.writes - fa.writes) / steps,
+    events: (fb.events - fa.events) / steps,
+  };
 }

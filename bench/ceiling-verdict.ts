@@ -38,7 +38,10 @@ export const MACHINE_SATURATED = 0.9;
 const f2 = (x: number) => x.toFixed(2);
 
 function processes(l: LevelFigures): string {
-  return Object.entries(l.cores).sort(([, a], [, b]) => b - a).map(([name, c]) => `${name} ${f2(c)}`).join(', ');
+  return Object.entries(l.cores)
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, c]) => `${name} ${f2(c)}`)
+    .join(', ');
 }
 
 export function verdict(levels: readonly LevelFigures[]): Verdict | undefined {
@@ -48,13 +51,25 @@ export function verdict(levels: readonly LevelFigures[]): Verdict | undefined {
   const cpu = `CPU in cores at ${best.senders} senders: ${processes(best)}; machine ${f2(best.machineBusyCores)} of ${best.machineCores} busy`;
   const cpuMs = best.transitionsPerSecond > 0 ? (fn * 1000) / best.transitionsPerSecond : Number.NaN;
   const base = {
-    transitionsPerSecond: best.transitionsPerSecond, atSenders: best.senders,
-    functionCpuMsPerTransition: cpuMs, functionCeilingPerSecond: (FUNCTION_SATURATED_CORES * 1000) / cpuMs,
+    transitionsPerSecond: best.transitionsPerSecond,
+    atSenders: best.senders,
+    functionCpuMsPerTransition: cpuMs,
+    functionCeilingPerSecond: (FUNCTION_SATURATED_CORES * 1000) / cpuMs,
   };
-  if (fn >= FUNCTION_SATURATED_CORES) return { ...base, limit: 'function', evidence: `the function's one thread is busy (${f2(fn)} cores); ${cpu}` };
-  if (best.apiserver429 > 0) return { ...base, limit: 'apiserver-inflight', evidence: `the API server refused ${best.apiserver429} requests with 429; ${cpu}` };
+  if (fn >= FUNCTION_SATURATED_CORES)
+    return { ...base, limit: 'function', evidence: `the function's one thread is busy (${f2(fn)} cores); ${cpu}` };
+  if (best.apiserver429 > 0)
+    return {
+      ...base,
+      limit: 'apiserver-inflight',
+      evidence: `the API server refused ${best.apiserver429} requests with 429; ${cpu}`,
+    };
   if (best.machineBusyCores >= MACHINE_SATURATED * best.machineCores) {
-    return { ...base, limit: 'machine', evidence: `every core is busy, the function at ${f2(fn)} cores: the control plane and the function share the machine; ${cpu}` };
+    return {
+      ...base,
+      limit: 'machine',
+      evidence: `every core is busy, the function at ${f2(fn)} cores: the control plane and the function share the machine; ${cpu}`,
+    };
   }
   return { ...base, limit: 'none', evidence: `nothing is used up (${cpu}): more senders would go faster` };
 }
@@ -77,6 +92,7 @@ export interface TransitionFloor {
  * calls carries more, whatever it decides.
  */
 export function transitionFloor(f: TransitionFloor): { msPerTransition: number; perSecond: number } {
-  const msPerTransition = (f.runtimeUsPerRequest * f.requestsPerTransition + f.apiCallUs * f.apiCallsPerTransition) / 1000;
+  const msPerTransition =
+    (f.runtimeUsPerRequest * f.requestsPerTransition + f.apiCallUs * f.apiCallsPerTransition) / 1000;
   return { msPerTransition, perSecond: (FUNCTION_SATURATED_CORES * 1000) / msPerTransition };
 }

@@ -67,7 +67,13 @@ async function functionMetric(url: string, name: string): Promise<number | undef
   }
 }
 
-interface Tally { transitions: number; runsEnded: number; refused: number; replies: number[]; lastRun?: string }
+interface Tally {
+  transitions: number;
+  runsEnded: number;
+  refused: number;
+  replies: number[];
+  lastRun?: string;
+}
 
 /** One sender until `until`: a run at a time, its module results one after the other. */
 async function sender(inst: Install, modules: number, until: number, t: Tally): Promise<void> {
@@ -93,7 +99,13 @@ async function sender(inst: Install, modules: number, until: number, t: Tally): 
   }
 }
 
-async function level(cp: ControlPlane, inst: Install, senders: number, modules: number, windowMs: number): Promise<CeilingLevel & { lastRun?: string | undefined }> {
+async function level(
+  cp: ControlPlane,
+  inst: Install,
+  senders: number,
+  modules: number,
+  windowMs: number,
+): Promise<CeilingLevel & { lastRun?: string | undefined }> {
   await functionMetric(`${inst.fn.url}/metrics`, 'nodejs_eventloop_lag_p99_seconds'); // resets the runtime's histogram
   const invoked0 = await functionMetric(`${inst.fn.url}/metrics`, 'faas_invocations');
   const before = await cp.requests();
@@ -115,10 +127,16 @@ async function level(cp: ControlPlane, inst: Install, senders: number, modules: 
   const calls = countByClient(auditLinesSince(cp.auditLog, mark), { function: inst.identities.function! }).function!;
   const machineCores = cpus().length;
   return {
-    senders, seconds, transitions: t.transitions, transitionsPerSecond: t.transitions / seconds, runsEnded: t.runsEnded, refused: t.refused,
+    senders,
+    seconds,
+    transitions: t.transitions,
+    transitionsPerSecond: t.transitions / seconds,
+    runsEnded: t.runsEnded,
+    refused: t.refused,
     replyMs: distribution(t.replies),
     cores: Object.fromEntries(Object.entries(usage).map(([name, u]) => [name, u.cores])),
-    machineBusyCores: ((ticks1.busy - ticks0.busy) / Math.max(1, ticks1.all - ticks0.all)) * machineCores, machineCores,
+    machineBusyCores: ((ticks1.busy - ticks0.busy) / Math.max(1, ticks1.all - ticks0.all)) * machineCores,
+    machineCores,
     apiserver429: requests.filter((s) => s.labels.code === '429').reduce((a, s) => a + s.value, 0),
     apiserverRequestsPerSecond: requests.reduce((a, s) => a + s.value, 0) / seconds,
     eventLoopDelayP99Ms: lag === undefined ? undefined : lag * 1000,
@@ -130,7 +148,13 @@ async function level(cp: ControlPlane, inst: Install, senders: number, modules: 
 }
 
 /** Levels of `senders` in turn, `windowMs` each, on runs of `modules` modules whose pods never start. */
-export async function ceiling(cp: ControlPlane, inst: Install, sendersByLevel: readonly number[], windowMs: number, log: (m: string) => void): Promise<Ceiling> {
+export async function ceiling(
+  cp: ControlPlane,
+  inst: Install,
+  sendersByLevel: readonly number[],
+  windowMs: number,
+  log: (m: string) => void,
+): Promise<Ceiling> {
   const modules = 20;
   await inst.setScenario(scenario(modules, 0, true));
   const levels: CeilingLevel[] = [];
@@ -139,13 +163,21 @@ export async function ceiling(cp: ControlPlane, inst: Install, sendersByLevel: r
     const { lastRun: run, ...l } = await level(cp, inst, senders, modules, windowMs);
     lastRun = run ?? lastRun;
     levels.push(l);
-    log(`ceiling: ${senders} senders: ${l.transitionsPerSecond.toFixed(1)} transitions/s (target ≥ ${CEILING_TARGET_PER_SECOND}); ` +
-      `cores ${JSON.stringify(Object.fromEntries(Object.entries(l.cores).map(([k, v]) => [k, Number(v.toFixed(2))])))}, machine ${l.machineBusyCores.toFixed(2)}/${l.machineCores}, ` +
-      `429s ${l.apiserver429}, requests to the function per transition ${l.functionRequestsPerTransition?.toFixed(1)}, its API calls ${l.functionApiCallsPerTransition.toFixed(1)}, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms, loop p99 ${l.eventLoopDelayP99Ms?.toFixed(0)} ms, refused ${l.refused}`);
+    log(
+      `ceiling: ${senders} senders: ${l.transitionsPerSecond.toFixed(1)} transitions/s (target ≥ ${CEILING_TARGET_PER_SECOND}); ` +
+        `cores ${JSON.stringify(Object.fromEntries(Object.entries(l.cores).map(([k, v]) => [k, Number(v.toFixed(2))])))}, machine ${l.machineBusyCores.toFixed(2)}/${l.machineCores}, ` +
+        `429s ${l.apiserver429}, requests to the function per transition ${l.functionRequestsPerTransition?.toFixed(1)}, its API calls ${l.functionApiCallsPerTransition.toFixed(1)}, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms, loop p99 ${l.eventLoopDelayP99Ms?.toFixed(0)} ms, refused ${l.refused}`,
+    );
   }
   const v = verdict(levels);
-  if (v) log(`ceiling: ${v.transitionsPerSecond.toFixed(1)} transitions/s at ${v.atSenders} senders; limit: ${v.limit}: ${v.evidence}`);
+  if (v)
+    log(
+      `ceiling: ${v.transitionsPerSecond.toFixed(1)} transitions/s at ${v.atSenders} senders; limit: ${v.limit}: ${v.evidence}`,
+    );
   const floor = lastRun ? await apiCallFloor(inst, lastRun) : undefined;
-  if (floor) log(`ceiling: one API call costs a bare Node.js process ${floor.cpuUsPerCall.toFixed(0)} µs of CPU (${floor.calls} GETs of a run, ${floor.wallMsPerCall.toFixed(1)} ms each)`);
+  if (floor)
+    log(
+      `ceiling: one API call costs a bare Node.js process ${floor.cpuUsPerCall.toFixed(0)} µs of CPU (${floor.calls} GETs of a run, ${floor.wallMsPerCall.toFixed(1)} ms each)`,
+    );
   return { modulesPerRun: modules, levels, verdict: v, apiCallFloor: floor };
 }

@@ -48,10 +48,17 @@ m.exports.serve().then(async () => {
   require('node:fs').writeFileSync(${JSON.stringify(join(dir, CACHE_FILE))}, m.script.createCachedData());
   process.exit(0);
 });`;
-  const run = (code: string) => execFileSync(process.execPath, [...imageNodeFlags(repoRoot), '-e', code], { cwd: dir, env: { ...process.env, FUNC_PORT: String(port), NODE_ENV: 'production' }, stdio: 'inherit' });
+  const run = (code: string) =>
+    execFileSync(process.execPath, [...imageNodeFlags(repoRoot), '-e', code], {
+      cwd: dir,
+      env: { ...process.env, FUNC_PORT: String(port), NODE_ENV: 'production' },
+      stdio: 'inherit',
+    });
   run(warm);
   // A floor whose code cache V8 refuses would not be the build's: say so rather than time it.
-  run(`if (!require(${JSON.stringify(join(dir, 'server.cjs'))}).load().cacheTaken) { console.error('the floor bundle\\'s code cache was refused'); process.exit(1); }`);
+  run(
+    `if (!require(${JSON.stringify(join(dir, 'server.cjs'))}).load().cacheTaken) { console.error('the floor bundle\\'s code cache was refused'); process.exit(1); }`,
+  );
   return dir;
 }
 
@@ -59,10 +66,18 @@ m.exports.serve().then(async () => {
 async function timeToAnswer(args: string[], cwd: string): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, FUNC_PORT: String(port), NODE_ENV: 'production' }, stdio: 'ignore' });
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { ...process.env, FUNC_PORT: String(port), NODE_ENV: 'production' },
+    stdio: 'ignore',
+  });
   try {
     return await until(async () => {
-      const r = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+      const r = await fetch(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: BODY,
+      });
       await r.arrayBuffer();
       return r.status < 300 ? performance.now() - t0 : undefined;
     });

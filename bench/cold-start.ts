@@ -32,7 +32,9 @@ async function spawnFunction(env: Record<string, string>, entry?: string) {
   const command = benchFunction(entry);
   const t0 = performance.now();
   const child = spawn(process.execPath, command.args, {
-    cwd: command.cwd, env: { ...(command.baseEnv ?? process.env), CASCADE_METRICS_PORT: '0', ...env, FUNC_PORT: String(port) }, stdio: 'ignore',
+    cwd: command.cwd,
+    env: { ...(command.baseEnv ?? process.env), CASCADE_METRICS_PORT: '0', ...env, FUNC_PORT: String(port) },
+    stdio: 'ignore',
   });
   const stop = () => stopProcess(child);
   return { t0, child, url: `http://127.0.0.1:${port}`, stop };
@@ -72,7 +74,13 @@ async function once(inst: Install): Promise<ColdStart> {
   const rss = rssMiB(b.child.pid!) ?? 0;
   const job = await inst.recorder.waitJob(answered.run, 0);
   await b.stop();
-  return { toLiveMs: live - a.t0, toReadyMs: ready - a.t0, toRunAnsweredMs: answered.at - b.t0, toFirstJobMs: job.added - b.t0, rssAfterStartMiB: rss };
+  return {
+    toLiveMs: live - a.t0,
+    toReadyMs: ready - a.t0,
+    toRunAnsweredMs: answered.at - b.t0,
+    toFirstJobMs: job.added - b.t0,
+    rssAfterStartMiB: rss,
+  };
 }
 
 export async function coldStart(inst: Install, tries: number): Promise<ColdStart> {
@@ -81,8 +89,11 @@ export async function coldStart(inst: Install, tries: number): Promise<ColdStart
   for (let i = 0; i < tries; i++) all.push(await once(inst));
   const med = (f: (c: ColdStart) => number) => spread(all.map(f))!.median;
   return {
-    toLiveMs: med((c) => c.toLiveMs), toReadyMs: med((c) => c.toReadyMs), toRunAnsweredMs: med((c) => c.toRunAnsweredMs),
-    toFirstJobMs: med((c) => c.toFirstJobMs), rssAfterStartMiB: med((c) => c.rssAfterStartMiB),
+    toLiveMs: med((c) => c.toLiveMs),
+    toReadyMs: med((c) => c.toReadyMs),
+    toRunAnsweredMs: med((c) => c.toRunAnsweredMs),
+    toFirstJobMs: med((c) => c.toFirstJobMs),
+    rssAfterStartMiB: med((c) => c.rssAfterStartMiB),
   };
 }
 
@@ -128,8 +139,13 @@ export async function coldPaired(inst: Install, vs: string, pairs: number): Prom
   }
   const med = (xs: number[]) => spread(xs)!.median;
   return {
-    vs, pairs,
-    entryMs: med(a.map((x) => x.ms)), vsMs: med(b.map((x) => x.ms)), deltaMs: med(a.map((x, i) => x.ms - b[i]!.ms)),
-    entryCpuMs: med(a.map((x) => x.cpuMs)), vsCpuMs: med(b.map((x) => x.cpuMs)), deltaCpuMs: med(a.map((x, i) => x.cpuMs - b[i]!.cpuMs)),
+    vs,
+    pairs,
+    entryMs: med(a.map((x) => x.ms)),
+    vsMs: med(b.map((x) => x.ms)),
+    deltaMs: med(a.map((x, i) => x.ms - b[i]!.ms)),
+    entryCpuMs: med(a.map((x) => x.cpuMs)),
+    vsCpuMs: med(b.map((x) => x.cpuMs)),
+    deltaCpuMs: med(a.map((x, i) => x.cpuMs - b[i]!.cpuMs)),
   };
 }

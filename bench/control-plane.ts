@@ -36,19 +36,31 @@ function adminGet(kubeconfig: string): (path: string) => Promise<string> {
   kc.loadFromFile(kubeconfig);
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
-  if (!cluster || !user?.certData || !user.keyData) throw new Error(`${kubeconfig}: needs a client certificate (the admin kubeconfig)`);
+  if (!cluster || !user?.certData || !user.keyData)
+    throw new Error(`${kubeconfig}: needs a client certificate (the admin kubeconfig)`);
   const b64 = (s: string) => Buffer.from(s, 'base64');
-  const tls = { ca: cluster.caData ? b64(cluster.caData) : undefined, cert: b64(user.certData), key: b64(user.keyData) };
-  return (path) => new Promise((resolve, reject) => {
-    const req = request(new URL(path, cluster.server), { ...tls, method: 'GET' }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`GET ${path}: ${res.statusCode} ${body.slice(0, 200)}`))));
+  const tls = {
+    ca: cluster.caData ? b64(cluster.caData) : undefined,
+    cert: b64(user.certData),
+    key: b64(user.keyData),
+  };
+  return (path) =>
+    new Promise((resolve, reject) => {
+      const req = request(new URL(path, cluster.server), { ...tls, method: 'GET' }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(body)
+            : reject(new Error(`GET ${path}: ${res.statusCode} ${body.slice(0, 200)}`)),
+        );
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 function componentPids(stateDir: string): Record<string, number> {
@@ -56,7 +68,8 @@ function componentPids(stateDir: string): Record<string, number> {
   return existsSync(file) ? Object.fromEntries(readPids(file).map((p) => [p.name, p.pid])) : {};
 }
 
-const LIMIT_FLAG = /^--(kube-api-qps|kube-api-burst|concurrent-job-syncs|max-requests-inflight|max-mutating-requests-inflight)=/;
+const LIMIT_FLAG =
+  /^--(kube-api-qps|kube-api-burst|concurrent-job-syncs|max-requests-inflight|max-mutating-requests-inflight)=/;
 
 /** The limit flags on each component's command line (/proc), so the figures say what the cluster ran with. */
 function limitsInEffect(pids: Record<string, number>): Record<string, string> {
@@ -65,7 +78,9 @@ function limitsInEffect(pids: Record<string, number>): Record<string, string> {
     const pid = pids[name];
     if (pid === undefined) continue;
     try {
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => LIMIT_FLAG.test(a));
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .filter((a) => LIMIT_FLAG.test(a));
       out[name] = args.length > 0 ? args.map((a) => a.slice(2)).join(' ') : 'default';
     } catch {
       out[name] = 'unknown';
@@ -79,7 +94,12 @@ export async function controlPlane(log: (m: string) => void): Promise<ControlPla
   let stop = async () => {};
   if (!kubeconfig || !(await apiserverReady(kubeconfig))) {
     const started = performance.now();
-    const cluster = await startCluster({ stateDir: join(repoRoot, '.cascade', `bench-${process.pid}`), tieToProcess: true, log, limits: RAISED_LIMITS });
+    const cluster = await startCluster({
+      stateDir: join(repoRoot, '.cascade', `bench-${process.pid}`),
+      tieToProcess: true,
+      log,
+      limits: RAISED_LIMITS,
+    });
     log(`cluster: ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     kubeconfig = cluster.kubeconfig;
     stop = cluster.stop;

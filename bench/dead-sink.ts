@@ -9,11 +9,16 @@ import { install, runRequest, scenario } from './install.ts';
 import { distribution, type Distribution } from './stats.ts';
 
 export async function deadSinkReplies(kc: KubeConfig, runs: number): Promise<{ resultReplyMs: Distribution }> {
-  const sink = createServer(() => { /* never answers */ });
+  const sink = createServer(() => {
+    /* never answers */
+  });
   await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
   const port = (sink.address() as { port: number }).port;
   // One module whose pod runs far longer than the measurement: its result ends the run.
-  const inst = await install(kc, scenario(1, 600_000), 'cascade-bench-sink', { K_SINK: `http://127.0.0.1:${port}/`, CASCADE_SHUTDOWN_GRACE_SECONDS: '1' });
+  const inst = await install(kc, scenario(1, 600_000), 'cascade-bench-sink', {
+    K_SINK: `http://127.0.0.1:${port}/`,
+    CASCADE_SHUTDOWN_GRACE_SECONDS: '1',
+  });
   try {
     const samples: number[] = [];
     for (let i = 0; i < runs; i++) {
@@ -21,10 +26,18 @@ export async function deadSinkReplies(kc: KubeConfig, runs: number): Promise<{ r
       if (started.status !== 200) throw new Error(`run request answered ${started.status}`);
       // the function's reply to the Broker's attempt that delivered the ending result
       const ended = await inst.send({ runname: started.run, modulename: 'm0', moduleresult: 'success' });
-      if (ended.status !== 200 || ended.attempts !== 1) throw new Error(`module result answered ${ended.status} after ${ended.attempts} attempts`);
+      if (ended.status !== 200 || ended.attempts !== 1)
+        throw new Error(`module result answered ${ended.status} after ${ended.attempts} attempts`);
       samples.push(ended.replyMs);
-      const run = await inst.custom.getNamespacedCustomObject({ group: 'cascade.cascade.net', version: 'v1alpha1', namespace: inst.ns, plural: 'cascaderuns', name: started.run }) as { status?: { phase?: string } };
-      if (run.status?.phase !== 'Succeeded') throw new Error(`run ${started.run} is ${run.status?.phase}, not Succeeded`);
+      const run = (await inst.custom.getNamespacedCustomObject({
+        group: 'cascade.cascade.net',
+        version: 'v1alpha1',
+        namespace: inst.ns,
+        plural: 'cascaderuns',
+        name: started.run,
+      })) as { status?: { phase?: string } };
+      if (run.status?.phase !== 'Succeeded')
+        throw new Error(`run ${started.run} is ${run.status?.phase}, not Succeeded`);
     }
     return { resultReplyMs: distribution(samples) };
   } finally {

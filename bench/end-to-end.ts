@@ -17,7 +17,12 @@ export interface EndToEnd {
   replyMs: number;
 }
 
-export async function endToEnd(inst: Install, modules: number, runs: number, delayMs: number): Promise<{ figures: EndToEnd; runNames: string[] }> {
+export async function endToEnd(
+  inst: Install,
+  modules: number,
+  runs: number,
+  delayMs: number,
+): Promise<{ figures: EndToEnd; runNames: string[] }> {
   await inst.setScenario(scenario(modules, delayMs));
   const rows: EndToEnd[] = [];
   const names: string[] = [];
@@ -34,15 +39,25 @@ export async function endToEnd(inst: Install, modules: number, runs: number, del
     const e2e = ended.ended! - t0;
     const kube = jobs.reduce((s, j) => s + ((j.completed ?? j.added) - j.added), 0);
     rows.push({
-      modules, runs: 1, e2eMs: e2e, overheadMs: e2e - modules * delayMs,
-      kubernetesMs: kube - modules * delayMs, cascadeMs: e2e - kube, replyMs,
+      modules,
+      runs: 1,
+      e2eMs: e2e,
+      overheadMs: e2e - modules * delayMs,
+      kubernetesMs: kube - modules * delayMs,
+      cascadeMs: e2e - kube,
+      replyMs,
     });
   }
   const med = (f: (r: EndToEnd) => number) => spread(rows.map(f))!.median;
   return {
     figures: {
-      modules, runs, e2eMs: med((r) => r.e2eMs), overheadMs: med((r) => r.overheadMs),
-      kubernetesMs: med((r) => r.kubernetesMs), cascadeMs: med((r) => r.cascadeMs), replyMs: med((r) => r.replyMs),
+      modules,
+      runs,
+      e2eMs: med((r) => r.e2eMs),
+      overheadMs: med((r) => r.overheadMs),
+      kubernetesMs: med((r) => r.kubernetesMs),
+      cascadeMs: med((r) => r.cascadeMs),
+      replyMs: med((r) => r.replyMs),
     },
     runNames: names,
   };

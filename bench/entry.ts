@@ -13,7 +13,10 @@ export const ENTRY = process.env.BENCH_ENTRY ?? 'functions/cascade/index.ts';
 
 /** The image's node flags (scripts/image-flags.ts), and $BENCH_NODE_FLAGS after them. */
 function benchFlags(): string[] {
-  return [...imageNodeFlags(repoRoot), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((a) => a.startsWith('--'))];
+  return [
+    ...imageNodeFlags(repoRoot),
+    ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((a) => a.startsWith('--')),
+  ];
 }
 
 /**
@@ -23,7 +26,8 @@ function benchFlags(): string[] {
  */
 export function benchFunction(entry = ENTRY): FunctionCommand {
   const file = resolve(repoRoot, entry);
-  if (!entry.endsWith('.cjs')) return { cwd: repoRoot, args: [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), file] };
+  if (!entry.endsWith('.cjs'))
+    return { cwd: repoRoot, args: [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), file] };
   return { cwd: join(repoRoot, 'build'), args: [...benchFlags(), file], baseEnv: imageEnv(process.env) };
 }
 

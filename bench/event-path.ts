@@ -32,7 +32,10 @@ export interface EventPath {
   runBytes: number;
 }
 
-export interface Sample { type: string; body: string }
+export interface Sample {
+  type: string;
+  body: string;
+}
 
 /**
  * A running Job's add and update and its run's status update, each as the
@@ -45,12 +48,24 @@ export async function eventMix(kc: KubeConfig, inst: Install): Promise<Sample[]>
   if (started.status !== 200) throw new Error(`run request answered ${started.status}`);
   const r1 = await postJson(inst.fn.url, { runname: run, modulename: 'm0', moduleresult: 'success' });
   if (r1.status !== 200) throw new Error(`module result answered ${r1.status}`);
-  const jobs = await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: inst.ns, labelSelector: `${LABEL_RUN}=${run}` });
+  const jobs = await kc
+    .makeApiClient(BatchV1Api)
+    .listNamespacedJob({ namespace: inst.ns, labelSelector: `${LABEL_RUN}=${run}` });
   const job = jobs.items[0];
   if (!job) throw new Error('no Job of the run');
-  const cr = await inst.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: inst.ns, plural: CASCADE_RUN_PLURAL, name: run });
+  const cr = await inst.custom.getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: inst.ns,
+    plural: CASCADE_RUN_PLURAL,
+    name: run,
+  });
   // The client's own typed objects hold Dates; the API server sent strings.
-  const jobJson = JSON.stringify({ apiVersion: 'batch/v1', kind: 'Job', ...JSON.parse(JSON.stringify(job)) as object });
+  const jobJson = JSON.stringify({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    ...(JSON.parse(JSON.stringify(job)) as object),
+  });
   return [
     { type: 'dev.knative.apiserver.resource.update', body: jobJson },
     { type: 'dev.knative.apiserver.resource.update', body: jobJson },
@@ -63,8 +78,12 @@ async function post(url: string, s: Sample): Promise<number> {
   const res = await fetch(url, {
     method: 'POST',
     headers: {
-      'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': randomUUID(), 'ce-type': s.type,
-      'ce-source': 'https://kubernetes.default.svc', 'ce-subject': '/apis/batch/v1/namespaces/bench/jobs/x',
+      'content-type': 'application/json',
+      'ce-specversion': '1.0',
+      'ce-id': randomUUID(),
+      'ce-type': s.type,
+      'ce-source': 'https://kubernetes.default.svc',
+      'ce-subject': '/apis/batch/v1/namespaces/bench/jobs/x',
     },
     body: s.body,
   });
@@ -73,7 +92,14 @@ async function post(url: string, s: Sample): Promise<number> {
 }
 
 /** What `senders` posting `mix` at once for `windowMs` cost process `pid` (after `warmup` posts one at a time). */
-export async function drive(url: string, pid: number, mix: readonly Sample[], senders: number, windowMs: number, warmup = 2000) {
+export async function drive(
+  url: string,
+  pid: number,
+  mix: readonly Sample[],
+  senders: number,
+  windowMs: number,
+  warmup = 2000,
+) {
   for (let i = 0; i < warmup; i++) await post(url, mix[i % mix.length]!);
   let events = 0;
   let refused = 0;
@@ -82,26 +108,37 @@ export async function drive(url: string, pid: number, mix: readonly Sample[], se
   const main0 = cpuSeconds(pid, true) ?? 0;
   const start = performance.now();
   const until = start + windowMs;
-  await Promise.all(Array.from({ length: senders }, async (_, k) => {
-    for (let i = k; performance.now() < until; i++) {
-      const s = mix[i % mix.length]!;
-      const status = await post(url, s);
-      if (status >= 200 && status < 300) {
-        events++;
-        if (s.body.includes('"kind":"Job"')) jobs++;
-      } else refused++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: senders }, async (_, k) => {
+      for (let i = k; performance.now() < until; i++) {
+        const s = mix[i % mix.length]!;
+        const status = await post(url, s);
+        if (status >= 200 && status < 300) {
+          events++;
+          if (s.body.includes('"kind":"Job"')) jobs++;
+        } else refused++;
+      }
+    }),
+  );
   const cpu = (cpuSeconds(pid) ?? 0) - cpu0;
   const main = (cpuSeconds(pid, true) ?? 0) - main0;
   return {
-    events, refused, seconds: (performance.now() - start) / 1000,
-    cpuUsPerEvent: (cpu * 1e6) / Math.max(1, events), mainThreadUsPerEvent: (main * 1e6) / Math.max(1, events), jobShare: jobs / Math.max(1, events),
+    events,
+    refused,
+    seconds: (performance.now() - start) / 1000,
+    cpuUsPerEvent: (cpu * 1e6) / Math.max(1, events),
+    mainThreadUsPerEvent: (main * 1e6) / Math.max(1, events),
+    jobShare: jobs / Math.max(1, events),
   };
 }
 
 /** The function's cost of the events of `mix` (eventMix), `senders` at once for `windowMs`. */
-export async function eventPath(inst: Install, mix: readonly Sample[], senders: number, windowMs: number): Promise<EventPath> {
+export async function eventPath(
+  inst: Install,
+  mix: readonly Sample[],
+  senders: number,
+  windowMs: number,
+): Promise<EventPath> {
   const r = await drive(inst.fn.url, inst.fn.child.pid!, mix, senders, windowMs);
   return { ...r, jobBytes: mix[0]!.body.length, runBytes: mix[3]!.body.length };
 }

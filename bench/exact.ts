@@ -37,19 +37,34 @@ export interface ExactCounters {
 }
 
 async function operatorStatus(custom: CustomObjectsApi, ns: string) {
-  const op = (await custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: 'cascadeautooperators', name: SCENARIO })) as CascadeAutoOperator;
+  const op = (await custom.getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: ns,
+    plural: 'cascadeautooperators',
+    name: SCENARIO,
+  })) as CascadeAutoOperator;
   return { active: op.status?.active ?? 0, succeeded: op.status?.succeeded ?? 0, failed: op.status?.failed ?? 0 };
 }
 
 async function metricSum(url: string, name: string): Promise<number> {
-  return parseMetrics(await (await fetch(url)).text(), name).filter((s) => s.name === name).reduce((a, s) => a + s.value, 0);
+  return parseMetrics(await (await fetch(url)).text(), name)
+    .filter((s) => s.name === name)
+    .reduce((a, s) => a + s.value, 0);
 }
 
 async function phases(custom: CustomObjectsApi, ns: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   let token: string | undefined;
   do {
-    const page = (await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: 'cascaderuns', limit: 500, _continue: token })) as { items: CascadeRun[]; metadata?: { _continue?: string; continue?: string } };
+    const page = (await custom.listNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural: 'cascaderuns',
+      limit: 500,
+      _continue: token,
+    })) as { items: CascadeRun[]; metadata?: { _continue?: string; continue?: string } };
     for (const r of page.items) out[r.status?.phase ?? 'none'] = (out[r.status?.phase ?? 'none'] ?? 0) + 1;
     token = page.metadata?.continue || page.metadata?._continue || undefined;
   } while (token);
@@ -73,7 +88,14 @@ async function sendAll(inst: Install, n: number, log: (m: string) => void): Prom
 }
 
 /** Waits until the operator has counted `n` ends with nothing active, or nothing moved for `stallMs`. */
-async function waitCounted(custom: CustomObjectsApi, ns: string, n: number, stallMs: number, log: (m: string) => void, seen: { maxActive: number }) {
+async function waitCounted(
+  custom: CustomObjectsApi,
+  ns: string,
+  n: number,
+  stallMs: number,
+  log: (m: string) => void,
+  seen: { maxActive: number },
+) {
   let last = -1;
   let movedAt = performance.now();
   for (;;) {
@@ -95,7 +117,13 @@ const HOLD = { 'cascade.cascade.net/bench': 'exact-held' };
 const RELEASE_NODE = 'kwok-exact-release';
 
 /** Waits until the operator counts `n` runs active at once (every run sent is in flight). */
-async function waitAllActive(custom: CustomObjectsApi, ns: string, n: number, log: (m: string) => void, seen: { maxActive: number }): Promise<void> {
+async function waitAllActive(
+  custom: CustomObjectsApi,
+  ns: string,
+  n: number,
+  log: (m: string) => void,
+  seen: { maxActive: number },
+): Promise<void> {
   const deadline = performance.now() + 600_000;
   for (;;) {
     const s = await operatorStatus(custom, ns);
@@ -106,7 +134,12 @@ async function waitAllActive(custom: CustomObjectsApi, ns: string, n: number, lo
   }
 }
 
-export async function exactCounters(kc: KubeConfig, n: number, modules: number, log: (m: string) => void): Promise<ExactCounters> {
+export async function exactCounters(
+  kc: KubeConfig,
+  n: number,
+  modules: number,
+  log: (m: string) => void,
+): Promise<ExactCounters> {
   const inst = await install(kc, scenario(modules, 0, HOLD), 'cascade-bench-exact');
   const core = kc.makeApiClient(CoreV1Api);
   try {
@@ -115,7 +148,12 @@ export async function exactCounters(kc: KubeConfig, n: number, modules: number, 
     const t0 = performance.now();
     const seen = { maxActive: 0 };
     const sampling = setInterval(() => {
-      operatorStatus(custom, inst.ns).then((s) => { seen.maxActive = Math.max(seen.maxActive, s.active); }, () => {});
+      operatorStatus(custom, inst.ns).then(
+        (s) => {
+          seen.maxActive = Math.max(seen.maxActive, s.active);
+        },
+        () => {},
+      );
     }, 5000);
     const retried = await sendAll(inst, n, log).finally(() => clearInterval(sampling));
     const sendSeconds = (performance.now() - t0) / 1000;
@@ -126,16 +164,37 @@ export async function exactCounters(kc: KubeConfig, n: number, modules: number, 
     const releasedSeconds = (performance.now() - releasedAt) / 1000;
     const seconds = (performance.now() - t0) / 1000;
     const usage = sampler.stop();
-    const functionMetrics = { succeeded: await metricSum(inst.fn.metricsUrl, 'success_scenario_total'), failed: await metricSum(inst.fn.metricsUrl, 'failed_scenario_total') };
+    const functionMetrics = {
+      succeeded: await metricSum(inst.fn.metricsUrl, 'success_scenario_total'),
+      failed: await metricSum(inst.fn.metricsUrl, 'failed_scenario_total'),
+    };
     const runsByPhase = await phases(custom, inst.ns);
-    const exact = operator.succeeded === n && operator.failed === 0 && operator.active === 0 &&
-      functionMetrics.succeeded === n && functionMetrics.failed === 0 && runsByPhase.Succeeded === n && Object.keys(runsByPhase).length === 1;
-    const check = `${exact ? 'EXACT' : 'NOT EXACT'}: sent ${n}; operator succeeded ${operator.succeeded}, failed ${operator.failed}, active ${operator.active}; ` +
+    const exact =
+      operator.succeeded === n &&
+      operator.failed === 0 &&
+      operator.active === 0 &&
+      functionMetrics.succeeded === n &&
+      functionMetrics.failed === 0 &&
+      runsByPhase.Succeeded === n &&
+      Object.keys(runsByPhase).length === 1;
+    const check =
+      `${exact ? 'EXACT' : 'NOT EXACT'}: sent ${n}; operator succeeded ${operator.succeeded}, failed ${operator.failed}, active ${operator.active}; ` +
       `function success_scenario_total ${functionMetrics.succeeded}, failed_scenario_total ${functionMetrics.failed}; runs by phase ${JSON.stringify(runsByPhase)}`;
     log(`exact: ${check}`);
     return {
-      runsSent: n, modulesPerRun: modules, retried, sendSeconds, seconds, maxActive: seen.maxActive, releasedSeconds, operator, functionMetrics, runsByPhase,
-      functionMaxRssMiB: usage.function?.maxRssMiB ?? 0, exact, check,
+      runsSent: n,
+      modulesPerRun: modules,
+      retried,
+      sendSeconds,
+      seconds,
+      maxActive: seen.maxActive,
+      releasedSeconds,
+      operator,
+      functionMetrics,
+      runsByPhase,
+      functionMaxRssMiB: usage.function?.maxRssMiB ?? 0,
+      exact,
+      check,
     };
   } finally {
     await inst.stop();

@@ -41,7 +41,8 @@ async function serve(kind: FloorKind, port: number): Promise<void> {
 
 if (import.meta.main) {
   const [kind, port] = process.argv.slice(2);
-  if (!FLOOR_KINDS.includes(kind as FloorKind) || !port) throw new Error(`usage: node bench/floor-server.ts <${FLOOR_KINDS.join('|')}> <port>`);
+  if (!FLOOR_KINDS.includes(kind as FloorKind) || !port)
+    throw new Error(`usage: node bench/floor-server.ts <${FLOOR_KINDS.join('|')}> <port>`);
   await serve(kind as FloorKind, Number(port));
   process.stdout.write('listening\n');
 }

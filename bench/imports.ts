@@ -8,8 +8,15 @@ import { repoRoot } from '../local/cluster/paths.ts';
 import { spread } from './stats.ts';
 
 export const IMPORTED = [
-  'faas-js-runtime', '@kubernetes/client-node', 'pino', 'prom-client', 'valibot', 'cloudevents', 'p-retry',
-  'functions/cascade/index.ts', 'functions/cascade/app.ts',
+  'faas-js-runtime',
+  '@kubernetes/client-node',
+  'pino',
+  'prom-client',
+  'valibot',
+  'cloudevents',
+  'p-retry',
+  'functions/cascade/index.ts',
+  'functions/cascade/app.ts',
 ];
 
 function specifier(name: string): string {
@@ -18,7 +25,12 @@ function specifier(name: string): string {
 
 function run(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'silent' } }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    execFile(
+      process.execPath,
+      args,
+      { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'silent' } },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    );
   });
 }
 

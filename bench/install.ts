@@ -17,7 +17,12 @@ import type { Attempt } from '../local/eventing/dispatch.ts';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { runName } from '../shared/names.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
-import { apiServerSourceIdentity, functionKubeconfig, janitorKubeconfig, serviceAccountUser } from '../local/function-rbac.ts';
+import {
+  apiServerSourceIdentity,
+  functionKubeconfig,
+  janitorKubeconfig,
+  serviceAccountUser,
+} from '../local/function-rbac.ts';
 import { createNamespace, deleteNamespace, waitFor } from '../local/kube.ts';
 import { benchFunction } from './entry.ts';
 import { startQueueProxy } from '../local/queue-proxy/queue-proxy.ts';
@@ -34,7 +39,11 @@ const G = { group: 'cascade.cascade.net', version: 'v1alpha1', plural: 'cascadea
  * `stuck` pods are never scheduled (`true`), or wait for a node with the
  * labels it gives.
  */
-export function scenario(count: number, delayMs: number, stuck: boolean | Record<string, string> = false): CascadeModule[] {
+export function scenario(
+  count: number,
+  delayMs: number,
+  stuck: boolean | Record<string, string> = false,
+): CascadeModule[] {
   const nodeSelector = stuck === true ? { 'cascade.cascade.net/bench': 'nowhere' } : stuck || undefined;
   return Array.from({ length: count }, (_, i) => {
     const m = imageModule(`m${i}`, { step: String(i) }, { delayMs });
@@ -68,8 +77,17 @@ export interface Install {
 }
 
 export type RunRequestBody = ReturnType<typeof runRequest>;
-export interface ModuleResultBody { runname: string; modulename: string; moduleresult: string }
-export interface Delivered { status: number | undefined; replyMs: number; attempts: number; run: string }
+export interface ModuleResultBody {
+  runname: string;
+  modulename: string;
+  moduleresult: string;
+}
+export interface Delivered {
+  status: number | undefined;
+  replyMs: number;
+  attempts: number;
+  run: string;
+}
 
 /** The run a request names: the Go controller's name from the iuid (runRequest keeps the first five characters unique), or the result's runname. */
 function runOf(body: RunRequestBody | ModuleResultBody): string {
@@ -112,7 +130,17 @@ function sender(brokerUrl: () => string) {
     const type = 'runname' in body ? MODULE_FINISHED : RUN_REQUESTED;
     const done = new Promise<Attempt>((resolve) => waiting.set(id, resolve));
     try {
-      await postToIngress(brokerUrl(), { 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': id, 'ce-source': '/bench', 'ce-type': type }, JSON.stringify(body));
+      await postToIngress(
+        brokerUrl(),
+        {
+          'content-type': 'application/json',
+          'ce-specversion': '1.0',
+          'ce-id': id,
+          'ce-source': '/bench',
+          'ce-type': type,
+        },
+        JSON.stringify(body),
+      );
     } catch (error) {
       waiting.delete(id);
       throw error;
@@ -125,7 +153,11 @@ function sender(brokerUrl: () => string) {
 }
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   try {
     return { status: res.status, body: JSON.parse(text) as Record<string, unknown> };
@@ -161,29 +193,50 @@ export interface InstallOptions {
 }
 
 export async function install(
-  kc: KubeConfig, modules: CascadeModule[], prefix = 'cascade-bench', extraEnv: Record<string, string> = {}, options: InstallOptions = {},
+  kc: KubeConfig,
+  modules: CascadeModule[],
+  prefix = 'cascade-bench',
+  extraEnv: Record<string, string> = {},
+  options: InstallOptions = {},
 ): Promise<Install> {
   const ns = await createNamespace(kc, prefix);
   benchNamespaces.add(ns);
   const custom = kc.makeApiClient(CustomObjectsApi);
-  await custom.createNamespacedCustomObject({ ...G, namespace: ns, body: {
-    apiVersion: API_VERSION, kind: CASCADE_AUTO_OPERATOR_KIND,
-    metadata: { name: SCENARIO }, spec: { scenarioconfig: { cascademodules: modules } },
-  } });
+  await custom.createNamespacedCustomObject({
+    ...G,
+    namespace: ns,
+    body: {
+      apiVersion: API_VERSION,
+      kind: CASCADE_AUTO_OPERATOR_KIND,
+      metadata: { name: SCENARIO },
+      spec: { scenarioconfig: { cascademodules: modules } },
+    },
+  });
   const env = {
-    KUBECONFIG: await functionKubeconfig(kc, ns), POD_NAMESPACE: ns, SCENARIO_NAME: SCENARIO,
-    OUT_MINIO_ADDRESS: 'http://minio.bench:9000/output/', CONFIG_PATH: '/nonexistent/configuration', ...BENCH_FUNCTION_ENV, ...extraEnv,
+    KUBECONFIG: await functionKubeconfig(kc, ns),
+    POD_NAMESPACE: ns,
+    SCENARIO_NAME: SCENARIO,
+    OUT_MINIO_ADDRESS: 'http://minio.bench:9000/output/',
+    CONFIG_PATH: '/nonexistent/configuration',
+    ...BENCH_FUNCTION_ENV,
+    ...extraEnv,
   };
   const recorder = await startRecorder(kc, ns);
   // A CRD just established answers 429 "storage is (re)initializing" for a moment.
-  await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), { message: 'cascaderuns can be listed' });
+  await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), {
+    message: 'cascaderuns can be listed',
+  });
   let fn = await startFunction(env, benchFunction());
-  const queueProxy = options.queueProxy ? await startQueueProxy({ userPort: Number(new URL(fn.url).port), namespace: ns }) : undefined;
+  const queueProxy = options.queueProxy
+    ? await startQueueProxy({ userPort: Number(new URL(fn.url).port), namespace: ns })
+    : undefined;
   const deadLetters = await startDeadLetterSink();
   let brokerUrl = '';
   const out = sender(() => brokerUrl);
   const broker = await startBroker({
-    namespace: ns, onAttempt: out.onAttempt, async: brokerIsAsync(),
+    namespace: ns,
+    onAttempt: out.onAttempt,
+    async: brokerIsAsync(),
     addresses: { 'Service/cascade': [queueProxy?.url ?? fn.url], 'Service/cascade-dead-letters': [deadLetters.url] },
   });
   brokerUrl = broker.url;
@@ -197,14 +250,29 @@ export async function install(
     'job-controller': 'system:serviceaccount:kube-system:job-controller',
   };
   return {
-    ns, env, recorder, custom, broker, identities, janitorKubeconfig: await janitorKubeconfig(kc, ns),
-    get fn() { return fn; },
+    ns,
+    env,
+    recorder,
+    custom,
+    broker,
+    identities,
+    janitorKubeconfig: await janitorKubeconfig(kc, ns),
+    get fn() {
+      return fn;
+    },
     async setScenario(next) {
       // The function writes the operator's counters meanwhile: retry on 409.
       for (let attempt = 0; ; attempt++) {
-        const op = (await custom.getNamespacedCustomObject({ ...G, namespace: ns, name: SCENARIO })) as { spec: Record<string, unknown> };
+        const op = (await custom.getNamespacedCustomObject({ ...G, namespace: ns, name: SCENARIO })) as {
+          spec: Record<string, unknown>;
+        };
         try {
-          await custom.replaceNamespacedCustomObject({ ...G, namespace: ns, name: SCENARIO, body: { ...op, spec: { ...op.spec, scenarioconfig: { cascademodules: next } } } });
+          await custom.replaceNamespacedCustomObject({
+            ...G,
+            namespace: ns,
+            name: SCENARIO,
+            body: { ...op, spec: { ...op.spec, scenarioconfig: { cascademodules: next } } },
+          });
           return;
         } catch (error) {
           if ((error as { code?: number }).code !== 409 || attempt >= 20) throw error;
@@ -240,5 +308,10 @@ let counter = 0;
 export function runRequest(tag: string): { turlinfo: string; iuid: string; oname: string; sname: string } {
   counter++;
   const prefix = (0x10000 + counter).toString(16);
-  return { turlinfo: `s3://in/${tag}-${counter}.tgz`, iuid: `${prefix}-${tag}-${process.pid}`, oname: 'bench', sname: tag };
+  return {
+    turlinfo: `s3://in/${tag}-${counter}.tgz`,
+    iuid: `${prefix}-${tag}-${process.pid}`,
+    oname: 'bench',
+    sname: tag,
+  };
 }

@@ -81,9 +81,16 @@ export function sampleProcesses(pids: Record<string, number>, intervalMs = 250):
       clearInterval(timer);
       tick();
       const seconds = (performance.now() - start) / 1000;
-      return Object.fromEntries(Object.keys(pids).map((name) => [name, {
-        cores: (last[name]! - first[name]!) / seconds, peakCores: peak[name] ?? 0, maxRssMiB: rss[name] ?? 0,
-      }]));
+      return Object.fromEntries(
+        Object.keys(pids).map((name) => [
+          name,
+          {
+            cores: (last[name]! - first[name]!) / seconds,
+            peakCores: peak[name] ?? 0,
+            maxRssMiB: rss[name] ?? 0,
+          },
+        ]),
+      );
     },
   };
 }

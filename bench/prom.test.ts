@@ -40,10 +40,18 @@ describe('parseMetrics', () => {
 describe('diffSamples', () => {
   it('subtracts series by their labels; new series count from zero; unchanged ones go', () => {
     const d = diffSamples(parseMetrics(BEFORE), parseMetrics(AFTER));
-    const byKey = Object.fromEntries(d.map((s) => [`${s.labels.resource ?? s.name}/${s.labels.subresource ?? ''} ${s.labels.verb ?? ''}`, s.value]));
+    const byKey = Object.fromEntries(
+      d.map((s) => [`${s.labels.resource ?? s.name}/${s.labels.subresource ?? ''} ${s.labels.verb ?? ''}`, s.value]),
+    );
     expect(byKey).toEqual({
-      'jobs/ POST': 3, 'jobs/status PUT': 2, 'pods/ LIST': 2, 'cascaderuns/status PUT': 6, 'cascaderuns/ GET': 9,
-      'events/ POST': 3, 'jobs/ WATCH': 1, 'process_cpu_seconds_total/ ': 1.5,
+      'jobs/ POST': 3,
+      'jobs/status PUT': 2,
+      'pods/ LIST': 2,
+      'cascaderuns/status PUT': 6,
+      'cascaderuns/ GET': 9,
+      'events/ POST': 3,
+      'jobs/ WATCH': 1,
+      'process_cpu_seconds_total/ ': 1.5,
     });
   });
 });
@@ -51,7 +59,7 @@ describe('diffSamples', () => {
 describe('requestCounts and summarizeCost', () => {
   const counts = requestCounts(diffSamples(parseMetrics(BEFORE), parseMetrics(AFTER)));
 
-  it('keeps Cascade\'s resources only, by resource/subresource and verb', () => {
+  it("keeps Cascade's resources only, by resource/subresource and verb", () => {
     expect(counts).toEqual([
       { resource: 'cascaderuns', verb: 'GET', count: 9 },
       { resource: 'cascaderuns/status', verb: 'PUT', count: 6 },
@@ -62,10 +70,15 @@ describe('requestCounts and summarizeCost', () => {
     ]);
   });
 
-  it('splits reads from writes, Events and the Job controller\'s writes aside', () => {
+  it("splits reads from writes, Events and the Job controller's writes aside", () => {
     const s = summarizeCost(counts);
     expect(s).toMatchObject({ reads: 9, writes: 14, cascadeWrites: 9, events: 3 });
     expect(s.byVerb).not.toHaveProperty('jobs WATCH');
-    expect(perUnit(s, 3)).toMatchObject({ reads: 3, cascadeWrites: 3, events: 1, byVerb: { 'cascaderuns/status PUT': 2 } });
+    expect(perUnit(s, 3)).toMatchObject({
+      reads: 3,
+      cascadeWrites: 3,
+      events: 1,
+      byVerb: { 'cascaderuns/status PUT': 2 },
+    });
   });
 });

@@ -13,7 +13,8 @@ const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 
 export function parseLabels(text: string): Record<string, string> {
   const labels: Record<string, string> = {};
-  for (const m of text.matchAll(LABEL)) labels[m[1]!] = m[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+  for (const m of text.matchAll(LABEL))
+    labels[m[1]!] = m[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
   return labels;
 }
 
@@ -32,14 +33,16 @@ export function parseMetrics(text: string, only?: string): Sample[] {
   return out;
 }
 
-const key = (s: Sample) => `${s.name}{${Object.entries(s.labels).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(',')}}`;
+const key = (s: Sample) =>
+  `${s.name}{${Object.entries(s.labels)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',')}}`;
 
 /** after − before for every series of `after` (a series new in `after` counts from 0); counters only. */
 export function diffSamples(before: readonly Sample[], after: readonly Sample[]): Sample[] {
   const old = new Map(before.map((s) => [key(s), s.value]));
-  return after
-    .map((s) => ({ ...s, value: s.value - (old.get(key(s)) ?? 0) }))
-    .filter((s) => s.value !== 0);
+  return after.map((s) => ({ ...s, value: s.value - (old.get(key(s)) ?? 0) })).filter((s) => s.value !== 0);
 }
 
 /** The resources whose API requests are Cascade's cost. */
@@ -54,7 +57,10 @@ export interface RequestCount {
 }
 
 /** apiserver_request_total summed by resource(/subresource) and verb, for the given resources. */
-export function requestCounts(samples: readonly Sample[], resources: readonly string[] = CASCADE_RESOURCES): RequestCount[] {
+export function requestCounts(
+  samples: readonly Sample[],
+  resources: readonly string[] = CASCADE_RESOURCES,
+): RequestCount[] {
   const sums = new Map<string, RequestCount>();
   for (const s of samples) {
     if (s.name !== 'apiserver_request_total') continue;
@@ -105,7 +111,10 @@ export function summarizeCost(counts: readonly RequestCount[]): CostSummary {
 export function perUnit(s: CostSummary, n: number): CostSummary {
   const d = (v: number) => (n > 0 ? v / n : 0);
   return {
-    reads: d(s.reads), writes: d(s.writes), cascadeWrites: d(s.cascadeWrites), events: d(s.events),
+    reads: d(s.reads),
+    writes: d(s.writes),
+    cascadeWrites: d(s.cascadeWrites),
+    events: d(s.events),
     byVerb: Object.fromEntries(Object.entries(s.byVerb).map(([k, v]) => [k, d(v)])),
   };
 }

@@ -36,7 +36,10 @@ export interface Recorder {
   stop(): void;
 }
 
-const done = (job: V1Job) => job.status?.conditions?.some((c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True');
+const done = (job: V1Job) =>
+  job.status?.conditions?.some(
+    (c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True',
+  );
 
 type Waiter = { test: () => boolean; resolve: () => void };
 
@@ -78,21 +81,49 @@ export async function startRecorder(kc: KubeConfig, namespace: string): Promise<
     if (t.ended === undefined && c && c.status !== 'Unknown') Object.assign(t, { ended: now, phase: status.phase });
     wake();
   };
-  const w1 = keptWatch({ kc, path: `/apis/batch/v1/namespaces/${namespace}/jobs`, query: { labelSelector: LABEL_RUN }, on: (phase, obj) => onJob(phase, obj as V1Job) });
-  const w2 = keptWatch({ kc, path: `/apis/${API_VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`, on: (phase, obj) => onRun(phase, obj as CascadeRun) });
-  await Promise.all([w1.ready, w2.ready]);
-  const wait = <T>(test: () => T | undefined, what: string, timeoutMs: number) => new Promise<T>((resolve, reject) => {
-    const now = test();
-    if (now !== undefined) return resolve(now);
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-    waiters.push({ test: () => test() !== undefined, resolve: () => { clearTimeout(timer); resolve(test()!); } });
+  const w1 = keptWatch({
+    kc,
+    path: `/apis/batch/v1/namespaces/${namespace}/jobs`,
+    query: { labelSelector: LABEL_RUN },
+    on: (phase, obj) => onJob(phase, obj as V1Job),
   });
+  const w2 = keptWatch({
+    kc,
+    path: `/apis/${API_VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`,
+    on: (phase, obj) => onRun(phase, obj as CascadeRun),
+  });
+  await Promise.all([w1.ready, w2.ready]);
+  const wait = <T>(test: () => T | undefined, what: string, timeoutMs: number) =>
+    new Promise<T>((resolve, reject) => {
+      const now = test();
+      if (now !== undefined) return resolve(now);
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
+      waiters.push({
+        test: () => test() !== undefined,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(test()!);
+        },
+      });
+    });
   const jobsOf = (run: string) => [...(byRun.get(run) ?? [])].sort((a, b) => a.step - b.step);
   return {
-    jobs, runs, jobsOf,
-    waitJob: (run, step, timeoutMs = 60_000) => wait(() => jobsOf(run).find((j) => j.step === step), `Job ${step} of ${run}`, timeoutMs),
-    waitReady: (run, step, timeoutMs = 60_000) => wait(() => jobsOf(run).find((j) => j.step === step && j.ready !== undefined), `Job ${step} of ${run} ready`, timeoutMs),
-    waitEnded: (run, timeoutMs = 120_000) => wait(() => (runs.get(run)?.ended !== undefined ? runs.get(run) : undefined), `run ${run} to end`, timeoutMs),
-    stop: () => { w1.stop(); w2.stop(); },
+    jobs,
+    runs,
+    jobsOf,
+    waitJob: (run, step, timeoutMs = 60_000) =>
+      wait(() => jobsOf(run).find((j) => j.step === step), `Job ${step} of ${run}`, timeoutMs),
+    waitReady: (run, step, timeoutMs = 60_000) =>
+      wait(
+        () => jobsOf(run).find((j) => j.step === step && j.ready !== undefined),
+        `Job ${step} of ${run} ready`,
+        timeoutMs,
+      ),
+    waitEnded: (run, timeoutMs = 120_000) =>
+      wait(() => (runs.get(run)?.ended !== undefined ? runs.get(run) : undefined), `run ${run} to end`, timeoutMs),
+    stop: () => {
+      w1.stop();
+      w2.stop();
+    },
   };
 }

@@ -50,20 +50,32 @@ type Figures = Record<string, unknown>;
 async function e2eAndTransitions(inst: Install, out: Figures): Promise<void> {
   const e2e = [];
   const runs: string[] = [];
-  for (const [modules, n] of [[1, quick ? 3 : 5], [3, quick ? 3 : 5], [10, quick ? 2 : 3]] as const) {
+  for (const [modules, n] of [
+    [1, quick ? 3 : 5],
+    [3, quick ? 3 : 5],
+    [10, quick ? 2 : 3],
+  ] as const) {
     const r = await endToEnd(inst, modules, n, delayMs);
     e2e.push(r.figures);
     runs.push(...r.runNames);
   }
   out.endToEnd = e2e;
-  out.transitions = { jobCompleteToNextJobMs: distribution(jobPathSamples(inst.recorder, runs)), ...(await resultPath(inst, quick ? 5 : 15)) };
+  out.transitions = {
+    jobCompleteToNextJobMs: distribution(jobPathSamples(inst.recorder, runs)),
+    ...(await resultPath(inst, quick ? 5 : 15)),
+  };
 }
 
 async function cost(cp: ControlPlane, inst: Install, out: Figures): Promise<void> {
   const costs: ApiCost[] = [];
   // 3 and 10 modules at 5 runs at once (the marginal step), and 3 modules at
   // the issue's 10-50 runs at once, where counter writes batch.
-  const shapes = [[3, 10, 5], [10, 10, 5], [3, 20, 10], [3, quick ? 50 : 100, 50]] as const;
+  const shapes = [
+    [3, 10, 5],
+    [10, 10, 5],
+    [3, 20, 10],
+    [3, quick ? 50 : 100, 50],
+  ] as const;
   for (const [modules, runs, concurrency] of shapes) costs.push(await apiCost(cp, inst, modules, runs, concurrency));
   out.apiCost = { runs: costs, marginalPerStep: marginalPerStep(costs[0]!, costs[1]!) };
 }
@@ -94,10 +106,15 @@ async function eventsPhase(kc: KubeConfig, out: Figures): Promise<void> {
     const windowMs = quick ? 10_000 : 30_000;
     const mix = await eventMix(kc, e);
     const r = await eventPath(e, mix, 4, windowMs);
-    log(`events: ${r.events} in ${r.seconds.toFixed(1)} s (${(r.events / r.seconds).toFixed(0)}/s), refused ${r.refused}; function CPU ${r.cpuUsPerEvent.toFixed(0)} µs per event, its main thread ${r.mainThreadUsPerEvent.toFixed(0)} µs`);
+    log(
+      `events: ${r.events} in ${r.seconds.toFixed(1)} s (${(r.events / r.seconds).toFixed(0)}/s), refused ${r.refused}; function CPU ${r.cpuUsPerEvent.toFixed(0)} µs per event, its main thread ${r.mainThreadUsPerEvent.toFixed(0)} µs`,
+    );
     // The same events to servers that do nothing with them: the floor under the function's figure.
     const floor = await floors(mix, 4, windowMs);
-    for (const f of floor) log(`events floor: ${f.server}: ${f.cpuUsPerEvent.toFixed(0)} µs per request (main thread ${f.mainThreadUsPerEvent.toFixed(0)}), ${f.events} requests, refused ${f.refused}`);
+    for (const f of floor)
+      log(
+        `events floor: ${f.server}: ${f.cpuUsPerEvent.toFixed(0)} µs per request (main thread ${f.mainThreadUsPerEvent.toFixed(0)}), ${f.events} requests, refused ${f.refused}`,
+      );
     out.eventPath = { ...r, floors: floor };
   } finally {
     await e.stop();
@@ -119,7 +136,11 @@ async function throughputs(cp: ControlPlane, kc: KubeConfig, out: Figures, round
     }
     out.throughput = tp;
     const last = tp[tp.length - 1]!;
-    out.memory = { ...(out.memory as object), atMaxInFlightRssMiB: last.usage.function?.maxRssMiB, maxInFlight: last.inFlight };
+    out.memory = {
+      ...(out.memory as object),
+      atMaxInFlightRssMiB: last.usage.function?.maxRssMiB,
+      maxInFlight: last.inFlight,
+    };
   } finally {
     await inst.stop();
   }
@@ -143,20 +164,46 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
   try {
     await new Promise((r) => setTimeout(r, 1000));
     out.memory = { idleRssMiB: rssMiB(inst.fn.child.pid!) };
-    await phase('cold', round, async () => {
-      const tries = Number(env.BENCH_COLD_TRIES ?? (quick ? 2 : 3));
-      out.coldStart = await coldStart(inst, tries);
-      out.coldFloor = await coldFloor(tries);
-      if (env.BENCH_COLD_VS) out.coldPaired = await coldPaired(inst, env.BENCH_COLD_VS, tries);
-    }, out);
-    await phase('imports', round, async () => { out.importMs = await importTimes(quick ? 1 : 3); }, out);
+    await phase(
+      'cold',
+      round,
+      async () => {
+        const tries = Number(env.BENCH_COLD_TRIES ?? (quick ? 2 : 3));
+        out.coldStart = await coldStart(inst, tries);
+        out.coldFloor = await coldFloor(tries);
+        if (env.BENCH_COLD_VS) out.coldPaired = await coldPaired(inst, env.BENCH_COLD_VS, tries);
+      },
+      out,
+    );
+    await phase(
+      'imports',
+      round,
+      async () => {
+        out.importMs = await importTimes(quick ? 1 : 3);
+      },
+      out,
+    );
     await phase('e2e', round, () => e2eAndTransitions(inst, out), out);
     await phase('cost', round, () => cost(cp, inst, out), out);
     await phase('ceiling', round, () => ceilingPhase(cp, kc, out), out);
     await phase('events', round, () => eventsPhase(kc, out), out);
-    await phase('exact', round, async () => { out.exact = await exactCounters(kc, Number(env.BENCH_EXACT_RUNS ?? (quick ? 500 : 10_000)), 1, log); }, out);
+    await phase(
+      'exact',
+      round,
+      async () => {
+        out.exact = await exactCounters(kc, Number(env.BENCH_EXACT_RUNS ?? (quick ? 500 : 10_000)), 1, log);
+      },
+      out,
+    );
     await phase('janitor', round, () => janitor(cp, kc, out), out);
-    await phase('sink', round, async () => { out.deadSink = await deadSinkReplies(kc, quick ? 5 : 15); }, out);
+    await phase(
+      'sink',
+      round,
+      async () => {
+        out.deadSink = await deadSinkReplies(kc, quick ? 5 : 15);
+      },
+      out,
+    );
     await phase('throughput', round, () => throughputs(cp, kc, out, round), out);
   } finally {
     await inst.stop();
@@ -179,11 +226,30 @@ async function main(): Promise<void> {
   }
   const figures = repeat === 1 ? rounds[0]! : (combineRepeats(rounds) as Record<string, unknown>);
   const machine = {
-    cores: cpus().length, cpu: cpus()[0]?.model, memoryGiB: totalmem() / 2 ** 30, node: process.version,
-    kubernetes: cp.kubernetesVersion, loadAverageAtStart: loadAvgAtStart, loadAverageAtEnd: loadavg(),
+    cores: cpus().length,
+    cpu: cpus()[0]?.model,
+    memoryGiB: totalmem() / 2 ** 30,
+    node: process.version,
+    kubernetes: cp.kubernetesVersion,
+    loadAverageAtStart: loadAvgAtStart,
+    loadAverageAtEnd: loadavg(),
   };
-  const settings = { quick, podDelayMs: delayMs, repeat, only: only ? [...only] : 'all', broker: brokerIsAsync() ? 'async' : 'sync', apiLimits: cp.limits };
-  const result = { startedAt: started.toISOString(), durationSeconds: (Date.now() - started.getTime()) / 1000, machine, settings, figures, rounds: repeat > 1 ? rounds : undefined };
+  const settings = {
+    quick,
+    podDelayMs: delayMs,
+    repeat,
+    only: only ? [...only] : 'all',
+    broker: brokerIsAsync() ? 'async' : 'sync',
+    apiLimits: cp.limits,
+  };
+  const result = {
+    startedAt: started.toISOString(),
+    durationSeconds: (Date.now() - started.getTime()) / 1000,
+    machine,
+    settings,
+    figures,
+    rounds: repeat > 1 ? rounds : undefined,
+  };
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -193,7 +259,7 @@ async function main(): Promise<void> {
 
 const loadAvgAtStart = loadavg();
 await main().catch((error: unknown) => {
-  log(`bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exitCode = 1;
 });
 process.exit();

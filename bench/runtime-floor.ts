@@ -23,11 +23,18 @@ export interface Floor {
 /** Starts a floor server (with the image's node flags and NODE_ENV); resolves once it serves. */
 async function start(kind: FloorKind) {
   const port = await freePort();
-  const child = spawn(process.execPath, [...imageNodeFlags(repoRoot), join(repoRoot, 'bench/floor-server.ts'), kind, String(port)], {
-    env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...imageNodeFlags(repoRoot), join(repoRoot, 'bench/floor-server.ts'), kind, String(port)],
+    {
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((ok, fail) => {
-    child.stdout.on('data', (d: Buffer) => { if (d.toString().includes('listening')) ok(); });
+    child.stdout.on('data', (d: Buffer) => {
+      if (d.toString().includes('listening')) ok();
+    });
     child.once('exit', (code) => fail(new Error(`floor server ${kind} exited (${code}) before it served`)));
   });
   const stop = () => stopProcess(child, 'SIGKILL');
@@ -41,7 +48,13 @@ export async function floors(mix: readonly Sample[], senders: number, windowMs: 
     const s = await start(server);
     try {
       const r = await drive(s.url, s.pid, mix, senders, windowMs);
-      out.push({ server, events: r.events, refused: r.refused, cpuUsPerEvent: r.cpuUsPerEvent, mainThreadUsPerEvent: r.mainThreadUsPerEvent });
+      out.push({
+        server,
+        events: r.events,
+        refused: r.refused,
+        cpuUsPerEvent: r.cpuUsPerEvent,
+        mainThreadUsPerEvent: r.mainThreadUsPerEvent,
+      });
     } finally {
       await s.stop();
     }

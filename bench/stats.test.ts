@@ -3,7 +3,13 @@ import { combineRepeats, distribution, percentile, spread } from './stats.ts';
 
 describe('percentile', () => {
   it.each([
-    [50, 5], [90, 9], [99, 10], [100, 10], [0, 1], [10, 1], [11, 2],
+    [50, 5],
+    [90, 9],
+    [99, 10],
+    [100, 10],
+    [0, 1],
+    [10, 1],
+    [11, 2],
   ])('p%d of 1..10 is %d (nearest rank)', (p, expected) => {
     expect(percentile([10, 9, 8, 7, 6, 5, 4, 3, 2, 1], p)).toBe(expected);
   });
@@ -53,7 +59,10 @@ describe('combineRepeats', () => {
       a: { median: 2, min: 1, max: 3, n: 3 },
       b: { c: { median: 20, min: 10, max: 30, n: 3 } },
       label: 'x',
-      list: [{ median: 2, min: 1, max: 3, n: 3 }, { median: 6, min: 5, max: 7, n: 3 }],
+      list: [
+        { median: 2, min: 1, max: 3, n: 3 },
+        { median: 6, min: 5, max: 7, n: 3 },
+      ],
     });
   });
 });

@@ -29,7 +29,11 @@ export function formatSection(section: Section): string {
   const cells = [section.head, ...section.rows.map((r) => r.map(formatCell))];
   const columns = Math.max(...cells.map((r) => r.length));
   const widths = Array.from({ length: columns }, (_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length)));
-  const line = (r: string[]) => widths.map((w, c) => (c === 0 ? (r[c] ?? '').padEnd(w) : (r[c] ?? '').padStart(w))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    widths
+      .map((w, c) => (c === 0 ? (r[c] ?? '').padEnd(w) : (r[c] ?? '').padStart(w)))
+      .join('  ')
+      .trimEnd();
   const [head, ...body] = cells;
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [`== ${section.title}`, line(head!), rule, ...body.map(line)].join('\n');

@@ -47,9 +47,13 @@ export function batchSize(inFlight: number): number {
 }
 
 /** Per step under load: Job added → complete (Kubernetes), Job complete → next Job (Cascade). */
-function stepSplit(inst: Install, runs: readonly string[]): { kubernetesStepMs: Distribution; cascadeStepMs: Distribution } {
+function stepSplit(
+  inst: Install,
+  runs: readonly string[],
+): { kubernetesStepMs: Distribution; cascadeStepMs: Distribution } {
   const kube: number[] = [];
-  for (const run of runs) for (const j of inst.recorder.jobsOf(run)) if (j.completed !== undefined) kube.push(j.completed - j.added);
+  for (const run of runs)
+    for (const j of inst.recorder.jobsOf(run)) if (j.completed !== undefined) kube.push(j.completed - j.added);
   return { kubernetesStepMs: distribution(kube), cascadeStepMs: distribution(jobPathSamples(inst.recorder, runs)) };
 }
 
@@ -57,7 +61,14 @@ function stepSplit(inst: Install, runs: readonly string[]): { kubernetesStepMs: 
  * Keeps `inFlight` runs going until `batchSize(inFlight)` have ended or
  * `windowMs` passed; runs still going then are counted and left running.
  */
-export async function throughput(cp: ControlPlane, inst: Install, inFlight: number, modules: number, delayMs: number, windowMs: number): Promise<Throughput> {
+export async function throughput(
+  cp: ControlPlane,
+  inst: Install,
+  inFlight: number,
+  modules: number,
+  delayMs: number,
+  windowMs: number,
+): Promise<Throughput> {
   await inst.setScenario(scenario(modules, delayMs));
   const total = batchSize(inFlight);
   await eventLoop(inst.fn.url); // resets the runtime's event-loop histogram
@@ -93,8 +104,17 @@ export async function throughput(cp: ControlPlane, inst: Install, inFlight: numb
   const loop = await eventLoop(inst.fn.url);
   const steps = names.flatMap((n) => inst.recorder.jobsOf(n)).filter((j) => j.added <= ended).length;
   return {
-    inFlight, runs: durations.length, seconds, runsPerSecond: durations.length / seconds, stepsPerSecond: steps / seconds,
-    runMs: distribution(durations), unfinished: next - durations.length, ...stepSplit(inst, names),
-    retried, usage, eventLoopDelayP99Ms: loop.p99, eventLoopDelayMaxMs: loop.max,
+    inFlight,
+    runs: durations.length,
+    seconds,
+    runsPerSecond: durations.length / seconds,
+    stepsPerSecond: steps / seconds,
+    runMs: distribution(durations),
+    unfinished: next - durations.length,
+    ...stepSplit(inst, names),
+    retried,
+    usage,
+    eventLoopDelayP99Ms: loop.p99,
+    eventLoopDelayMaxMs: loop.max,
   };
 }

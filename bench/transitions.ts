@@ -37,7 +37,8 @@ export async function resultPath(inst: Install, runs: number, modules = 3): Prom
   const reply: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = await inst.send(runRequest('result'));
-    if (started.status !== 200) throw new Error(`run request answered ${started.status} after ${started.attempts} attempt(s)`);
+    if (started.status !== 200)
+      throw new Error(`run request answered ${started.status} after ${started.attempts} attempt(s)`);
     const run = started.run;
     for (let k = 0; k < modules; k++) {
       await inst.recorder.waitReady(run, k);

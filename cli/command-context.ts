@@ -31,7 +31,10 @@ async function serverOf(cmd: unknown): Promise<string | undefined> {
 }
 
 /** An action whose result is the exit status; an error it throws goes to stderr with a non-zero status. */
-export function act<A extends unknown[]>(ctx: Ctx, fn: (...args: A) => Promise<number | void>): (...args: A) => Promise<void> {
+export function act<A extends unknown[]>(
+  ctx: Ctx,
+  fn: (...args: A) => Promise<number | void>,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       ctx.exitCode = (await fn(...args)) ?? 0;

@@ -32,12 +32,17 @@ export function withoutManagedFields(obj: unknown): unknown {
 /** An object (or a List of them) as -o json / -o yaml print it. */
 export function printObject(io: Io, format: 'json' | 'yaml', obj: unknown): void {
   const plain = withoutManagedFields(obj);
-  io.out.write(format === 'json' ? `${JSON.stringify(plain, null, 4)}\n` : dump(plain, { noRefs: true, lineWidth: -1 }));
+  io.out.write(
+    format === 'json' ? `${JSON.stringify(plain, null, 4)}\n` : dump(plain, { noRefs: true, lineWidth: -1 }),
+  );
 }
 
 /** -o name: `cascaderun.cascade.cascade.net/NAME`, as kubectl names a custom resource. */
 export function printNames(io: Io, group: string, names: readonly (string | undefined)[]): void {
-  printLines(io, names.map((n) => `cascaderun.${group}/${n ?? ''}`));
+  printLines(
+    io,
+    names.map((n) => `cascaderun.${group}/${n ?? ''}`),
+  );
 }
 
 export function printLines(io: Io, lines: readonly string[]): void {

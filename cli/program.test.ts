@@ -9,7 +9,13 @@ import { runCli, splitShortEquals } from './program.ts';
 
 describe('the command line', () => {
   it('reads -n=ns and -o=json as kubectl does: the value after the =', () => {
-    expect(splitShortEquals(['-n=cascade-operator', 'list', '-o=json'])).toEqual(['-n', 'cascade-operator', 'list', '-o', 'json']);
+    expect(splitShortEquals(['-n=cascade-operator', 'list', '-o=json'])).toEqual([
+      '-n',
+      'cascade-operator',
+      'list',
+      '-o',
+      'json',
+    ]);
     expect(splitShortEquals(['--namespace=x', '-n', 'y', '-A'])).toEqual(['--namespace=x', '-n', 'y', '-A']);
     expect(splitShortEquals(['logs', '--', '-n=x'])).toEqual(['logs', '--', '-n=x']);
   });
@@ -32,31 +38,64 @@ describe('an API server that cannot be reached', () => {
     });
     const dir = mkdtempSync(join(tmpdir(), 'cascade-cli-'));
     const kubeconfig = join(dir, 'config');
-    writeFileSync(kubeconfig, [
-      'apiVersion: v1', 'kind: Config', `clusters: [{name: c, cluster: {server: "https://127.0.0.1:${port}"}}]`,
-      'users: [{name: u, user: {token: x}}]', 'contexts: [{name: x, context: {cluster: c, user: u}}]', 'current-context: x',
-    ].join('\n'));
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters: [{name: c, cluster: {server: "https://127.0.0.1:${port}"}}]`,
+        'users: [{name: u, user: {token: x}}]',
+        'contexts: [{name: x, context: {cluster: c, user: u}}]',
+        'current-context: x',
+      ].join('\n'),
+    );
     let err = '';
-    const io = { out: { write: () => {} }, err: { write: (s: string) => { err += s; } }, env: {}, now: Date.now };
+    const io = {
+      out: { write: () => {} },
+      err: {
+        write: (s: string) => {
+          err += s;
+        },
+      },
+      env: {},
+      now: Date.now,
+    };
     try {
       expect(await runCli(['--kubeconfig', kubeconfig, 'list'], io)).toBe(1);
-      expect(err).toBe(`error: The connection to the server 127.0.0.1:${port} was refused - did you specify the right host or port?\n`);
+      expect(err).toBe(
+        `error: The connection to the server 127.0.0.1:${port} was refused - did you specify the right host or port?\n`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('names the server with the port its scheme implies when the URL has none', () => {
-    expect([serverHost('http://localhost:8080'), serverHost('https://k8s.example'), serverHost('http://h')]).toEqual(['localhost:8080', 'k8s.example:443', 'h:80']);
+    expect([serverHost('http://localhost:8080'), serverHost('https://k8s.example'), serverHost('http://h')]).toEqual([
+      'localhost:8080',
+      'k8s.example:443',
+      'h:80',
+    ]);
   });
 });
 
 describe('version --client', () => {
-  it('prints package.json\'s version and asks no API server', async () => {
+  it("prints package.json's version and asks no API server", async () => {
     let out = '';
-    const io = { out: { write: (s: string) => { out += s; } }, err: { write: () => {} }, env: {}, now: Date.now };
+    const io = {
+      out: {
+        write: (s: string) => {
+          out += s;
+        },
+      },
+      err: { write: () => {} },
+      env: {},
+      now: Date.now,
+    };
     expect(await runCli(['version', '--client'], io)).toBe(0);
-    expect(out).toBe(`Client Version: ${(JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }).version}\n`);
+    expect(out).toBe(
+      `Client Version: ${(JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }).version}\n`,
+    );
   });
 });
 
@@ -64,7 +103,16 @@ describe('--help', () => {
   it('ends with Examples for the program and every command', async () => {
     for (const command of ['', 'submit', 'list', 'get', 'watch', 'logs', 'cancel', 'resume', 'lint', 'version']) {
       let out = '';
-      const io = { out: { write: (s: string) => { out += s; } }, err: { write: () => {} }, env: {}, now: Date.now };
+      const io = {
+        out: {
+          write: (s: string) => {
+            out += s;
+          },
+        },
+        err: { write: () => {} },
+        env: {},
+        now: Date.now,
+      };
       expect(await runCli([...(command ? [command] : []), '--help'], io), command).toBe(0);
       expect(out, command).toMatch(/^Usage: kubectl cascade /);
       expect(out, command).toMatch(/\nExamples:\n {2}(# .*\n {2})?kubectl cascade /);

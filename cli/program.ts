@@ -17,10 +17,10 @@ import { EXIT_ERROR } from './runs/exit-code.ts';
 export function buildProgram(ctx: Ctx): Command {
   const program = new Command('kubectl cascade')
     .usage('<command> [options]')
-    .description('Cascade\'s runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, version')
+    .description("Cascade's runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, version")
     .option('--kubeconfig <path>', 'the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')
-    .option('-n, --namespace <namespace>', 'the namespace (default: the context\'s, else default)')
+    .option('-n, --namespace <namespace>', "the namespace (default: the context's, else default)")
     .configureHelp({ showGlobalOptions: true })
     .configureOutput({ writeOut: (s) => ctx.io.out.write(s), writeErr: (s) => ctx.io.err.write(s) })
     .showSuggestionAfterError()
@@ -35,7 +35,8 @@ export function buildProgram(ctx: Ctx): Command {
   registerLint(program, ctx);
   registerVersion(program, ctx);
   program.addHelpText('after', examplesText(''));
-  for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput()).addHelpText('after', examplesText(cmd.name()));
+  for (const cmd of program.commands)
+    cmd.exitOverride().configureOutput(program.configureOutput()).addHelpText('after', examplesText(cmd.name()));
   return program;
 }
 

@@ -53,8 +53,17 @@ export interface Resource {
 }
 
 const RESOURCES: Record<WatchedResource, Resource> = {
-  jobs: { path: (ns) => `/apis/batch/v1/namespaces/${ns}/jobs`, apiVersion: 'batch/v1', kind: 'Job', labelSelector: LABEL_RUN },
-  cascaderuns: { path: (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${CASCADE_RUN_PLURAL}`, apiVersion: `${GROUP}/${VERSION}`, kind: CASCADE_RUN_KIND },
+  jobs: {
+    path: (ns) => `/apis/batch/v1/namespaces/${ns}/jobs`,
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    labelSelector: LABEL_RUN,
+  },
+  cascaderuns: {
+    path: (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${CASCADE_RUN_PLURAL}`,
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: CASCADE_RUN_KIND,
+  },
 };
 
 export interface SourceOptions {
@@ -95,7 +104,11 @@ export interface Change {
 }
 
 /** The headers of a change's CloudEvent, as the adapter makes it (pkg/adapter/apiserver/events). */
-export function eventHeaders({ source, type, resource, obj }: Change & { source: string }, id: string, time: string): Record<string, string> {
+export function eventHeaders(
+  { source, type, resource, obj }: Change & { source: string },
+  id: string,
+  time: string,
+): Record<string, string> {
   const name = obj.metadata?.name ?? '';
   const namespace = obj.metadata?.namespace ?? '';
   return {
@@ -113,21 +126,34 @@ export function eventHeaders({ source, type, resource, obj }: Change & { source:
   };
 }
 
-async function postOnce(sink: string, headers: Record<string, string>, body: string): Promise<{ status: number; detail: string }> {
+async function postOnce(
+  sink: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; detail: string }> {
   const res = await fetch(sink, { method: 'POST', headers, body });
   return { status: res.status, detail: await res.text() };
 }
 
 /** One change to one sink: the same event (id, time) on every attempt, retried as sdk-go retries. */
-async function send(sink: string, source: string, { type, resource, obj }: Change, tell: Pick<SourceOptions, 'onRetry' | 'onAnswer'>): Promise<void> {
+async function send(
+  sink: string,
+  source: string,
+  { type, resource, obj }: Change,
+  tell: Pick<SourceOptions, 'onRetry' | 'onAnswer'>,
+): Promise<void> {
   const what = `${type} of ${resource.kind} ${obj.metadata?.name} to ${sink}`;
   const headers = eventHeaders({ source, type, resource, obj }, randomUUID(), new Date().toISOString());
   const body = JSON.stringify({ apiVersion: resource.apiVersion, kind: resource.kind, ...obj });
   for (let retry = 0; ; retry++) {
-    const reply = await postOnce(sink, headers, body).catch((e: unknown) => ({ status: 0, detail: String((e as { cause?: unknown }).cause ?? e) }));
+    const reply = await postOnce(sink, headers, body).catch((e: unknown) => ({
+      status: 0,
+      detail: String((e as { cause?: unknown }).cause ?? e),
+    }));
     tell.onAnswer?.(reply.status);
     if (reply.status >= 200 && reply.status <= 299) return;
-    if (reply.status !== 0 && !RETRIED_STATUSES.has(reply.status)) throw new Error(`sink answered ${reply.status} to a ${what}: ${reply.detail.slice(0, 200)}`);
+    if (reply.status !== 0 && !RETRIED_STATUSES.has(reply.status))
+      throw new Error(`sink answered ${reply.status} to a ${what}: ${reply.detail.slice(0, 200)}`);
     if (retry >= RETRIES) throw new Error(`sink kept refusing a ${what} (last: ${reply.status || reply.detail})`);
     tell.onRetry?.({ ...reply, what });
     await new Promise((r) => setTimeout(r, retryWaitMs(retry + 1)));
@@ -137,7 +163,9 @@ async function send(sink: string, source: string, { type, resource, obj }: Chang
 /** A queue that runs one task at a time, in order. */
 function serial() {
   let last: Promise<void> = Promise.resolve();
-  return (task: () => Promise<void>) => { last = last.then(task); };
+  return (task: () => Promise<void>) => {
+    last = last.then(task);
+  };
 }
 
 export async function startApiServerSource(opts: SourceOptions): Promise<RunningSource> {
@@ -149,10 +177,21 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
     const resource = RESOURCES[name];
     const queues = [opts.sink].flat().map((sink) => ({ sink, enqueue: serial() }));
     return keptWatch({
-      kc: opts.kc, path: resource.path(opts.namespace), query: resource.labelSelector ? { labelSelector: resource.labelSelector } : {},
+      kc: opts.kc,
+      path: resource.path(opts.namespace),
+      query: resource.labelSelector ? { labelSelector: resource.labelSelector } : {},
       onError: opts.onError,
       list: async () => {
-        const list = await objects.list(resource.apiVersion, resource.kind, opts.namespace, undefined, undefined, undefined, undefined, resource.labelSelector);
+        const list = await objects.list(
+          resource.apiVersion,
+          resource.kind,
+          opts.namespace,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          resource.labelSelector,
+        );
         return list.metadata?.resourceVersion ?? '';
       },
       on: (phase, obj) => {
@@ -161,7 +200,9 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
         for (const { sink, enqueue } of queues) {
           enqueue(async () => {
             if (stopped) return;
-            await send(sink, source, { type, resource, obj: obj as ObjectData }, opts).catch((e: unknown) => opts.onError?.(e));
+            await send(sink, source, { type, resource, obj: obj as ObjectData }, opts).catch((e: unknown) =>
+              opts.onError?.(e),
+            );
             count++;
           });
         }
@@ -170,7 +211,10 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
   });
   await Promise.all(watches.map((w) => w.ready));
   return {
-    stop: () => { stopped = true; for (const w of watches) w.stop(); },
+    stop: () => {
+      stopped = true;
+      for (const w of watches) w.stop();
+    },
     delivered: () => count,
   };
 }

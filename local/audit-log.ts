@@ -45,9 +45,14 @@ function add(c: ClientRequests, line: AuditLine): void {
  * request however many of its stages were logged (a watch logs its start and
  * its end). `clients` maps a label to the username it authenticates as.
  */
-export function countByClient(lines: Iterable<string>, clients: Record<string, string>): Record<string, ClientRequests> {
+export function countByClient(
+  lines: Iterable<string>,
+  clients: Record<string, string>,
+): Record<string, ClientRequests> {
   const byUser = new Map(Object.entries(clients).map(([label, user]) => [user, label]));
-  const out: Record<string, ClientRequests> = Object.fromEntries(Object.keys(clients).map((label) => [label, emptyRequests()]));
+  const out: Record<string, ClientRequests> = Object.fromEntries(
+    Object.keys(clients).map((label) => [label, emptyRequests()]),
+  );
   const seen = new Set<string>();
   for (const text of lines) {
     if (!text.trim()) continue;
@@ -72,7 +77,9 @@ export function countByClient(lines: Iterable<string>, clients: Record<string, s
 export function perUnitRequests(c: ClientRequests, n: number): ClientRequests {
   const d = (v: number) => (n > 0 ? v / n : 0);
   return {
-    reads: d(c.reads), writes: d(c.writes), events: d(c.events),
+    reads: d(c.reads),
+    writes: d(c.writes),
+    events: d(c.events),
     byVerb: Object.fromEntries(Object.entries(c.byVerb).map(([k, v]) => [k, d(v)])),
   };
 }

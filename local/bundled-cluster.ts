@@ -31,14 +31,29 @@ export async function bundledCluster(): Promise<{ kubeconfig: string; stop: () =
   return { kubeconfig: cluster.kubeconfig, stop: cluster.stop };
 }
 
-export async function prepareNamespace(kubeconfig: string, namespace: string, scenarioName: string, scenarioFile: string): Promise<void> {
+export async function prepareNamespace(
+  kubeconfig: string,
+  namespace: string,
+  scenarioName: string,
+  scenarioFile: string,
+): Promise<void> {
   await applyCrds(kubeconfig);
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
   await ignoreExisting(kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } }));
   const scenario = JSON.parse(readFileSync(scenarioFile, 'utf8')) as { cascademodules: unknown[] };
-  await ignoreExisting(kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: 'cascade.cascade.net', version: 'v1alpha1', namespace, plural: 'cascadeautooperators',
-    body: { apiVersion: API_VERSION, kind: CASCADE_AUTO_OPERATOR_KIND, metadata: { name: scenarioName }, spec: { scenarioconfig: scenario } },
-  }));
+  await ignoreExisting(
+    kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+      group: 'cascade.cascade.net',
+      version: 'v1alpha1',
+      namespace,
+      plural: 'cascadeautooperators',
+      body: {
+        apiVersion: API_VERSION,
+        kind: CASCADE_AUTO_OPERATOR_KIND,
+        metadata: { name: scenarioName },
+        spec: { scenarioconfig: scenario },
+      },
+    }),
+  );
 }

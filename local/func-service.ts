@@ -11,7 +11,12 @@ export interface FuncYaml {
   image?: string;
   run?: {
     envs?: { name: string; value?: string }[];
-    volumes?: { configMap?: string; secret?: string; emptyDir?: { medium?: string; sizeLimit?: string }; path?: string }[];
+    volumes?: {
+      configMap?: string;
+      secret?: string;
+      emptyDir?: { medium?: string; sizeLimit?: string };
+      path?: string;
+    }[];
   };
   deploy?: {
     image?: string;
@@ -34,32 +39,44 @@ export const FUNC_HTTP_PORT = 8080;
 
 /** The container securityContext func always sets (k8s.SetSecurityContext): nothing in func.yaml changes it. */
 export const FUNC_SECURITY_CONTEXT = {
-  runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+  runAsNonRoot: true,
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ['ALL'] },
+  seccompProfile: { type: 'RuntimeDefault' },
 };
 
 /** Go's %f: the way func writes scale targets into annotations. */
 const goFloat = (n: number) => n.toFixed(6);
 
-function scaleAnnotations(scale: NonNullable<NonNullable<FuncYaml['deploy']>['options']>['scale']): Record<string, string> {
+function scaleAnnotations(
+  scale: NonNullable<NonNullable<FuncYaml['deploy']>['options']>['scale'],
+): Record<string, string> {
   if (!scale) return {};
   const a: Record<string, string> = {};
   if (scale.min !== undefined) a['autoscaling.knative.dev/min-scale'] = String(scale.min);
   if (scale.max !== undefined) a['autoscaling.knative.dev/max-scale'] = String(scale.max);
   if (scale.metric !== undefined) a['autoscaling.knative.dev/metric'] = scale.metric;
   if (scale.target !== undefined) a['autoscaling.knative.dev/target'] = goFloat(scale.target);
-  if (scale.utilization !== undefined) a['autoscaling.knative.dev/target-utilization-percentage'] = goFloat(scale.utilization);
+  if (scale.utilization !== undefined)
+    a['autoscaling.knative.dev/target-utilization-percentage'] = goFloat(scale.utilization);
   return a;
 }
 
 function resources(r: NonNullable<NonNullable<FuncYaml['deploy']>['options']>['resources']) {
   const out: { requests?: Record<string, string>; limits?: Record<string, string> } = {};
   if (r?.requests) out.requests = Object.fromEntries(Object.entries(r.requests).filter(([, v]) => v !== undefined));
-  if (r?.limits) out.limits = Object.fromEntries(Object.entries({ cpu: r.limits.cpu, memory: r.limits.memory }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  if (r?.limits)
+    out.limits = Object.fromEntries(
+      Object.entries({ cpu: r.limits.cpu, memory: r.limits.memory }).filter(([, v]) => v !== undefined),
+    ) as Record<string, string>;
   return out;
 }
 
 /** One func.yaml volume as ProcessVolumes makes it; an emptyDir gets `empty-dir-<n>` here where func draws a random suffix. */
-function volume(v: NonNullable<NonNullable<FuncYaml['run']>['volumes']>[number], i: number): Record<string, unknown> & { name: string } {
+function volume(
+  v: NonNullable<NonNullable<FuncYaml['run']>['volumes']>[number],
+  i: number,
+): Record<string, unknown> & { name: string } {
   if (v.configMap) return { name: `config-map-${v.configMap}`, configMap: { name: v.configMap } };
   if (v.secret) return { name: `secret-${v.secret}`, secret: { secretName: v.secret } };
   if (v.emptyDir) return { name: `empty-dir-${i}`, emptyDir: { ...v.emptyDir } };

@@ -61,16 +61,29 @@ export interface FunctionCommand {
 
 /** The function from source: faas-js-runtime on functions/cascade/index.ts (type stripping). */
 export const sourceFunction = (): FunctionCommand => ({
-  cwd: repoRoot, args: [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), join(repoRoot, 'functions/cascade/index.ts')],
+  cwd: repoRoot,
+  args: [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), join(repoRoot, 'functions/cascade/index.ts')],
 });
 
-export async function startFunction(env: Record<string, string>, command: FunctionCommand = sourceFunction()): Promise<FunctionProcess> {
+export async function startFunction(
+  env: Record<string, string>,
+  command: FunctionCommand = sourceFunction(),
+): Promise<FunctionProcess> {
   const port = await freePort();
   const metricsPort = await freePort();
   // FUNC_PORT: faas-js-runtime's port, so that the command stays as deployed.
   const child = spawn(process.execPath, command.args, {
-    cwd: command.cwd, uid: command.uid, gid: command.gid, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...(command.baseEnv ?? process.env), LOG_LEVEL: 'warn', FUNC_PORT: String(port), CASCADE_METRICS_PORT: String(metricsPort), ...env },
+    cwd: command.cwd,
+    uid: command.uid,
+    gid: command.gid,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...(command.baseEnv ?? process.env),
+      LOG_LEVEL: 'warn',
+      FUNC_PORT: String(port),
+      CASCADE_METRICS_PORT: String(metricsPort),
+      ...env,
+    },
   });
   let log = '';
   const errors: string[] = [];
@@ -95,5 +108,12 @@ export async function startFunction(env: Record<string, string>, command: Functi
     throw error;
   }
   const stop = (signal: NodeJS.Signals = 'SIGTERM') => stopProcess(child, signal);
-  return { url, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, child, output, errorLines: () => [...errors], stop };
+  return {
+    url,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    child,
+    output,
+    errorLines: () => [...errors],
+    stop,
+  };
 }

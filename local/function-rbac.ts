@@ -17,13 +17,19 @@ export function manifests(file: string, namespace: string, kinds?: string[]): Ku
     .map((d) => {
       const copy = structuredClone(d) as KubernetesObject & { subjects?: { namespace?: string }[] };
       copy.metadata = { ...copy.metadata, namespace };
-      copy.subjects?.forEach((s) => { s.namespace = namespace; });
+      copy.subjects?.forEach((s) => {
+        s.namespace = namespace;
+      });
       return copy;
     });
 }
 
 /** Creates the objects; with `existingOk`, one that is already there counts as created. */
-export async function applyManifests(admin: KubeConfig, objects: KubernetesObject[], existingOk = false): Promise<void> {
+export async function applyManifests(
+  admin: KubeConfig,
+  objects: KubernetesObject[],
+  existingOk = false,
+): Promise<void> {
   const api = KubernetesObjectApi.makeApiClient(admin);
   for (const obj of objects) {
     try {
@@ -39,13 +45,27 @@ export async function applyManifests(admin: KubeConfig, objects: KubernetesObjec
  * (its ServiceAccount, Role and RoleBinding) to `namespace`; returns a
  * kubeconfig acting as that ServiceAccount.
  */
-export async function serviceAccountIdentity(admin: KubeConfig, namespace: string, sa: string, file = 'knative/rbac.yaml'): Promise<KubeConfig> {
-  await applyManifests(admin, manifests(file, namespace).filter((d) => d.metadata?.name === sa), true);
+export async function serviceAccountIdentity(
+  admin: KubeConfig,
+  namespace: string,
+  sa: string,
+  file = 'knative/rbac.yaml',
+): Promise<KubeConfig> {
+  await applyManifests(
+    admin,
+    manifests(file, namespace).filter((d) => d.metadata?.name === sa),
+    true,
+  );
   return serviceAccountKubeConfig(admin, namespace, sa);
 }
 
 /** serviceAccountIdentity, written to a kubeconfig file (mode 600); returns its path. */
-export async function serviceAccountKubeconfigFile(admin: KubeConfig, namespace: string, sa: string, file?: string): Promise<string> {
+export async function serviceAccountKubeconfigFile(
+  admin: KubeConfig,
+  namespace: string,
+  sa: string,
+  file?: string,
+): Promise<string> {
   const kc = await serviceAccountIdentity(admin, namespace, sa, file);
   const path = join(tempDir('cascade-kc-'), 'kubeconfig');
   writeFileSync(path, kc.exportConfig(), { mode: 0o600 });

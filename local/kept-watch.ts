@@ -43,24 +43,40 @@ export function keptWatch({ kc, path, query = {}, on, onError, list }: KeptWatch
   let controller: AbortController | undefined;
   const counts = { resumed: 0, fromNow: 0 };
   // Opening fails only before the request is made (an API server that does not answer ends the watch instead): tried again each second.
-  const reopen = (afterMs: number) => setTimeout(() => void open().catch((e: unknown) => { onError?.(e); if (!stopped) reopen(1000); }), afterMs);
+  const reopen = (afterMs: number) =>
+    setTimeout(
+      () =>
+        void open().catch((e: unknown) => {
+          onError?.(e);
+          if (!stopped) reopen(1000);
+        }),
+      afterMs,
+    );
   const open = async (): Promise<void> => {
     if (stopped) return;
     if (!since && list) since = await list();
     const version = since ? { resourceVersion: since } : {};
-    controller = await new Watch(kc).watch(path, { ...query, allowWatchBookmarks: 'true', ...version }, (phase, obj: Versioned) => {
-      since = versionAfter(since, phase, obj);
-      if (phase !== 'BOOKMARK' && phase !== 'ERROR') on(phase, obj);
-    }, () => {
-      if (stopped) return;
-      counts[since ? 'resumed' : 'fromNow']++;
-      reopen(100);
-    });
+    controller = await new Watch(kc).watch(
+      path,
+      { ...query, allowWatchBookmarks: 'true', ...version },
+      (phase, obj: Versioned) => {
+        since = versionAfter(since, phase, obj);
+        if (phase !== 'BOOKMARK' && phase !== 'ERROR') on(phase, obj);
+      },
+      () => {
+        if (stopped) return;
+        counts[since ? 'resumed' : 'fromNow']++;
+        reopen(100);
+      },
+    );
     if (stopped) controller.abort();
   };
   return {
     ready: open(),
-    stop: () => { stopped = true; controller?.abort(); },
+    stop: () => {
+      stopped = true;
+      controller?.abort();
+    },
     reopened: () => ({ ...counts }),
   };
 }

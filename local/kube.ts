@@ -68,20 +68,32 @@ async function releaseOperators(admin: KubeConfig, namespace: string): Promise<v
   const at = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace, plural: 'cascadeautooperators' };
   type Listed = { metadata?: { name?: string; finalizers?: string[] } }[];
   // A CRD just established answers 429 "storage is (re)initializing" for a moment: waitFor tries again.
-  const items = await waitFor(() => custom.listNamespacedCustomObject(at).then(
-    (list) => (list as { items: Listed }).items,
-    (error: unknown) => {
-      if (apiStatus(error) === 404) return [] as Listed; // no CRD, or no namespace
-      throw error;
-    },
-  ), { message: `CascadeAutoOperators of ${namespace} listed` });
-  await Promise.all(items.filter((op) => op.metadata?.finalizers?.length).map(async (op) => {
-    try {
-      await custom.patchNamespacedCustomObject({ ...at, name: op.metadata!.name!, body: [{ op: 'remove', path: '/metadata/finalizers' }] });
-    } catch (error) {
-      if (apiStatus(error) !== 404 && apiStatus(error) !== 422) throw error;
-    }
-  }));
+  const items = await waitFor(
+    () =>
+      custom.listNamespacedCustomObject(at).then(
+        (list) => (list as { items: Listed }).items,
+        (error: unknown) => {
+          if (apiStatus(error) === 404) return [] as Listed; // no CRD, or no namespace
+          throw error;
+        },
+      ),
+    { message: `CascadeAutoOperators of ${namespace} listed` },
+  );
+  await Promise.all(
+    items
+      .filter((op) => op.metadata?.finalizers?.length)
+      .map(async (op) => {
+        try {
+          await custom.patchNamespacedCustomObject({
+            ...at,
+            name: op.metadata!.name!,
+            body: [{ op: 'remove', path: '/metadata/finalizers' }],
+          });
+        } catch (error) {
+          if (apiStatus(error) !== 404 && apiStatus(error) !== 422) throw error;
+        }
+      }),
+  );
 }
 
 /** Deletes a namespace (in the background), its CascadeAutoOperators released first; one already gone is fine. */
@@ -116,7 +128,15 @@ export async function serviceAccountKubeConfig(
   const user = `system:serviceaccount:${namespace}:${saName}`;
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: cluster.name, server: cluster.server, caData: cluster.caData, caFile: cluster.caFile, skipTLSVerify: false }],
+    clusters: [
+      {
+        name: cluster.name,
+        server: cluster.server,
+        caData: cluster.caData,
+        caFile: cluster.caFile,
+        skipTLSVerify: false,
+      },
+    ],
     users: [{ name: user, token }],
     contexts: [{ name: user, cluster: cluster.name, user, namespace }],
     currentContext: user,

@@ -6,7 +6,11 @@ import type { CascadeModule } from '../shared/api/scenario.ts';
 export const KWOK_DELAY = 'cascade.cascade.net/kwok-delay-ms';
 export const KWOK_FAIL = 'cascade.cascade.net/kwok-fail';
 
-export function imageModule(modulename: string, configuration: Record<string, string>, opts: { delayMs?: number; fail?: boolean } = {}): CascadeModule {
+export function imageModule(
+  modulename: string,
+  configuration: Record<string, string>,
+  opts: { delayMs?: number; fail?: boolean } = {},
+): CascadeModule {
   return {
     modulename,
     configuration,
@@ -17,7 +21,9 @@ export function imageModule(modulename: string, configuration: Record<string, st
         ...(opts.fail ? { labels: { [KWOK_FAIL]: 'true' } } : {}),
       },
       spec: {
-        containers: [{ name: modulename, image: `registry.example/${modulename}:0.1.1`, imagePullPolicy: 'IfNotPresent' }],
+        containers: [
+          { name: modulename, image: `registry.example/${modulename}:0.1.1`, imagePullPolicy: 'IfNotPresent' },
+        ],
         restartPolicy: 'Never',
       },
     },

@@ -35,7 +35,10 @@ export function unparenthesized(code: string): RolldownMagicString {
 
 /** A bundle as written with a module wrapper in parentheses fails the build. */
 export function checkUnparenthesized(fileName: string, code: string): void {
-  if (PARENTHESIZED.test(code)) throw new Error(`bundle: ${fileName} has a module wrapper in parentheses, which V8 compiles with the script (scripts/bundle-options.ts)`);
+  if (PARENTHESIZED.test(code))
+    throw new Error(
+      `bundle: ${fileName} has a module wrapper in parentheses, which V8 compiles with the script (scripts/bundle-options.ts)`,
+    );
 }
 
 /** The rolldown plugin: wrappers rewritten when the chunk is rendered, the bundle checked when it is written. */
@@ -44,7 +47,8 @@ export function lazyModuleWrappers(): Plugin {
     name: 'cascade-lazy-module-wrappers',
     renderChunk: (code) => unparenthesized(code),
     generateBundle(_options, bundle) {
-      for (const chunk of Object.values(bundle)) if (chunk.type === 'chunk') checkUnparenthesized(chunk.fileName, chunk.code);
+      for (const chunk of Object.values(bundle))
+        if (chunk.type === 'chunk') checkUnparenthesized(chunk.fileName, chunk.code);
     },
   };
 }
@@ -57,6 +61,14 @@ export function bundleOptions(input: Record<string, string>, dir: string): Build
     logLevel: 'warn',
     plugins: [lazyShims(), lazyModuleWrappers()],
     optimization: { pifeForModuleWrappers: false },
-    output: { dir, format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false, sourcemap: true, charset: 'ascii', comments: false },
+    output: {
+      dir,
+      format: 'cjs',
+      entryFileNames: '[name].cjs',
+      codeSplitting: false,
+      sourcemap: true,
+      charset: 'ascii',
+      comments: false,
+    },
   };
 }

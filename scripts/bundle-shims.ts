@@ -56,7 +56,9 @@ interface Shim {
  * statics named are the real module's, read when first read.
  */
 function selectorShim(name: string, statics: string[]): string {
-  const getters = statics.map((key) => `Object.defineProperty(module.exports, '${key}', { enumerable: true, get: () => require(REAL).${key} });`);
+  const getters = statics.map(
+    (key) => `Object.defineProperty(module.exports, '${key}', { enumerable: true, get: () => require(REAL).${key} });`,
+  );
   return [
     `function ${name}(...options) {
   let built;
@@ -227,8 +229,11 @@ export function lazyShims() {
      */
     buildEnd(this: { getModuleIds(): Iterable<string> }) {
       const ids = [...this.getModuleIds()];
-      const missing = SHIMS.filter((s) => !codes.has(idOf(s)) && ids.some((id) => s.importer.test(id))).map((s) => s.source);
-      if (missing.length > 0) throw new Error(`bundle: no module required ${missing.join(', ')} as expected (scripts/bundle-shims.ts)`);
+      const missing = SHIMS.filter((s) => !codes.has(idOf(s)) && ids.some((id) => s.importer.test(id))).map(
+        (s) => s.source,
+      );
+      if (missing.length > 0)
+        throw new Error(`bundle: no module required ${missing.join(', ')} as expected (scripts/bundle-shims.ts)`);
     },
   };
 }

@@ -37,16 +37,20 @@ import { imageNodeFlags } from './image-flags.ts';
 const OUT = resolve('build/functions/cascade');
 
 async function bundle(): Promise<void> {
-  for (const f of readdirSync(OUT)) if (f.endsWith('.cjs') || f.endsWith('.cjs.map') || f === CACHE_FILE) rmSync(join(OUT, f));
+  for (const f of readdirSync(OUT))
+    if (f.endsWith('.cjs') || f.endsWith('.cjs.map') || f === CACHE_FILE) rmSync(join(OUT, f));
   rmSync(join(OUT, 'compile-cache'), { recursive: true, force: true });
   await build(bundleOptions({ function: 'functions/cascade/serve.ts' }, OUT));
   const files = readdirSync(OUT).filter((f) => f.endsWith('.cjs'));
   if (files.join() !== 'function.cjs') throw new Error(`bundle: expected function.cjs alone, got ${files.join(', ')}`);
-  if (/\bimport\(/.test(readFileSync(join(OUT, 'function.cjs'), 'latin1'))) throw new Error('bundle: function.cjs calls import(), which server.cjs cannot serve');
+  if (/\bimport\(/.test(readFileSync(join(OUT, 'function.cjs'), 'latin1')))
+    throw new Error('bundle: function.cjs calls import(), which server.cjs cannot serve');
   writeFileSync(join(OUT, 'server.cjs'), LAUNCHER);
 }
 
 await bundle();
 const flags = imageNodeFlags();
 execFileSync(process.execPath, [...flags, 'scripts/warm-code-cache.ts', OUT], { stdio: 'inherit' });
-console.log(`build/functions/cascade: function.cjs, server.cjs and ${CACHE_FILE} (${Math.round(statSync(join(OUT, CACHE_FILE)).size / 1024)} KiB, node ${flags.join(' ')})`);
+console.log(
+  `build/functions/cascade: function.cjs, server.cjs and ${CACHE_FILE} (${Math.round(statSync(join(OUT, CACHE_FILE)).size / 1024)} KiB, node ${flags.join(' ')})`,
+);

@@ -63,21 +63,31 @@ const substitute = (text: string, vars: Record<string, string>) =>
 function copy(rest: string): Instruction {
   const words = rest.split(/\s+/);
   const from = words[0]?.startsWith('--from=') ? words.shift()!.slice('--from='.length) : undefined;
-  if (words.length < 2 || words.some((w) => w.startsWith('--'))) throw new Error(`Containerfile: COPY ${rest} is not understood`);
+  if (words.length < 2 || words.some((w) => w.startsWith('--')))
+    throw new Error(`Containerfile: COPY ${rest} is not understood`);
   return { op: 'COPY', ...(from ? { from } : {}), sources: words.slice(0, -1), dest: words.at(-1)! };
 }
 
 function instruction(op: string, rest: string): Instruction {
   switch (op) {
-    case 'WORKDIR': return { op, path: rest };
-    case 'COPY': return copy(rest);
-    case 'RUN': return { op, command: rest };
-    case 'ENV': return { op, vars: assignments(rest) };
-    case 'ARG': return { op, vars: assignments(rest) };
-    case 'USER': return { op, user: rest };
-    case 'EXPOSE': return { op, port: rest };
-    case 'CMD': return { op, argv: JSON.parse(rest) as string[] };
-    default: throw new Error(`Containerfile: ${op} is not understood`);
+    case 'WORKDIR':
+      return { op, path: rest };
+    case 'COPY':
+      return copy(rest);
+    case 'RUN':
+      return { op, command: rest };
+    case 'ENV':
+      return { op, vars: assignments(rest) };
+    case 'ARG':
+      return { op, vars: assignments(rest) };
+    case 'USER':
+      return { op, user: rest };
+    case 'EXPOSE':
+      return { op, port: rest };
+    case 'CMD':
+      return { op, argv: JSON.parse(rest) as string[] };
+    default:
+      throw new Error(`Containerfile: ${op} is not understood`);
   }
 }
 

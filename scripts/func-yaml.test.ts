@@ -14,7 +14,11 @@ import { parseConfig } from '../shared/config.ts';
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
-interface Env { name: string; value?: string; valueFrom?: unknown }
+interface Env {
+  name: string;
+  value?: string;
+  valueFrom?: unknown;
+}
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a YAML document read as it is
 const func = parse(read('func.yaml')) as any;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a YAML document read as it is
@@ -30,8 +34,14 @@ const FUNC_CANNOT_EXPRESS = {
 /** queue-proxy's drain on SIGTERM: this long without a request (knative/serving pkg/queue/sharedmain drainSleepDuration). */
 const QUEUE_PROXY_QUIET_SECONDS = 30;
 
-interface Probe { httpGet: { path: string; port?: number }; [field: string]: unknown }
-interface Volume { name: string; [source: string]: unknown }
+interface Probe {
+  httpGet: { path: string; port?: number };
+  [field: string]: unknown;
+}
+interface Volume {
+  name: string;
+  [source: string]: unknown;
+}
 
 /**
  * A Knative Service as the API server and Knative would run it, without what
@@ -48,7 +58,9 @@ function comparable(svc: any) {
   const number = (v: string) => (/^\d+(\.\d+)?$/.test(v) ? Number(v) : v);
   return {
     labels: svc.metadata.labels,
-    annotations: Object.fromEntries(Object.entries(t.metadata.annotations as Record<string, string>).map(([k, v]) => [k, number(v)])),
+    annotations: Object.fromEntries(
+      Object.entries(t.metadata.annotations as Record<string, string>).map(([k, v]) => [k, number(v)]),
+    ),
     containerConcurrency: t.spec.containerConcurrency,
     timeoutSeconds: t.spec.timeoutSeconds,
     serviceAccountName: t.spec.serviceAccountName,
@@ -58,13 +70,20 @@ function comparable(svc: any) {
     readinessProbe: probe(c.readinessProbe),
     resources: c.resources,
     securityContext: c.securityContext,
-    mounts: Object.fromEntries((c.volumeMounts as { name: string; mountPath: string }[]).map((m) => [m.mountPath, volumes.get(m.name)])),
+    mounts: Object.fromEntries(
+      (c.volumeMounts as { name: string; mountPath: string }[]).map((m) => [m.mountPath, volumes.get(m.name)]),
+    ),
   };
 }
 
 describe('func.yaml', () => {
   it('names the function cascade, TypeScript, in cascade-operator, built by a buildpack', () => {
-    expect(func).toMatchObject({ specVersion: '0.36.0', name: 'cascade', runtime: 'typescript', namespace: 'cascade-operator' });
+    expect(func).toMatchObject({
+      specVersion: '0.36.0',
+      name: 'cascade',
+      runtime: 'typescript',
+      namespace: 'cascade-operator',
+    });
     expect(func.build.builder).toBe('pack');
     expect(func.created).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
@@ -82,7 +101,9 @@ describe('func.yaml', () => {
       liveness: container.livenessProbe.httpGet.path,
       readiness: container.readinessProbe.httpGet.path,
     });
-    expect(func.deploy.options.scale.min).toBe(Number(revision.metadata.annotations['autoscaling.knative.dev/min-scale']));
+    expect(func.deploy.options.scale.min).toBe(
+      Number(revision.metadata.annotations['autoscaling.knative.dev/min-scale']),
+    );
     expect(func.deploy.options.resources.limits.concurrency).toBe(revision.spec.containerConcurrency);
   });
 
@@ -91,14 +112,14 @@ describe('func.yaml', () => {
     const fromKustomize = comparable(service);
     // What func.yaml has no field for: the one list of differences between the two deploy paths.
     expect(fromKustomize.timeoutSeconds).toBe(FUNC_CANNOT_EXPRESS.timeoutSeconds);
-    expect(fromFunc.timeoutSeconds, 'func: the cluster\'s revision-timeout-seconds').toBeUndefined();
+    expect(fromFunc.timeoutSeconds, "func: the cluster's revision-timeout-seconds").toBeUndefined();
     expect(fromKustomize.securityContext).toEqual({ ...FUNC_SECURITY_CONTEXT, ...FUNC_CANNOT_EXPRESS.securityContext });
     expect(fromFunc.securityContext).toEqual(FUNC_SECURITY_CONTEXT);
     const without = ({ timeoutSeconds: _t, securityContext: _s, ...rest }: ReturnType<typeof comparable>) => rest;
     expect(without(fromFunc)).toEqual(without(fromKustomize));
   });
 
-  it('fits queue-proxy\'s drain and the function\'s grace inside terminationGracePeriodSeconds (Knative: timeoutSeconds), on every deploy path', () => {
+  it("fits queue-proxy's drain and the function's grace inside terminationGracePeriodSeconds (Knative: timeoutSeconds), on every deploy path", () => {
     const parsed = parseConfig({});
     const grace = parsed.ok ? parsed.value.shutdownGraceSeconds : NaN;
     const budget = QUEUE_PROXY_QUIET_SECONDS + grace;
@@ -106,12 +127,15 @@ describe('func.yaml', () => {
     const paths = {
       'kubectl apply -k knative/': service.spec.template.spec.timeoutSeconds,
       'deploy/http': httpService.spec.template.spec.timeoutSeconds,
-      'func deploy': (funcService(func).spec.template.spec as { timeoutSeconds?: number }).timeoutSeconds ?? DEFAULT_REVISION_TIMEOUT_SECONDS,
+      'func deploy':
+        (funcService(func).spec.template.spec as { timeoutSeconds?: number }).timeoutSeconds ??
+        DEFAULT_REVISION_TIMEOUT_SECONDS,
     };
     expect(budget).toBe(55);
     for (const [path, seconds] of Object.entries(paths)) expect(seconds, path).toBeGreaterThanOrEqual(budget);
     // no manifest changes the grace the budget counts
-    const envNames = [service, httpService].flatMap((s) => (s.spec.template.spec.containers[0].env as Env[]).map((e) => e.name))
+    const envNames = [service, httpService]
+      .flatMap((s) => (s.spec.template.spec.containers[0].env as Env[]).map((e) => e.name))
       .concat((func.run.envs as Env[]).map((e) => e.name));
     expect(envNames).not.toContain('CASCADE_SHUTDOWN_GRACE_SECONDS');
   });
@@ -124,10 +148,13 @@ describe('func.yaml', () => {
 
 describe('Procfile', () => {
   const processes = Object.fromEntries(
-    read('Procfile').trim().split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+    read('Procfile')
+      .trim()
+      .split('\n')
+      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
   );
 
-  it('starts the function\'s bundle (faas-js-runtime serving functions/cascade/index.ts), which `npm run build` writes from functions/cascade/serve.ts', () => {
+  it("starts the function's bundle (faas-js-runtime serving functions/cascade/index.ts), which `npm run build` writes from functions/cascade/serve.ts", () => {
     expect(processes.web).toBe('node --max-semi-space-size=4 build/functions/cascade/server.cjs');
     expect(existsSync(join(root, 'functions/cascade/serve.ts'))).toBe(true);
     expect(existsSync(join(root, 'scripts/bundle.ts'))).toBe(true);
@@ -139,7 +166,7 @@ describe('Procfile', () => {
     expect(read('deploy/func/kustomization.yaml')).toContain('/cnb/process/janitor');
   });
 
-  it('is built as func\'s TypeScript template is: the buildpack runs the `build` script', () => {
+  it("is built as func's TypeScript template is: the buildpack runs the `build` script", () => {
     expect(func.build.buildEnvs).toEqual([{ name: 'BP_NODE_RUN_SCRIPTS', value: 'build' }]);
   });
 });

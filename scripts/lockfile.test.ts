@@ -14,7 +14,7 @@ describe('package-lock.json', () => {
   const lock = read('package-lock.json') as Lockfile;
   const pkg = read('package.json') as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
 
-  it('is a version 3 lock of exactly package.json\'s dependencies', () => {
+  it("is a version 3 lock of exactly package.json's dependencies", () => {
     expect(lock.lockfileVersion).toBe(3);
     expect(lock.packages['']).toMatchObject({ dependencies: pkg.dependencies, devDependencies: pkg.devDependencies });
   });
@@ -23,7 +23,7 @@ describe('package-lock.json', () => {
     expect(missingFromLock(lock)).toEqual([]);
   });
 
-  it('locks vite, vitest\'s peer, at the version package.json pins', () => {
+  it("locks vite, vitest's peer, at the version package.json pins", () => {
     expect(lock.packages['node_modules/vite']).toMatchObject({ version: pkg.devDependencies.vite });
   });
 });
@@ -32,22 +32,28 @@ describe('missingFromLock', () => {
   const lock = (packages: Lockfile['packages']): Lockfile => ({ lockfileVersion: 3, packages });
 
   it('reports an optional dependency the lock has no entry for (what npm ci refuses)', () => {
-    const missing = missingFromLock(lock({
-      '': { devDependencies: { vite: '8.4.0' } },
-      'node_modules/vite': { optionalDependencies: { fsevents: '~2.3.3', 'napi-windows-process-start-time': '^0.1.0' } },
-      'node_modules/fsevents': {},
-    }));
+    const missing = missingFromLock(
+      lock({
+        '': { devDependencies: { vite: '8.4.0' } },
+        'node_modules/vite': {
+          optionalDependencies: { fsevents: '~2.3.3', 'napi-windows-process-start-time': '^0.1.0' },
+        },
+        'node_modules/fsevents': {},
+      }),
+    );
     expect(missing).toEqual(['node_modules/vite -> napi-windows-process-start-time']);
   });
 
-  it('reports required peers but not optional ones, and the root\'s dev dependencies', () => {
-    const missing = missingFromLock(lock({
-      '': { devDependencies: { vitest: '5.1.2', eslint: '10.15.0' } },
-      'node_modules/vitest': {
-        peerDependencies: { vite: '^8.0.0', jsdom: '*' },
-        peerDependenciesMeta: { jsdom: { optional: true } },
-      },
-    }));
+  it("reports required peers but not optional ones, and the root's dev dependencies", () => {
+    const missing = missingFromLock(
+      lock({
+        '': { devDependencies: { vitest: '5.1.2', eslint: '10.15.0' } },
+        'node_modules/vitest': {
+          peerDependencies: { vite: '^8.0.0', jsdom: '*' },
+          peerDependenciesMeta: { jsdom: { optional: true } },
+        },
+      }),
+    );
     expect(missing).toEqual(['(root) -> eslint', 'node_modules/vitest -> vite']);
   });
 

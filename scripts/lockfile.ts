@@ -22,7 +22,9 @@ export interface Lockfile {
 
 /** The names `entry` needs installed beside or above it. */
 function needed(entry: LockEntry, isRoot: boolean): string[] {
-  const peers = Object.keys(entry.peerDependencies ?? {}).filter((name) => !entry.peerDependenciesMeta?.[name]?.optional);
+  const peers = Object.keys(entry.peerDependencies ?? {}).filter(
+    (name) => !entry.peerDependenciesMeta?.[name]?.optional,
+  );
   return [
     ...Object.keys(entry.dependencies ?? {}),
     ...Object.keys(entry.optionalDependencies ?? {}),

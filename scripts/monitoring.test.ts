@@ -13,11 +13,25 @@ const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** The Go controller's metrics (seed README), as the function exports them. */
-const GO_COUNTERS_GAUGES = ['http_requests_total', 'response_status', 'success_scenario_total', 'failed_scenario_total', 'scenario_current_runs'];
+const GO_COUNTERS_GAUGES = [
+  'http_requests_total',
+  'response_status',
+  'success_scenario_total',
+  'failed_scenario_total',
+  'scenario_current_runs',
+];
 const GO_HISTOGRAMS = ['http_response_time_seconds', 'scenarion_execution_time_seconds', 'job_execution_time_seconds'];
 const HISTOGRAM_SERIES = ['_bucket', '_sum', '_count'];
 
-interface KsmMetric { name: string; each: { type: string; stateSet?: { list: string[]; path: string[] }; gauge?: { path: string[]; nilIsZero?: boolean }; info?: { labelsFromPath: Record<string, string[]> } } }
+interface KsmMetric {
+  name: string;
+  each: {
+    type: string;
+    stateSet?: { list: string[]; path: string[] };
+    gauge?: { path: string[]; nilIsZero?: boolean };
+    info?: { labelsFromPath: Record<string, string[]> };
+  };
+}
 interface KsmResource {
   groupVersionKind: { group: string; version: string; kind: string };
   metricNamePrefix: string;
@@ -25,11 +39,32 @@ interface KsmResource {
   metrics: KsmMetric[];
 }
 
-const ksm = parse(read('knative/monitoring/kube-state-metrics-cascaderuns.yaml')) as { kind: string; spec: { resources: KsmResource[] } };
+const ksm = parse(read('knative/monitoring/kube-state-metrics-cascaderuns.yaml')) as {
+  kind: string;
+  spec: { resources: KsmResource[] };
+};
 const ksmNames = ksm.spec.resources.flatMap((r) => r.metrics.map((m) => `${r.metricNamePrefix}_${m.name}`));
-const known = new Set([...GO_COUNTERS_GAUGES, ...GO_HISTOGRAMS.flatMap((h) => HISTOGRAM_SERIES.map((s) => h + s)), ...ksmNames]);
+const known = new Set([
+  ...GO_COUNTERS_GAUGES,
+  ...GO_HISTOGRAMS.flatMap((h) => HISTOGRAM_SERIES.map((s) => h + s)),
+  ...ksmNames,
+]);
 
-const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'inf',
+  'nan',
+]);
 
 /** Metric names in a PromQL expression (or a Grafana label_values() query). */
 export function metricNames(expr: string): string[] {
@@ -44,9 +79,19 @@ export function metricNames(expr: string): string[] {
   return [...new Set(names.filter((n) => !KEYWORDS.has(n.toLowerCase())))];
 }
 
-interface Target { expr: string }
-interface Panel { type: string; title: string; targets?: Target[]; panels?: Panel[] }
-interface Dashboard { panels: Panel[]; templating: { list: { type: string; query?: string | { query: string } }[] } }
+interface Target {
+  expr: string;
+}
+interface Panel {
+  type: string;
+  title: string;
+  targets?: Target[];
+  panels?: Panel[];
+}
+interface Dashboard {
+  panels: Panel[];
+  templating: { list: { type: string; query?: string | { query: string } }[] };
+}
 
 const dashboard = JSON.parse(read('knative/monitoring/grafana-dashboard.json')) as Dashboard;
 const panels = dashboard.panels.flatMap((p) => [p, ...(p.panels ?? [])]).filter((p) => p.type !== 'row');
@@ -54,13 +99,16 @@ const queries = [
   ...panels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: p.title, expr: t.expr }))),
   ...dashboard.templating.list
     .filter((v) => v.type === 'query')
-    .map((v) => ({ where: 'templating', expr: typeof v.query === 'string' ? v.query : v.query?.query ?? '' })),
+    .map((v) => ({ where: 'templating', expr: typeof v.query === 'string' ? v.query : (v.query?.query ?? '') })),
 ];
 
 describe('metricNames', () => {
   it.each([
     ['sum by (path) (rate(http_requests_total[$__rate_interval]))', ['http_requests_total']],
-    ['histogram_quantile(0.95, sum by (le, path) (rate(http_response_time_seconds_bucket{path="/"}[5m])))', ['http_response_time_seconds_bucket']],
+    [
+      'histogram_quantile(0.95, sum by (le, path) (rate(http_response_time_seconds_bucket{path="/"}[5m])))',
+      ['http_response_time_seconds_bucket'],
+    ],
     ['a_total / on (x) group_left (y) b_total', ['a_total', 'b_total']],
     ['(time() - m{phase="Running"}) and on (namespace) (n == 1)', ['m', 'n']],
     ['label_values(scenario_current_runs, scenarioName)', ['scenario_current_runs']],
@@ -86,19 +134,30 @@ describe('knative/monitoring/grafana-dashboard.json', () => {
     expect(names.filter((n) => !known.has(n))).toEqual([]);
   });
 
-  it('has the panels of the Go controller\'s README and uses each of its metrics', () => {
+  it("has the panels of the Go controller's README and uses each of its metrics", () => {
     const titles = panels.map((p) => p.title);
-    expect(titles).toEqual(expect.arrayContaining([
-      'Request rate by path', 'Response status codes', 'HTTP latency percentiles', 'Success vs failed scenarios',
-      'Current runs', 'Scenario execution time', 'Per-job execution time by module',
-    ]));
+    expect(titles).toEqual(
+      expect.arrayContaining([
+        'Request rate by path',
+        'Response status codes',
+        'HTTP latency percentiles',
+        'Success vs failed scenarios',
+        'Current runs',
+        'Scenario execution time',
+        'Per-job execution time by module',
+      ]),
+    );
     const used = new Set(queries.flatMap((q) => metricNames(q.expr)).map((n) => n.replace(/_(bucket|sum|count)$/, '')));
     for (const name of [...GO_COUNTERS_GAUGES, ...GO_HISTOGRAMS]) expect(used.has(name), name).toBe(true);
     expect(ksmNames.filter((n) => used.has(n)).length).toBeGreaterThanOrEqual(5);
   });
 
   it('selects a namespace in every query: one Cascade installation per namespace', () => {
-    expect(dashboard.templating.list.map((v) => (v as { name?: string }).name)).toEqual(['datasource', 'namespace', 'scenario']);
+    expect(dashboard.templating.list.map((v) => (v as { name?: string }).name)).toEqual([
+      'datasource',
+      'namespace',
+      'scenario',
+    ]);
     for (const q of queries.filter((x) => !x.expr.startsWith('label_values(http_requests_total,'))) {
       for (const name of metricNames(q.expr)) {
         for (const m of q.expr.matchAll(new RegExp(`(?<![\\w:])${name}(?![\\w:])(\\{[^}]*\\})?`, 'g'))) {
@@ -110,13 +169,17 @@ describe('knative/monitoring/grafana-dashboard.json', () => {
 
   it('does not add up scenario_current_runs over replicas: each reports its whole namespace', () => {
     const current = panels.find((p) => p.title === 'Current runs')!.targets![0]!.expr;
-    expect(current).toMatch(/^sum by \(scenarioName, OName, SName\) \(max by \(namespace, scenarioName, OName, SName\) \(scenario_current_runs\{/);
+    expect(current).toMatch(
+      /^sum by \(scenarioName, OName, SName\) \(max by \(namespace, scenarioName, OName, SName\) \(scenario_current_runs\{/,
+    );
   });
 
   it('groups "Runs created per hour" by labels of the side it keeps', () => {
     const created = panels.find((p) => p.title === 'Runs created per hour')!.targets![0]!.expr;
     const [, by, left] = /^count by \(([^)]*)\) \(([a-z_]+)\{/.exec(created)!;
-    const info = ksm.spec.resources[0]!.metrics.find((m) => `${ksm.spec.resources[0]!.metricNamePrefix}_${m.name}` === left)!;
+    const info = ksm.spec.resources[0]!.metrics.find(
+      (m) => `${ksm.spec.resources[0]!.metricNamePrefix}_${m.name}` === left,
+    )!;
     expect(by!.split(', ').every((l) => l in (info.each.info?.labelsFromPath ?? {}))).toBe(true);
   });
 });
@@ -125,7 +188,9 @@ type Schema = { properties?: Record<string, Schema>; type?: string; enum?: unkno
 const crdSchemas = new Map<string, Schema>(
   ['cascaderuns', 'cascadeautooperators'].flatMap((plural) =>
     loadAll(read(`crds/${plural}.cascade.cascade.net.yaml`)).map((doc) => {
-      const crd = doc as { spec: { names: { kind: string }; versions: { name: string; schema: { openAPIV3Schema: Schema } }[] } };
+      const crd = doc as {
+        spec: { names: { kind: string }; versions: { name: string; schema: { openAPIV3Schema: Schema } }[] };
+      };
       const version = crd.spec.versions[0]!;
       return [`${crd.spec.names.kind}/${version.name}`, version.schema.openAPIV3Schema] as const;
     }),
@@ -176,10 +241,20 @@ describe('knative/monitoring/kube-state-metrics-cascaderuns.yaml', () => {
   });
 
   it('turns the run times, the current step and the operator counters into gauges', () => {
-    const gauges = ksm.spec.resources.flatMap((r) => r.metrics.filter((m) => m.each.type === 'Gauge').map((m) => m.each.gauge!.path.join('.')));
-    expect(gauges).toEqual(expect.arrayContaining([
-      'status.startTime', 'status.completionTime', 'status.currentStep', 'status.active', 'status.succeeded', 'status.failed', 'status.cancelled',
-    ]));
+    const gauges = ksm.spec.resources.flatMap((r) =>
+      r.metrics.filter((m) => m.each.type === 'Gauge').map((m) => m.each.gauge!.path.join('.')),
+    );
+    expect(gauges).toEqual(
+      expect.arrayContaining([
+        'status.startTime',
+        'status.completionTime',
+        'status.currentStep',
+        'status.active',
+        'status.succeeded',
+        'status.failed',
+        'status.cancelled',
+      ]),
+    );
   });
 
   it('reads every status field with nilIsZero: a run without a completionTime yet is 0, not an error at each scrape', () => {
@@ -198,16 +273,36 @@ describe('knative/monitoring/kube-state-metrics-cascaderuns.yaml', () => {
 /** Prometheus's `replace` relabeling: the regex anchored at both ends, ${n} and $n expanded. */
 export function relabelReplace(value: string, regex: string, replacement: string): string | undefined {
   const m = new RegExp(`^(?:${regex})$`).exec(value);
-  return m ? replacement.replace(/\$\{(\d+)\}|\$(\d+)/g, (_all, a: string | undefined, b: string | undefined) => m[Number(a ?? b)] ?? '') : undefined;
+  return m
+    ? replacement.replace(
+        /\$\{(\d+)\}|\$(\d+)/g,
+        (_all, a: string | undefined, b: string | undefined) => m[Number(a ?? b)] ?? '',
+      )
+    : undefined;
 }
 
-interface PodMetricsEndpoint { port?: string; portNumber?: number; targetPort?: unknown; path: string; interval: string; relabelings?: { sourceLabels: string[]; regex: string; targetLabel: string; replacement: string; action: string }[] }
+interface PodMetricsEndpoint {
+  port?: string;
+  portNumber?: number;
+  targetPort?: unknown;
+  path: string;
+  interval: string;
+  relabelings?: { sourceLabels: string[]; regex: string; targetLabel: string; replacement: string; action: string }[];
+}
 const podMonitor = parse(read('knative/monitoring/podmonitor.yaml')) as {
-  apiVersion: string; kind: string; metadata: { name: string }; spec: { selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: PodMetricsEndpoint[] };
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  spec: { selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: PodMetricsEndpoint[] };
 };
 const service = parse(read('knative/service.yaml')) as {
   metadata: { name: string };
-  spec: { template: { metadata: { annotations: Record<string, string> }; spec: { containers: { ports: { containerPort: number }[]; env: { name: string; value?: string }[] }[] } } };
+  spec: {
+    template: {
+      metadata: { annotations: Record<string, string> };
+      spec: { containers: { ports: { containerPort: number }[]; env: { name: string; value?: string }[] }[] };
+    };
+  };
 };
 
 describe('knative/monitoring/podmonitor.yaml', () => {

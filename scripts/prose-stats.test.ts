@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { median, sentenceLengths } from './prose-stats.ts';
 
 const root = join(import.meta.dirname, '..');
-const ignored = readFileSync(join(root, '.textlintignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+const ignored = readFileSync(join(root, '.textlintignore'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l !== '' && !l.startsWith('#'));
 
 function markdownUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -18,11 +21,12 @@ function markdownUnder(dir: string): string[] {
   });
 }
 
-const pages = [join(root, 'README.md'), ...markdownUnder(join(root, 'docs'))]
-  .filter((path) => !ignored.includes(relative(root, path)));
+const pages = [join(root, 'README.md'), ...markdownUnder(join(root, 'docs'))].filter(
+  (path) => !ignored.includes(relative(root, path)),
+);
 
 describe('sentence lengths', () => {
-  it('counts words as the team\'s script does', () => {
+  it("counts words as the team's script does", () => {
     const text = [
       '# A heading is left out',
       'One short sentence here. Then a `code span` counts as one word.',

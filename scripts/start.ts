@@ -30,12 +30,13 @@ const scenarioName = process.env.SCENARIO_NAME ?? 'cascadeautooperator-ip';
 const demoScenario = join(repoRoot, 'local/demo-scenario.json');
 const withQueueProxy = process.env.CASCADE_QUEUE_PROXY !== 'off';
 const brokerMode = process.env.CASCADE_BROKER ?? 'sync';
-if (brokerMode !== 'sync' && brokerMode !== 'async') throw new Error(`CASCADE_BROKER must be sync or async, not ${JSON.stringify(brokerMode)}`);
+if (brokerMode !== 'sync' && brokerMode !== 'async')
+  throw new Error(`CASCADE_BROKER must be sync or async, not ${JSON.stringify(brokerMode)}`);
 
 function brokerModeLine(async: boolean): string {
   return async
-    ? 'cascade: the Broker answers 202 before it delivers, as knative/broker.yaml\'s async-handler annotation on Eventing 1.17+ (CASCADE_BROKER=async)'
-    : 'cascade: the Broker answers once every Trigger\'s delivery ended, as Knative\'s default Broker (CASCADE_BROKER=async: before it delivers)';
+    ? "cascade: the Broker answers 202 before it delivers, as knative/broker.yaml's async-handler annotation on Eventing 1.17+ (CASCADE_BROKER=async)"
+    : "cascade: the Broker answers once every Trigger's delivery ended, as Knative's default Broker (CASCADE_BROKER=async: before it delivers)";
 }
 
 /** The Broker stand-in in front of the function (on PORT), its dead-letter sink, and the ApiServerSource stand-in sending to it. */
@@ -45,30 +46,63 @@ async function startEventing(kubeconfig: string) {
   const deadLetters = await startDeadLetterSink(printDeadLetter);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const broker = await startBroker({
-    namespace, port: brokerPort, log, async: brokerMode === 'async',
+    namespace,
+    port: brokerPort,
+    log,
+    async: brokerMode === 'async',
     addresses: { 'Service/cascade': [`http://127.0.0.1:${port}`], 'Service/cascade-dead-letters': [deadLetters.url] },
   });
-  const source = await startApiServerSource({ kc, namespace, sink: broker.url, onError: (e) => log(`apiserver-source: ${String(e)}`) });
+  const source = await startApiServerSource({
+    kc,
+    namespace,
+    sink: broker.url,
+    onError: (e) => log(`apiserver-source: ${String(e)}`),
+  });
   return { broker, deadLetters, source };
 }
 
 /** The function on its port, behind queue-proxy on PORT unless CASCADE_QUEUE_PROXY=off. */
 async function startFunction(kubeconfig: string) {
-  const env = { ...process.env, KUBECONFIG: kubeconfig, POD_NAMESPACE: namespace, SCENARIO_NAME: scenarioName, CONFIG_PATH: process.env.CONFIG_PATH ?? demoScenario };
+  const env = {
+    ...process.env,
+    KUBECONFIG: kubeconfig,
+    POD_NAMESPACE: namespace,
+    SCENARIO_NAME: scenarioName,
+    CONFIG_PATH: process.env.CONFIG_PATH ?? demoScenario,
+  };
   // behind queue-proxy the function takes a port of its own, as the user container of a pod
   const fnPort = withQueueProxy ? String(await freePort()) : port;
-  const fn = spawn(process.execPath, [join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'), join(repoRoot, 'functions/cascade/index.ts'), '--port', fnPort], { env, stdio: 'inherit' });
+  const fn = spawn(
+    process.execPath,
+    [
+      join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'),
+      join(repoRoot, 'functions/cascade/index.ts'),
+      '--port',
+      fnPort,
+    ],
+    { env, stdio: 'inherit' },
+  );
   const qp: QueueProxy | undefined = withQueueProxy
-    ? await startQueueProxy({ userPort: Number(fnPort), servingPort: Number(port), namespace, lockWaitSeconds: 120 }).catch((error: unknown) => {
-      fn.kill('SIGTERM');
-      throw error;
-    })
+    ? await startQueueProxy({
+        userPort: Number(fnPort),
+        servingPort: Number(port),
+        namespace,
+        lockWaitSeconds: 120,
+      }).catch((error: unknown) => {
+        fn.kill('SIGTERM');
+        throw error;
+      })
     : undefined;
   return { fn, fnPort, qp };
 }
 
 /** What runs where, and how to start a run from another terminal. */
-function bannerLines(kubeconfig: string, kubectl: string, served: { fnPort: string; qp: QueueProxy | undefined }, brokerAsync: boolean): string[] {
+function bannerLines(
+  kubeconfig: string,
+  kubectl: string,
+  served: { fnPort: string; qp: QueueProxy | undefined },
+  brokerAsync: boolean,
+): string[] {
   const { fnPort, qp } = served;
   const data = '{"turlinfo":"s3://bucket/in.tgz","iuid":"33e65374-ee8e-4da6-a2e7-71a9cc39d222"}';
   return [
@@ -151,11 +185,15 @@ function printDeadLetter(event: CloudEvent): void {
   const { type, id, knativeerrorcode: code, knativeerrordest: dest, knativeerrordata: data } = event.attributes;
   const what = `dead-letter sink: ${type} ${id}`;
   if (code === undefined) {
-    process.stderr.write(`${what}: no knativeerrordest/knativeerrorcode/knativeerrordata (Knative adds none after a per-attempt timeout or a 2xx reply that is no CloudEvent)\n`);
+    process.stderr.write(
+      `${what}: no knativeerrordest/knativeerrorcode/knativeerrordata (Knative adds none after a per-attempt timeout or a 2xx reply that is no CloudEvent)\n`,
+    );
     return;
   }
   const body = Buffer.from(data ?? '', 'base64').toString();
-  process.stderr.write(`${what}: knativeerrordest=${dest} knativeerrorcode=${code} knativeerrordata (base64 of the last reply)=${JSON.stringify(body)}\n`);
+  process.stderr.write(
+    `${what}: knativeerrordest=${dest} knativeerrorcode=${code} knativeerrordata (base64 of the last reply)=${JSON.stringify(body)}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -9,15 +9,33 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_VERSION, CASCADE_AUTO_OPERATOR_KIND, FINALIZER } from '../shared/api/group.ts';
 
-interface Meta { name?: string; namespace?: string; resourceVersion?: string; uid?: string; creationTimestamp?: string; finalizers?: string[] }
+interface Meta {
+  name?: string;
+  namespace?: string;
+  resourceVersion?: string;
+  uid?: string;
+  creationTimestamp?: string;
+  finalizers?: string[];
+}
 type Obj = { metadata?: Meta; status?: unknown } & Record<string, unknown>;
 
-const module = (name: string) => ({ modulename: name, template: { spec: { containers: [{ name, image: 'registry.invalid/warm:1' }] } } });
+const module = (name: string) => ({
+  modulename: name,
+  template: { spec: { containers: [{ name, image: 'registry.invalid/warm:1' }] } },
+});
 
 function operator(namespace: string, name: string): Obj {
   return {
-    apiVersion: API_VERSION, kind: CASCADE_AUTO_OPERATOR_KIND,
-    metadata: { name, namespace, uid: randomUUID(), resourceVersion: '1', finalizers: [FINALIZER], creationTimestamp: new Date().toISOString() },
+    apiVersion: API_VERSION,
+    kind: CASCADE_AUTO_OPERATOR_KIND,
+    metadata: {
+      name,
+      namespace,
+      uid: randomUUID(),
+      resourceVersion: '1',
+      finalizers: [FINALIZER],
+      creationTimestamp: new Date().toISOString(),
+    },
     spec: { scenarioconfig: { cascademodules: [module('m0'), module('m1')] } },
     status: {},
   };
@@ -30,7 +48,7 @@ function body(req: IncomingMessage): Promise<Obj | undefined> {
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       try {
-        ok(text ? JSON.parse(text) as Obj : undefined);
+        ok(text ? (JSON.parse(text) as Obj) : undefined);
       } catch {
         ok(undefined);
       }
@@ -56,7 +74,11 @@ type Answer = [status: number, body: unknown];
 
 /** A read: the object, or the list of its kind. */
 function read(objects: Map<string, Obj>, plural: string, name: string | undefined): Answer {
-  if (!name) return [200, { kind: 'List', metadata: {}, items: [...objects].filter(([k]) => k.startsWith(`${plural}/`)).map(([, o]) => o) }];
+  if (!name)
+    return [
+      200,
+      { kind: 'List', metadata: {}, items: [...objects].filter(([k]) => k.startsWith(`${plural}/`)).map(([, o]) => o) },
+    ];
   const found = objects.get(`${plural}/${name}`);
   return found ? [200, found] : [404, notFound];
 }
@@ -64,9 +86,10 @@ function read(objects: Map<string, Obj>, plural: string, name: string | undefine
 /** A create (POST to the kind), a replace (PUT to the object) or a delete. */
 function write(objects: Map<string, Obj>, call: Call, stamp: (o: Obj) => Obj): Answer {
   const { method, plural, name, input } = call;
-  if (method === 'DELETE') return name && objects.delete(`${plural}/${name}`) ? [200, { kind: 'Status', status: 'Success' }] : [404, notFound];
+  if (method === 'DELETE')
+    return name && objects.delete(`${plural}/${name}`) ? [200, { kind: 'Status', status: 'Success' }] : [404, notFound];
   if (!input) return [400, { kind: 'Status', code: 400 }];
-  const key = `${plural}/${method === 'POST' ? input.metadata?.name ?? '' : name}`;
+  const key = `${plural}/${method === 'POST' ? (input.metadata?.name ?? '') : name}`;
   const stamped = stamp(input);
   objects.set(key, stamped);
   return [method === 'POST' ? 201 : 200, stamped];
@@ -81,7 +104,15 @@ function answer(objects: Map<string, Obj>, call: Call, stamp: (o: Obj) => Obj): 
 export function warmApi(): (req: IncomingMessage, res: ServerResponse) => void {
   const objects = new Map<string, Obj>();
   let version = 1;
-  const stamp = (o: Obj): Obj => ({ ...o, metadata: { uid: randomUUID(), creationTimestamp: new Date().toISOString(), ...o.metadata, resourceVersion: String(++version) } });
+  const stamp = (o: Obj): Obj => ({
+    ...o,
+    metadata: {
+      uid: randomUUID(),
+      creationTimestamp: new Date().toISOString(),
+      ...o.metadata,
+      resourceVersion: String(++version),
+    },
+  });
   return (req, res) => {
     void body(req).then((input) => {
       const path = new URL(req.url ?? '/', 'http://api').pathname;
@@ -91,7 +122,8 @@ export function warmApi(): (req: IncomingMessage, res: ServerResponse) => void {
       const m = /\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(\/status)?$/.exec(path);
       if (!m) return reply(res, 404, notFound);
       const [, namespace, plural, name] = m as unknown as [string, string, string, string | undefined];
-      if (plural === 'cascadeautooperators' && name && !objects.has(`${plural}/${name}`)) objects.set(`${plural}/${name}`, operator(namespace, name));
+      if (plural === 'cascadeautooperators' && name && !objects.has(`${plural}/${name}`))
+        objects.set(`${plural}/${name}`, operator(namespace, name));
       reply(res, ...answer(objects, { method: req.method ?? 'GET', plural, name, input }, stamp));
     });
   };

@@ -40,13 +40,22 @@ async function freePort(): Promise<number> {
 }
 
 async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<string> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`warm-code-cache: ${JSON.stringify(body)} answered ${res.status} ${text}`);
   return text;
 }
 
-const ce = (type: string) => ({ 'ce-specversion': '1.0', 'ce-id': `warm-${type}`, 'ce-type': type, 'ce-source': '/build' });
+const ce = (type: string) => ({
+  'ce-specversion': '1.0',
+  'ce-id': `warm-${type}`,
+  'ce-type': type,
+  'ce-source': '/build',
+});
 
 async function warm(url: string): Promise<void> {
   for (;;) {
@@ -78,14 +87,25 @@ const api = createServer(warmApi());
 const dir = mkdtempSync(join(tmpdir(), 'cascade-warm-'));
 const kubeconfig = join(dir, 'kubeconfig');
 const apiUrl = `http://127.0.0.1:${await listening(api)}`;
-writeFileSync(kubeconfig, JSON.stringify({
-  apiVersion: 'v1', kind: 'Config', 'current-context': 'warm',
-  clusters: [{ name: 'warm', cluster: { server: apiUrl } }],
-  users: [{ name: 'warm', user: { token: 'warm' } }],
-  contexts: [{ name: 'warm', context: { cluster: 'warm', user: 'warm', namespace: 'warm' } }],
-}));
+writeFileSync(
+  kubeconfig,
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': 'warm',
+    clusters: [{ name: 'warm', cluster: { server: apiUrl } }],
+    users: [{ name: 'warm', user: { token: 'warm' } }],
+    contexts: [{ name: 'warm', context: { cluster: 'warm', user: 'warm', namespace: 'warm' } }],
+  }),
+);
 const port = await freePort();
-Object.assign(process.env, { KUBECONFIG: kubeconfig, POD_NAMESPACE: 'warm', LOG_LEVEL: 'silent', CASCADE_METRICS_PORT: '0', FUNC_PORT: String(port) });
+Object.assign(process.env, {
+  KUBECONFIG: kubeconfig,
+  POD_NAMESPACE: 'warm',
+  LOG_LEVEL: 'silent',
+  CASCADE_METRICS_PORT: '0',
+  FUNC_PORT: String(port),
+});
 const launcher = createRequire(import.meta.url)(join(out, 'server.cjs')) as Launcher;
 const loaded = launcher.load();
 loaded.exports.serve();

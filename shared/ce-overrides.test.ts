@@ -9,19 +9,42 @@ describe('K_CE_OVERRIDES', () => {
   });
 
   it('reads the extensions as SinkBinding writes them, ignoring other keys', () => {
-    expect(parseCeOverrides('{"extensions":{"cluster":"prod","tier2":"a b"},"other":1}'))
-      .toEqual({ ok: true, extensions: { cluster: 'prod', tier2: 'a b' }, warnings: [] });
+    expect(parseCeOverrides('{"extensions":{"cluster":"prod","tier2":"a b"},"other":1}')).toEqual({
+      ok: true,
+      extensions: { cluster: 'prod', tier2: 'a b' },
+      warnings: [],
+    });
   });
 
   // Every name below passes Knative's webhook (ASCII letters and digits, any length):
   // the process starts with each, and says what it changed.
   it.each([
     ['an upper-case name, lower-cased', { Cluster: 'x' }, { cluster: 'x' }, [/"Cluster" is sent as "cluster"/]],
-    ['a name over 20 characters, kept', { [`a${'b'.repeat(24)}`]: 'x' }, { [`a${'b'.repeat(24)}`]: 'x' }, [/longer than the 20 characters/]],
-    ['a long upper-case name, both', { ABCDEFGHIJKLMNOPQRSTU: 'x' }, { abcdefghijklmnopqrstu: 'x' }, [/sent as "abcdefghijklmnopqrstu"/, /longer than the 20/]],
-    ['a CloudEvents attribute, left out', { id: 'x', team: 'a' }, { team: 'a' }, [/"id" is a CloudEvents attribute.*left out/]],
+    [
+      'a name over 20 characters, kept',
+      { [`a${'b'.repeat(24)}`]: 'x' },
+      { [`a${'b'.repeat(24)}`]: 'x' },
+      [/longer than the 20 characters/],
+    ],
+    [
+      'a long upper-case name, both',
+      { ABCDEFGHIJKLMNOPQRSTU: 'x' },
+      { abcdefghijklmnopqrstu: 'x' },
+      [/sent as "abcdefghijklmnopqrstu"/, /longer than the 20/],
+    ],
+    [
+      'a CloudEvents attribute, left out',
+      { id: 'x', team: 'a' },
+      { team: 'a' },
+      [/"id" is a CloudEvents attribute.*left out/],
+    ],
     ['a CloudEvents attribute in upper case, left out', { ID: 'x' }, {}, [/"ID" is a CloudEvents attribute/]],
-    ['a name given twice once lower-cased, the first kept', { team: 'a', TEAM: 'b' }, { team: 'a' }, [/"TEAM" is "team" once lower-cased, given already/]],
+    [
+      'a name given twice once lower-cased, the first kept',
+      { team: 'a', TEAM: 'b' },
+      { team: 'a' },
+      [/"TEAM" is "team" once lower-cased, given already/],
+    ],
   ])('accepts %s, with a warning', (_what, given, extensions, warnings) => {
     const r = parseCeOverrides(JSON.stringify({ extensions: given }));
     expect(r).toEqual({ ok: true, extensions, warnings: warnings.map((w) => expect.stringMatching(w)) });

@@ -15,7 +15,18 @@
 // own adapters: SinkBinding never writes it, only a hand-set variable can.
 
 /** Attributes of CloudEvents 1.0 itself: an override may not replace them (the run-end event's id must stay stable). */
-const CORE = new Set(['specversion', 'id', 'source', 'type', 'subject', 'time', 'datacontenttype', 'dataschema', 'data', 'data_base64']);
+const CORE = new Set([
+  'specversion',
+  'id',
+  'source',
+  'type',
+  'subject',
+  'time',
+  'datacontenttype',
+  'dataschema',
+  'data',
+  'data_base64',
+]);
 /** What Knative's webhook admits (knative.dev/pkg apis/duck/v1 validateExtensionName): ASCII letters and digits. */
 const ADMITTED = /^[A-Za-z0-9]+$/;
 /** The CloudEvents spec's advice on length. */
@@ -23,9 +34,7 @@ const SPEC_LENGTH = 20;
 
 export type Extensions = Record<string, string>;
 
-export type CeOverrides =
-  | { ok: true; extensions: Extensions; warnings: string[] }
-  | { ok: false; reason: string };
+export type CeOverrides = { ok: true; extensions: Extensions; warnings: string[] } | { ok: false; reason: string };
 
 function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -39,14 +48,20 @@ function take(extensions: Extensions, given: string, value: string): string[] {
   extensions[name] = value;
   const warnings: string[] = [];
   if (name !== given) warnings.push(`the extension "${given}" is sent as "${name}": CloudEvents names are lower-case`);
-  if (name.length > SPEC_LENGTH) warnings.push(`the extension "${name}" is longer than the ${SPEC_LENGTH} characters CloudEvents advises: some receivers may drop it`);
+  if (name.length > SPEC_LENGTH)
+    warnings.push(
+      `the extension "${name}" is longer than the ${SPEC_LENGTH} characters CloudEvents advises: some receivers may drop it`,
+    );
   return warnings;
 }
 
 /** The extensions of K_CE_OVERRIDES (none when unset or empty) with what was changed or left out, or why it is not usable. Other top-level keys are ignored, as Knative does. */
 export function parseCeOverrides(raw: string | undefined): CeOverrides {
   if (raw === undefined || raw.trim() === '') return { ok: true, extensions: {}, warnings: [] };
-  const bad = (why: string) => ({ ok: false as const, reason: `K_CE_OVERRIDES ${why}: expected {"extensions": {"name": "value"}}` });
+  const bad = (why: string) => ({
+    ok: false as const,
+    reason: `K_CE_OVERRIDES ${why}: expected {"extensions": {"name": "value"}}`,
+  });
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);

@@ -17,49 +17,104 @@ const noPod = { namespaceFile: join(dir, 'absent') };
 
 describe('configuration from the environment', () => {
   it('has the Go controller defaults', () => {
-    expect(parseConfig({}, noPod)).toEqual({ ok: true, value: expect.objectContaining({
-      configPath: '/tmp/configuration', namespace: 'cascade-operator', scenarioName: 'cascadeautooperator-ip',
-      outMinioAddress: 'http://example.com/test-out/', sink: undefined,
-      rateLimitPerSecond: 100, rateBurst: 200, stallAfterSeconds: 0, runTimeoutSeconds: 0, listPageSize: 500,
-    }) });
+    expect(parseConfig({}, noPod)).toEqual({
+      ok: true,
+      value: expect.objectContaining({
+        configPath: '/tmp/configuration',
+        namespace: 'cascade-operator',
+        scenarioName: 'cascadeautooperator-ip',
+        outMinioAddress: 'http://example.com/test-out/',
+        sink: undefined,
+        rateLimitPerSecond: 100,
+        rateBurst: 200,
+        stallAfterSeconds: 0,
+        runTimeoutSeconds: 0,
+        listPageSize: 500,
+      }),
+    });
   });
 
   it('reads CASCADE_SCENARIOS, the scenarios a run request may name: a list, or any when unset or empty', () => {
-    expect(parseConfig({ CASCADE_SCENARIOS: ' a, b ,,c' }, noPod)).toMatchObject({ ok: true, value: { scenarios: ['a', 'b', 'c'] } });
+    expect(parseConfig({ CASCADE_SCENARIOS: ' a, b ,,c' }, noPod)).toMatchObject({
+      ok: true,
+      value: { scenarios: ['a', 'b', 'c'] },
+    });
     expect(parseConfig({ CASCADE_SCENARIOS: '' }, noPod)).toMatchObject({ ok: true, value: { scenarios: undefined } });
     expect(parseConfig({}, noPod)).toMatchObject({ ok: true, value: { scenarios: undefined } });
   });
 
   it('reads the Go controller variables', () => {
-    const r = parseConfig({ CONFIG_PATH: '/c.json', POD_NAMESPACE: 'ns', SCENARIO_NAME: 's', SID: 'prod', OUT_MINIO_ADDRESS: 'http://m/', K_SINK: 'http://broker' });
-    expect(r).toMatchObject({ ok: true, value: { configPath: '/c.json', namespace: 'ns', scenarioName: 's', outMinioAddress: 'http://m/', sink: 'http://broker' } });
+    const r = parseConfig({
+      CONFIG_PATH: '/c.json',
+      POD_NAMESPACE: 'ns',
+      SCENARIO_NAME: 's',
+      SID: 'prod',
+      OUT_MINIO_ADDRESS: 'http://m/',
+      K_SINK: 'http://broker',
+    });
+    expect(r).toMatchObject({
+      ok: true,
+      value: {
+        configPath: '/c.json',
+        namespace: 'ns',
+        scenarioName: 's',
+        outMinioAddress: 'http://m/',
+        sink: 'http://broker',
+      },
+    });
   });
 
   it('confirms Job events from the API server unless CASCADE_TRUST_JOB_EVENTS is true', () => {
     expect(parseConfig({}, noPod)).toMatchObject({ ok: true, value: { trustJobEvents: false } });
-    expect(parseConfig({ CASCADE_TRUST_JOB_EVENTS: 'false' }, noPod)).toMatchObject({ ok: true, value: { trustJobEvents: false } });
-    expect(parseConfig({ CASCADE_TRUST_JOB_EVENTS: 'true' }, noPod)).toMatchObject({ ok: true, value: { trustJobEvents: true } });
-    expect(parseConfig({ CASCADE_TRUST_JOB_EVENTS: 'yes' }, noPod)).toEqual({ ok: false, reason: 'CASCADE_TRUST_JOB_EVENTS must be true or false, got "yes"' });
+    expect(parseConfig({ CASCADE_TRUST_JOB_EVENTS: 'false' }, noPod)).toMatchObject({
+      ok: true,
+      value: { trustJobEvents: false },
+    });
+    expect(parseConfig({ CASCADE_TRUST_JOB_EVENTS: 'true' }, noPod)).toMatchObject({
+      ok: true,
+      value: { trustJobEvents: true },
+    });
+    expect(parseConfig({ CASCADE_TRUST_JOB_EVENTS: 'yes' }, noPod)).toEqual({
+      ok: false,
+      reason: 'CASCADE_TRUST_JOB_EVENTS must be true or false, got "yes"',
+    });
   });
 
   it('reads what SinkBinding injects with TLS and OIDC on: K_CA_CERTS, and the token under /oidc unless CASCADE_OIDC_TOKEN_FILE says where', () => {
-    expect(parseConfig({}, noPod)).toMatchObject({ ok: true, value: { sinkCaCerts: undefined, oidcTokenFile: '/oidc/token', warnings: [] } });
+    expect(parseConfig({}, noPod)).toMatchObject({
+      ok: true,
+      value: { sinkCaCerts: undefined, oidcTokenFile: '/oidc/token', warnings: [] },
+    });
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-    expect(parseConfig({ K_CA_CERTS: pem, CASCADE_OIDC_TOKEN_FILE: '/t/token' }, noPod))
-      .toMatchObject({ ok: true, value: { sinkCaCerts: pem, oidcTokenFile: '/t/token' } });
+    expect(parseConfig({ K_CA_CERTS: pem, CASCADE_OIDC_TOKEN_FILE: '/t/token' }, noPod)).toMatchObject({
+      ok: true,
+      value: { sinkCaCerts: pem, oidcTokenFile: '/t/token' },
+    });
   });
 
   it('starts on K_CE_OVERRIDES Knative accepted, with what it changed as warnings', () => {
-    expect(parseConfig({ K_CE_OVERRIDES: '{"extensions":{"Team":"a","id":"b"}}' }, noPod)).toMatchObject({ ok: true, value: {
-      ceExtensions: { team: 'a' }, warnings: [expect.stringContaining('"Team" is sent as "team"'), expect.stringContaining('"id" is a CloudEvents attribute')],
-    } });
+    expect(parseConfig({ K_CE_OVERRIDES: '{"extensions":{"Team":"a","id":"b"}}' }, noPod)).toMatchObject({
+      ok: true,
+      value: {
+        ceExtensions: { team: 'a' },
+        warnings: [
+          expect.stringContaining('"Team" is sent as "team"'),
+          expect.stringContaining('"id" is a CloudEvents attribute'),
+        ],
+      },
+    });
   });
 
-  it('reads the janitor\'s page size', () => {
+  it("reads the janitor's page size", () => {
     expect(parseConfig({ CASCADE_LIST_PAGE_SIZE: '2' })).toMatchObject({ ok: true, value: { listPageSize: 2 } });
   });
 
-  it.each([['CASCADE_RATE_LIMIT', 'fast'], ['CASCADE_STALL_AFTER_SECONDS', '-1'], ['CASCADE_METRICS_PORT', '1.5'], ['CASCADE_LIST_PAGE_SIZE', '0']])('rejects %s=%s with the reason', (key, value) => {
+  it.each([
+    ['CASCADE_RATE_LIMIT', 'fast'],
+    ['CASCADE_STALL_AFTER_SECONDS', '-1'],
+    ['CASCADE_METRICS_PORT', '1.5'],
+    ['CASCADE_LIST_PAGE_SIZE', '0'],
+  ])('rejects %s=%s with the reason', (key, value) => {
     const r = parseConfig({ [key]: value });
     expect(r.ok).toBe(false);
     expect(!r.ok && r.reason).toContain(key);
@@ -67,7 +122,7 @@ describe('configuration from the environment', () => {
 });
 
 describe('the namespace', () => {
-  it('is read from the pod\'s ServiceAccount when POD_NAMESPACE is unset (no downward API needed)', () => {
+  it("is read from the pod's ServiceAccount when POD_NAMESPACE is unset (no downward API needed)", () => {
     const c = parseConfig({}, { namespaceFile: namespaceFile('team-a') });
     expect(c.ok && c.value.namespace).toBe('team-a');
   });
@@ -82,7 +137,11 @@ describe('the namespace', () => {
     expect(c.ok && c.value.namespace).toBe('ns');
   });
 
-  it.each([['no file', join(dir, 'absent')], ['an empty file', namespaceFile('')], ['a directory', dir]])('is cascade-operator with %s and no POD_NAMESPACE', (_what, path) => {
+  it.each([
+    ['no file', join(dir, 'absent')],
+    ['an empty file', namespaceFile('')],
+    ['a directory', dir],
+  ])('is cascade-operator with %s and no POD_NAMESPACE', (_what, path) => {
     const c = parseConfig({}, { namespaceFile: path });
     expect(c.ok && c.value.namespace).toBe('cascade-operator');
   });
@@ -93,7 +152,7 @@ describe('the namespace', () => {
   });
 });
 
-describe('the janitor\'s retention', () => {
+describe("the janitor's retention", () => {
   it('keeps finished runs forever by default', () => {
     const c = parseConfig({});
     expect(c.ok && c.value.retentionSeconds).toBe(0);
@@ -105,14 +164,17 @@ describe('the janitor\'s retention', () => {
   });
 
   it.each(['-1', '1.5', 'a day'])('rejects CASCADE_RETENTION_SECONDS=%s', (raw) => {
-    expect(parseConfig({ CASCADE_RETENTION_SECONDS: raw })).toEqual({ ok: false, reason: `CASCADE_RETENTION_SECONDS must be a whole number of seconds, got "${raw}"` });
+    expect(parseConfig({ CASCADE_RETENTION_SECONDS: raw })).toEqual({
+      ok: false,
+      reason: `CASCADE_RETENTION_SECONDS must be a whole number of seconds, got "${raw}"`,
+    });
   });
 });
 
 describe('the caller token (CASCADE_AUTH_TOKEN)', () => {
   const TOKEN = 'f3c1a9e07b5d4c2a8e6f1b3d5c7a9e0b2d4f6a8c1e3b5d7f';
 
-  it('is off by default, and when empty: callers need no token, as the Go controller\'s', () => {
+  it("is off by default, and when empty: callers need no token, as the Go controller's", () => {
     for (const env of [{}, { CASCADE_AUTH_TOKEN: '' }]) {
       const c = parseConfig(env, noPod);
       expect(c.ok && c.value.authToken).toBeUndefined();
@@ -126,9 +188,17 @@ describe('the caller token (CASCADE_AUTH_TOKEN)', () => {
   });
 
   it.each([
-    ['too short', 'x'.repeat(MIN_TOKEN_LENGTH - 1), `CASCADE_AUTH_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, got ${MIN_TOKEN_LENGTH - 1}`],
+    [
+      'too short',
+      'x'.repeat(MIN_TOKEN_LENGTH - 1),
+      `CASCADE_AUTH_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, got ${MIN_TOKEN_LENGTH - 1}`,
+    ],
     ['with a space', `${TOKEN} ${TOKEN}`, 'CASCADE_AUTH_TOKEN must be printable ASCII without spaces or line breaks'],
-    ['with a line break (a Secret written with echo)', `${TOKEN}\n`, 'CASCADE_AUTH_TOKEN must be printable ASCII without spaces or line breaks'],
+    [
+      'with a line break (a Secret written with echo)',
+      `${TOKEN}\n`,
+      'CASCADE_AUTH_TOKEN must be printable ASCII without spaces or line breaks',
+    ],
   ])('is refused %s', (_what, token, reason) => {
     expect(parseConfig({ CASCADE_AUTH_TOKEN: token }, noPod)).toEqual({ ok: false, reason });
   });

@@ -68,7 +68,17 @@ function whole(env: NodeJS.ProcessEnv, key: string, fallback: number, unit = 'se
   return Number.isInteger(n) && n >= 0 ? n : `${key} must be a whole number of ${unit}, got "${raw}"`;
 }
 
-type Numbers = Pick<Config, 'stallAfterSeconds' | 'runTimeoutSeconds' | 'retentionSeconds' | 'rateLimitPerSecond' | 'rateBurst' | 'metricsPort' | 'shutdownGraceSeconds' | 'listPageSize'>;
+type Numbers = Pick<
+  Config,
+  | 'stallAfterSeconds'
+  | 'runTimeoutSeconds'
+  | 'retentionSeconds'
+  | 'rateLimitPerSecond'
+  | 'rateBurst'
+  | 'metricsPort'
+  | 'shutdownGraceSeconds'
+  | 'listPageSize'
+>;
 
 function positive(env: NodeJS.ProcessEnv, key: string, fallback: number, unit: string): number | string {
   const n = whole(env, key, fallback, unit);
@@ -97,7 +107,8 @@ export const MIN_TOKEN_LENGTH = 32;
 function authToken(env: NodeJS.ProcessEnv): { token: string | undefined } | string {
   const token = env.CASCADE_AUTH_TOKEN;
   if (!token) return { token: undefined };
-  if (token.length < MIN_TOKEN_LENGTH) return `CASCADE_AUTH_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}`;
+  if (token.length < MIN_TOKEN_LENGTH)
+    return `CASCADE_AUTH_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, got ${token.length}`;
   // a token written with `echo` into a Secret ends with a line break no caller sends
   if (/[^\x21-\x7e]/.test(token)) return 'CASCADE_AUTH_TOKEN must be printable ASCII without spaces or line breaks';
   return { token };
@@ -131,7 +142,10 @@ function flag(env: NodeJS.ProcessEnv, key: string): boolean | string {
 
 /** A comma-separated list; unset or empty: undefined (no list). */
 function scenarioList(raw: string | undefined): string[] | undefined {
-  const names = (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return names.length > 0 ? names : undefined;
 }
 

@@ -8,8 +8,22 @@ import { IGNORED_REASONS } from './core/job-identity.ts';
 import type { Transition, TransitionKind } from './core/types.ts';
 
 export const SCENARIO_BUCKETS = [1, 5, 20, 60, 100, 180];
-const TRANSITIONS: TransitionKind[] = ['ModuleStarted', 'ModuleSucceeded', 'ModuleFailed', 'ModuleCancelled', 'RunSucceeded', 'RunFailed', 'RunCancelled', 'ModuleRetrying', 'RunResumed'];
-const MODULE_ENDS: Partial<Record<TransitionKind, string>> = { ModuleSucceeded: 'succeeded', ModuleFailed: 'failed', ModuleCancelled: 'cancelled' };
+const TRANSITIONS: TransitionKind[] = [
+  'ModuleStarted',
+  'ModuleSucceeded',
+  'ModuleFailed',
+  'ModuleCancelled',
+  'RunSucceeded',
+  'RunFailed',
+  'RunCancelled',
+  'ModuleRetrying',
+  'RunResumed',
+];
+const MODULE_ENDS: Partial<Record<TransitionKind, string>> = {
+  ModuleSucceeded: 'succeeded',
+  ModuleFailed: 'failed',
+  ModuleCancelled: 'cancelled',
+};
 
 export interface RunLabels {
   ob?: string | undefined;
@@ -21,9 +35,24 @@ export interface RunLabels {
 /** The Go controller's HTTP families, by path. */
 function httpMetrics(registers: Registry[]) {
   return {
-    httpRequests: new Counter({ name: 'http_requests_total', help: 'Total HTTP requests by path', labelNames: ['path'], registers }),
-    responseStatus: new Counter({ name: 'response_status', help: 'HTTP response status codes', labelNames: ['status', 'path'], registers }),
-    httpTime: new Histogram({ name: 'http_response_time_seconds', help: 'HTTP request duration', labelNames: ['path'], registers }),
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'Total HTTP requests by path',
+      labelNames: ['path'],
+      registers,
+    }),
+    responseStatus: new Counter({
+      name: 'response_status',
+      help: 'HTTP response status codes',
+      labelNames: ['status', 'path'],
+      registers,
+    }),
+    httpTime: new Histogram({
+      name: 'http_response_time_seconds',
+      help: 'HTTP request duration',
+      labelNames: ['path'],
+      registers,
+    }),
   };
 }
 
@@ -31,24 +60,78 @@ function httpMetrics(registers: Registry[]) {
 function scenarioMetrics(registers: Registry[]) {
   const labelNames = ['scenarioName', 'OName', 'SName'] as const;
   return {
-    succeeded: new Counter({ name: 'success_scenario_total', help: 'Successful scenario executions', labelNames, registers }),
+    succeeded: new Counter({
+      name: 'success_scenario_total',
+      help: 'Successful scenario executions',
+      labelNames,
+      registers,
+    }),
     failed: new Counter({ name: 'failed_scenario_total', help: 'Failed scenario executions', labelNames, registers }),
-    cancelled: new Counter({ name: 'cascade_cancelled_scenario_total', help: 'Cancelled scenario executions', labelNames, registers }),
-    current: new Gauge({ name: 'scenario_current_runs', help: 'Currently running scenarios (from the CascadeRuns in the API server)', labelNames, registers }),
-    scenarioTime: new Histogram({ name: 'scenarion_execution_time_seconds', help: 'Full scenario execution duration', labelNames, buckets: SCENARIO_BUCKETS, registers }),
-    jobTime: new Histogram({ name: 'job_execution_time_seconds', help: 'Per-job execution duration', labelNames: ['scenarioName', 'moduleName', 'OName', 'SName', 'status'], buckets: SCENARIO_BUCKETS, registers }),
+    cancelled: new Counter({
+      name: 'cascade_cancelled_scenario_total',
+      help: 'Cancelled scenario executions',
+      labelNames,
+      registers,
+    }),
+    current: new Gauge({
+      name: 'scenario_current_runs',
+      help: 'Currently running scenarios (from the CascadeRuns in the API server)',
+      labelNames,
+      registers,
+    }),
+    scenarioTime: new Histogram({
+      name: 'scenarion_execution_time_seconds',
+      help: 'Full scenario execution duration',
+      labelNames,
+      buckets: SCENARIO_BUCKETS,
+      registers,
+    }),
+    jobTime: new Histogram({
+      name: 'job_execution_time_seconds',
+      help: 'Per-job execution duration',
+      labelNames: ['scenarioName', 'moduleName', 'OName', 'SName', 'status'],
+      buckets: SCENARIO_BUCKETS,
+      registers,
+    }),
   };
 }
 
 /** Cascade's own families besides the cancelled runs; the labelled counters start at 0 for every value. */
 function cascadeOwnMetrics(registers: Registry[]) {
   const m = {
-    transitions: new Counter({ name: 'cascade_transitions_total', help: 'Run and module transitions written by this process', labelNames: ['kind'], registers }),
-    apiRetries: new Counter({ name: 'cascade_api_retries_total', help: 'Kubernetes API calls retried after a transient error', registers }),
-    conflicts: new Counter({ name: 'cascade_status_conflicts_total', help: 'Status writes that lost an optimistic-concurrency race and were decided again', registers }),
-    rateLimited: new Counter({ name: 'cascade_rate_limited_total', help: 'Requests answered 429 by the token bucket', registers }),
-    ignoredJobs: new Counter({ name: 'cascade_ignored_jobs_total', help: 'Jobs seen for a run that did not count for their step, by reason', labelNames: ['reason'], registers }),
-    queued: new Gauge({ name: 'cascade_queued_runs', help: 'Runs waiting for a slot of their scenario (phase Queued, from the CascadeRuns in the API server)', labelNames: ['scenario'], registers }),
+    transitions: new Counter({
+      name: 'cascade_transitions_total',
+      help: 'Run and module transitions written by this process',
+      labelNames: ['kind'],
+      registers,
+    }),
+    apiRetries: new Counter({
+      name: 'cascade_api_retries_total',
+      help: 'Kubernetes API calls retried after a transient error',
+      registers,
+    }),
+    conflicts: new Counter({
+      name: 'cascade_status_conflicts_total',
+      help: 'Status writes that lost an optimistic-concurrency race and were decided again',
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'cascade_rate_limited_total',
+      help: 'Requests answered 429 by the token bucket',
+      registers,
+    }),
+    ignoredJobs: new Counter({
+      name: 'cascade_ignored_jobs_total',
+      help: 'Jobs seen for a run that did not count for their step, by reason',
+      labelNames: ['reason'],
+      registers,
+    }),
+    queued: new Gauge({
+      name: 'cascade_queued_runs',
+      help: 'Runs waiting for a slot of their scenario (phase Queued, from the CascadeRuns in the API server)',
+      labelNames: ['scenario'],
+      registers,
+    }),
   };
   for (const kind of TRANSITIONS) m.transitions.labels({ kind }).inc(0);
   for (const reason of IGNORED_REASONS) m.ignoredJobs.labels({ reason }).inc(0);

@@ -16,7 +16,12 @@ describe('run names', () => {
     expect(a.ok && b.ok && a.name !== b.name && a.name.startsWith('cao-33e65-')).toBe(true);
   });
 
-  it.each([['', 'empty'], ['a_b', 'underscore'], ['-abc', 'leading dash'], ['ab/cd', 'slash']])('rejects iuid %j (%s)', (iuid) => {
+  it.each([
+    ['', 'empty'],
+    ['a_b', 'underscore'],
+    ['-abc', 'leading dash'],
+    ['ab/cd', 'slash'],
+  ])('rejects iuid %j (%s)', (iuid) => {
     const r = runName('cao', iuid);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.reason).toMatch(/iuid/);

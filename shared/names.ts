@@ -35,7 +35,10 @@ export function isDnsLabel(name: string): boolean {
 /** Makes any text a valid DNS-1123 label; when it had to change it, a hash of the original keeps it unique. */
 export function toDnsLabel(text: string): string {
   if (isDnsLabel(text)) return text;
-  const cleaned = text.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  const cleaned = text
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   const room = MAX_LABEL - 9;
   const head = cleaned.slice(0, room).replace(/-+$/g, '');
   return head ? `${head}-${shortHash(text)}` : `x-${shortHash(text)}`;
@@ -61,12 +64,18 @@ export type RunNameResult = { ok: true; name: string } | { ok: false; reason: st
 export function runName(scenarioName: string, iuid: string, collided = false): RunNameResult {
   const prefix = iuidPrefix(iuid);
   if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(prefix) || /-$/.test(prefix)) {
-    return { ok: false, reason: `iuid ${quote(iuid)} cannot make a valid Kubernetes name: its first characters ${quote(prefix)} must be letters, digits or inner "-"` };
+    return {
+      ok: false,
+      reason: `iuid ${quote(iuid)} cannot make a valid Kubernetes name: its first characters ${quote(prefix)} must be letters, digits or inner "-"`,
+    };
   }
   const base = `${scenarioName}-${prefix.toLowerCase()}`;
   const name = collided ? `${base}-${shortHash(iuid)}` : base;
   if (!isDnsLabel(name)) {
-    return { ok: false, reason: `run name ${quote(name)} (from SCENARIO_NAME and iuid) is not a valid DNS-1123 label of at most 63 characters` };
+    return {
+      ok: false,
+      reason: `run name ${quote(name)} (from SCENARIO_NAME and iuid) is not a valid DNS-1123 label of at most 63 characters`,
+    };
   }
   return { ok: true, name };
 }

@@ -19,16 +19,34 @@ const tmp = (prefix: string) => {
   dirs.push(d);
   return d;
 };
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** PATH without the checkout's node_modules/.bin: the machine's own node and npm. */
-const machinePath = (process.env.PATH ?? '').split(delimiter).filter((d) => !d.includes('node_modules')).join(delimiter);
+const machinePath = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((d) => !d.includes('node_modules'))
+  .join(delimiter);
 
-function run(file: string, args: string[], opts: { cwd?: string; path?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  file: string,
+  args: string[],
+  opts: { cwd?: string; path?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd: opts.cwd ?? tmpdir(), env: { ...process.env, PATH: opts.path ?? machinePath, NO_COLOR: '1' }, timeout: 500_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      file,
+      args,
+      {
+        cwd: opts.cwd ?? tmpdir(),
+        env: { ...process.env, PATH: opts.path ?? machinePath, NO_COLOR: '1' },
+        timeout: 500_000,
+      },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -37,11 +55,15 @@ const listed = (r: { code: number; stdout: string; stderr: string }) => {
   expect(r.code, r.stderr).toBe(0);
   // a table of the runs, or (npm may warn on stderr first) that there are none
   // (columns are as wide as their widest cell: other tests' runs may be listed too)
-  expect(/^NAMESPACE +NAME +SCENARIO +PHASE +STEP +AGE +DURATION\n/.test(r.stdout) || r.stderr.split('\n').includes('No runs found.'), `${r.stdout}${r.stderr}`).toBe(true);
+  expect(
+    /^NAMESPACE +NAME +SCENARIO +PHASE +STEP +AGE +DURATION\n/.test(r.stdout) ||
+      r.stderr.split('\n').includes('No runs found.'),
+    `${r.stdout}${r.stderr}`,
+  ).toBe(true);
 };
 
 describe('the kubectl-cascade bin', () => {
-  it('npm i -g <checkout> links it: it runs on the machine\'s Node.js and on Node.js 24, and kubectl finds the plugin', async () => {
+  it("npm i -g <checkout> links it: it runs on the machine's Node.js and on Node.js 24, and kubectl finds the plugin", async () => {
     const prefix = tmp('cascade-bin-link-');
     const installed = await run('npm', ['i', '-g', '--prefix', prefix, '--no-audit', '--no-fund', repoRoot]);
     expect(installed.code, installed.stderr).toBe(0);
@@ -50,7 +72,11 @@ describe('the kubectl-cascade bin', () => {
     listed(await run(bin, listArgs()));
     listed(await run(bin, listArgs(), { path: [dirname(process.execPath), machinePath].join(delimiter) }));
     // kubectl runs kubectl-<name> found on the PATH for `kubectl <name>`
-    listed(await run(kubectlPath(), ['cascade', ...listArgs()], { path: [join(prefix, 'bin'), machinePath].join(delimiter) }));
+    listed(
+      await run(kubectlPath(), ['cascade', ...listArgs()], {
+        path: [join(prefix, 'bin'), machinePath].join(delimiter),
+      }),
+    );
   }, 600_000);
 
   it('npx kubectl-cascade runs it in the checkout', async () => {
@@ -64,11 +90,24 @@ describe('the kubectl-cascade bin', () => {
     const [tarball] = readdirSync(out).filter((f) => f.endsWith('.tgz'));
     expect(tarball).toBeDefined();
     const prefix = tmp('cascade-bin-package-');
-    const installed = await run('npm', ['i', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(out, tarball!)]);
+    const installed = await run('npm', [
+      'i',
+      '-g',
+      '--prefix',
+      prefix,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      join(out, tarball!),
+    ]);
     expect(installed.code, installed.stderr).toBe(0);
     const pkg = join(prefix, 'lib', 'node_modules', 'cascade');
     expect(existsSync(join(pkg, 'build/cli/main.js'))).toBe(true);
     expect(existsSync(join(pkg, 'cli/main.ts'))).toBe(false);
-    listed(await run(join(prefix, 'bin', 'kubectl-cascade'), listArgs(), { path: [dirname(process.execPath), machinePath].join(delimiter) }));
+    listed(
+      await run(join(prefix, 'bin', 'kubectl-cascade'), listArgs(), {
+        path: [dirname(process.execPath), machinePath].join(delimiter),
+      }),
+    );
   }, 600_000);
 });

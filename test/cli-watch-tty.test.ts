@@ -9,8 +9,12 @@ import { runInPty } from './support/pty-screen.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 
 let h: Harness;
-beforeAll(async () => { h = await cascadeHarness({ modules: successScenario(6000) }); });
-afterAll(async () => { await h?.stop(); });
+beforeAll(async () => {
+  h = await cascadeHarness({ modules: successScenario(6000) });
+});
+afterAll(async () => {
+  await h?.stop();
+});
 
 const moduleLine = (state: string, name: string) => new RegExp(`^ {2}\\S ${name} +${state} +\\d+\\.\\ds$`);
 
@@ -18,16 +22,26 @@ describe('kubectl-cascade watch on a terminal', () => {
   it('redraws one line per module in place as the run goes on, in colour, and exits 0 when it succeeds', async () => {
     const reply = await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'tty-1' });
     const run = reply.body.run as string;
-    const pty = runInPty([process.execPath, CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', run], { ...process.env, NO_COLOR: '', TERM: 'xterm-256color' });
+    const pty = runInPty([process.execPath, CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', run], {
+      ...process.env,
+      NO_COLOR: '',
+      TERM: 'xterm-256color',
+    });
     // The CLI takes a while to start on a loaded machine: whichever module runs
     // when the first screen shows, a later screen shows it done, in place.
     await waitFor(() => pty.screens.length > 0, { timeoutMs: 100_000, message: 'the first screen' });
     const names = ['grayscale   ', 'binarization', 'diff        '];
     const runningAt = (s: string[]) => names.findIndex((n, i) => moduleLine('Running', n).test(s[i + 1] ?? ''));
-    await waitFor(() => pty.screens.some((s) => runningAt(s) >= 0), { timeoutMs: 100_000, message: 'a screen with a module running' });
+    await waitFor(() => pty.screens.some((s) => runningAt(s) >= 0), {
+      timeoutMs: 100_000,
+      message: 'a screen with a module running',
+    });
     const first = pty.screens.findIndex((s) => runningAt(s) >= 0);
     const module = runningAt(pty.screens[first]!);
-    await waitFor(() => pty.screens.slice(first).some((s) => moduleLine('Succeeded', names[module]!).test(s[module + 1] ?? '')), { timeoutMs: 100_000, message: `a later screen with ${names[module]!.trim()} done` });
+    await waitFor(
+      () => pty.screens.slice(first).some((s) => moduleLine('Succeeded', names[module]!).test(s[module + 1] ?? '')),
+      { timeoutMs: 100_000, message: `a later screen with ${names[module]!.trim()} done` },
+    );
     expect(await pty.exited).toBe(0);
     const last = pty.screen();
     expect(last).toHaveLength(4);
@@ -45,7 +59,10 @@ describe('kubectl-cascade watch on a terminal', () => {
 
   it('honours NO_COLOR: still redrawn, but without colours', async () => {
     const reply = await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'tty-2' });
-    const pty = runInPty([process.execPath, CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', reply.body.run as string], { ...process.env, NO_COLOR: '1', TERM: 'xterm-256color' });
+    const pty = runInPty(
+      [process.execPath, CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', reply.body.run as string],
+      { ...process.env, NO_COLOR: '1', TERM: 'xterm-256color' },
+    );
     expect(await pty.exited).toBe(0);
     expect(pty.screen()).toHaveLength(4);
     expect(pty.raw()).not.toMatch(/\x1b\[\d+m/);

@@ -4,13 +4,7 @@
 // to ServiceAccount tokens.
 import { describe, expect, it } from 'vitest';
 import { BatchV1Api, CoreV1Api, RbacAuthorizationV1Api, type V1Job, type V1Pod } from '@kubernetes/client-node';
-import {
-  adminKubeConfig,
-  apiStatus,
-  createTestNamespace,
-  serviceAccountKubeConfig,
-  waitFor,
-} from './support/kube.ts';
+import { adminKubeConfig, apiStatus, createTestNamespace, serviceAccountKubeConfig, waitFor } from './support/kube.ts';
 
 const admin = adminKubeConfig();
 const batch = admin.makeApiClient(BatchV1Api);

@@ -82,7 +82,9 @@ describe('CascadeRun CRD', () => {
     expect(parsed.value.status?.modules?.[0]?.jobName).toBe('cascadeautooperator-ip-grayscale-abcde');
   });
 
-  const spec = (extra: Record<string, unknown>) => (r: Obj): Obj => ({ ...r, spec: { ...r.spec, ...extra } });
+  const spec =
+    (extra: Record<string, unknown>) =>
+    (r: Obj): Obj => ({ ...r, spec: { ...r.spec, ...extra } });
   const template = (t: unknown) => spec({ cascademodules: [{ modulename: 'a', template: t }] });
 
   it.each<[string, (r: Obj) => Obj, RegExp]>([
@@ -91,10 +93,26 @@ describe('CascadeRun CRD', () => {
     ['no pid', (r) => ({ ...r, spec: without(r.spec, 'pid') }), /spec\.pid: Required value/],
     ['an empty pid', spec({ pid: '' }), /spec\.pid.*at least 1 chars/],
     ['no scenarioname', (r) => ({ ...r, spec: without(r.spec, 'scenarioname') }), /spec\.scenarioname: Required value/],
-    ['a module without template', spec({ cascademodules: [{ modulename: 'a' }] }), /spec\.cascademodules\[0\]\.template: Required value/],
-    ['a template without containers', template({ spec: { containers: [] } }), /spec\.cascademodules\[0\]\.template\.spec\.containers/],
-    ['a container without name', template({ spec: { containers: [{ image: 'x' }] } }), /containers\[0\]\.name: Required value/],
-    ['a negative backoffLimit', spec({ cascademodules: [{ ...goCascadeRunModule(), backoffLimit: -1 }] }), /backoffLimit/],
+    [
+      'a module without template',
+      spec({ cascademodules: [{ modulename: 'a' }] }),
+      /spec\.cascademodules\[0\]\.template: Required value/,
+    ],
+    [
+      'a template without containers',
+      template({ spec: { containers: [] } }),
+      /spec\.cascademodules\[0\]\.template\.spec\.containers/,
+    ],
+    [
+      'a container without name',
+      template({ spec: { containers: [{ image: 'x' }] } }),
+      /containers\[0\]\.name: Required value/,
+    ],
+    [
+      'a negative backoffLimit',
+      spec({ cascademodules: [{ ...goCascadeRunModule(), backoffLimit: -1 }] }),
+      /backoffLimit/,
+    ],
   ])('rejects a spec with %s, naming the field', async (_name, mutate, expected) => {
     const body = mutate(named(goCascadeRun(), 'bad'));
     const { code, message } = await rejection(create(g.CASCADE_RUN_PLURAL, without(body, 'status') as Obj));
@@ -107,14 +125,31 @@ describe('CascadeRun CRD', () => {
     ['result not a list', { result: 'grayscale: ok' }, /status\.result.*must be of type array/],
     ['a negative currentStep', { currentStep: -1 }, /status\.currentStep/],
     ['a bad timestamp', { startTime: 'yesterday' }, /status\.startTime/],
-    ['an unknown condition reason', {
-      conditions: [{ type: 'Succeeded', status: 'True', reason: 'Oops', message: '', lastTransitionTime: '2024-05-01T10:00:00Z' }],
-    }, /status\.conditions\[0\]\.reason: Unsupported value: "Oops"/],
-    ['a module record without jobName', { modules: [{ step: 0, name: 'a', phase: 'Running' }] },
-      /status\.modules\[0\]\.jobName: Required value/],
+    [
+      'an unknown condition reason',
+      {
+        conditions: [
+          {
+            type: 'Succeeded',
+            status: 'True',
+            reason: 'Oops',
+            message: '',
+            lastTransitionTime: '2024-05-01T10:00:00Z',
+          },
+        ],
+      },
+      /status\.conditions\[0\]\.reason: Unsupported value: "Oops"/,
+    ],
+    [
+      'a module record without jobName',
+      { modules: [{ step: 0, name: 'a', phase: 'Running' }] },
+      /status\.modules\[0\]\.jobName: Required value/,
+    ],
   ])('rejects a status with %s, naming the field', async (_name, status, expected) => {
     const created = await create(g.CASCADE_RUN_PLURAL, without(named(goCascadeRun(), 'badstatus'), 'status') as Obj);
-    const { code, message } = await rejection(putStatus(g.CASCADE_RUN_PLURAL, created, { ...RICH_STATUS as object, ...status }));
+    const { code, message } = await rejection(
+      putStatus(g.CASCADE_RUN_PLURAL, created, { ...(RICH_STATUS as object), ...status }),
+    );
     expect(code).toBe(422);
     expect(message).toMatch(expected);
   });
@@ -123,11 +158,17 @@ describe('CascadeRun CRD', () => {
     const created = await create(g.CASCADE_RUN_PLURAL, without(named(cascadeRun(), 'immutable'), 'status') as Obj);
     const name = String(created.metadata?.['name']);
     const changed = { ...created, spec: { ...created.spec, modules: ['other'] } };
-    const { code, message } = await rejection(api().replaceNamespacedCustomObject({ ...where(g.CASCADE_RUN_PLURAL), name, body: changed }));
+    const { code, message } = await rejection(
+      api().replaceNamespacedCustomObject({ ...where(g.CASCADE_RUN_PLURAL), name, body: changed }),
+    );
     expect(code).toBe(422);
     expect(message).toContain('spec is immutable');
     const labelled = { ...created, metadata: { ...created.metadata, labels: { team: 'a' } } };
-    const relabelled = (await api().replaceNamespacedCustomObject({ ...where(g.CASCADE_RUN_PLURAL), name, body: labelled })) as Obj;
+    const relabelled = (await api().replaceNamespacedCustomObject({
+      ...where(g.CASCADE_RUN_PLURAL),
+      name,
+      body: labelled,
+    })) as Obj;
     expect(relabelled.metadata?.['labels']).toEqual({ team: 'a' });
     expect(relabelled.metadata?.['generation']).toBe(created.metadata?.['generation']);
     expect(relabelled.spec).toEqual(created.spec);
@@ -138,19 +179,48 @@ describe('CascadeRun CRD', () => {
     await putStatus(g.CASCADE_RUN_PLURAL, created, RICH_STATUS);
     const name = String(created.metadata?.['name']);
     const table = await kubectl('get', 'cascaderuns', '-n', namespace, name);
-    const [header, row] = table.trim().split('\n').map((line) => line.trim().split(/\s+/));
+    const [header, row] = table
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/));
     expect(header).toEqual(['NAME', 'PHASE', 'MODULE', 'STEP', 'SUCCEEDED', 'AGE']);
     expect(row?.slice(0, 5)).toEqual([name, 'Running', 'binarization', '1', 'Unknown']);
     const wide = await kubectl('get', 'crun', '-n', namespace, name, '-o', 'wide');
-    expect(wide.split('\n')[0]?.trim().split(/\s+/)).toEqual(['NAME', 'PHASE', 'MODULE', 'STEP', 'SUCCEEDED', 'REASON', 'PID', 'AGE']);
+    expect(wide.split('\n')[0]?.trim().split(/\s+/)).toEqual([
+      'NAME',
+      'PHASE',
+      'MODULE',
+      'STEP',
+      'SUCCEEDED',
+      'REASON',
+      'PID',
+      'AGE',
+    ]);
     expect(wide).toContain('abcdef0123');
   });
 
   it('works with `kubectl wait --for=condition=Succeeded`', async () => {
     const created = await create(g.CASCADE_RUN_PLURAL, without(named(cascadeRun(), 'wait'), 'status') as Obj);
-    const condition = { type: 'Succeeded', status: 'True', reason: 'Succeeded', message: 'all 3 modules succeeded', lastTransitionTime: '2024-05-01T10:02:00Z' };
-    await putStatus(g.CASCADE_RUN_PLURAL, created, { ...RICH_STATUS as object, phase: 'Succeeded', conditions: [condition] });
-    const out = await kubectl('wait', '-n', namespace, '--for=condition=Succeeded', '--timeout=10s', `crun/${String(created.metadata?.['name'])}`);
+    const condition = {
+      type: 'Succeeded',
+      status: 'True',
+      reason: 'Succeeded',
+      message: 'all 3 modules succeeded',
+      lastTransitionTime: '2024-05-01T10:02:00Z',
+    };
+    await putStatus(g.CASCADE_RUN_PLURAL, created, {
+      ...(RICH_STATUS as object),
+      phase: 'Succeeded',
+      conditions: [condition],
+    });
+    const out = await kubectl(
+      'wait',
+      '-n',
+      namespace,
+      '--for=condition=Succeeded',
+      '--timeout=10s',
+      `crun/${String(created.metadata?.['name'])}`,
+    );
     expect(out).toContain('condition met');
   });
 });
@@ -165,7 +235,10 @@ describe('CascadeAutoOperator CRD', () => {
     expect(updated.status).toEqual(status);
     expect(parseCascadeAutoOperator(updated)).toMatchObject({ ok: true });
     const table = await kubectl('get', 'cao', '-n', namespace, String(created.metadata?.['name']));
-    const [header, row] = table.trim().split('\n').map((line) => line.trim().split(/\s+/));
+    const [header, row] = table
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/));
     expect(header).toEqual(['NAME', 'ACTIVE', 'QUEUED', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'AGE']);
     expect(row?.slice(1, 4)).toEqual(['1', '3', '1']); // QUEUED is blank: kubectl prints nothing for an integer not set
   });
@@ -174,30 +247,60 @@ describe('CascadeAutoOperator CRD', () => {
     const cao = goCascadeAutoOperator() as Obj;
     const body = without(named({ ...cao, spec: { ...cao.spec, maxConcurrentRuns: 5 } }, 'limited'), 'status') as Obj;
     const created = await create(g.CASCADE_AUTO_OPERATOR_PLURAL, body);
-    await putStatus(g.CASCADE_AUTO_OPERATOR_PLURAL, created, { active: 5, queued: 2, holders: ['a', 'b', 'c', 'd', 'e'], queue: ['f', 'g'] });
+    await putStatus(g.CASCADE_AUTO_OPERATOR_PLURAL, created, {
+      active: 5,
+      queued: 2,
+      holders: ['a', 'b', 'c', 'd', 'e'],
+      queue: ['f', 'g'],
+    });
     const table = await kubectl('get', 'cao', '-n', namespace, '-o', 'wide', String(created.metadata?.['name']));
     const [header = '', row = ''] = table.split('\n');
     // Columns by the header's offsets: blank cells (counters not set) collapse under a split on spaces.
     const cell = (name: string) => row.slice(header.indexOf(name)).trim().split(/\s+/)[0];
-    expect(header.trim().split(/\s+/)).toEqual(['NAME', 'ACTIVE', 'QUEUED', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'RESULT', 'LIMIT', 'AGE']);
+    expect(header.trim().split(/\s+/)).toEqual([
+      'NAME',
+      'ACTIVE',
+      'QUEUED',
+      'SUCCEEDED',
+      'FAILED',
+      'CANCELLED',
+      'RESULT',
+      'LIMIT',
+      'AGE',
+    ]);
     expect([cell('ACTIVE'), cell('QUEUED'), cell('LIMIT')]).toEqual(['5', '2', '5']);
   });
 
-  it('refuses an unknown spec field under strict field validation (kubectl\'s default), and prunes it with a warning otherwise', async () => {
+  it("refuses an unknown spec field under strict field validation (kubectl's default), and prunes it with a warning otherwise", async () => {
     const cao = goCascadeAutoOperator() as Obj;
-    const body = (prefix: string) => without(named({ ...cao, spec: { ...cao.spec, maxConcurentRuns: 5 } }, prefix), 'status') as Obj;
-    const strict = api().createNamespacedCustomObject({ ...where(g.CASCADE_AUTO_OPERATOR_PLURAL), body: body('strict'), fieldValidation: 'Strict' });
+    const body = (prefix: string) =>
+      without(named({ ...cao, spec: { ...cao.spec, maxConcurentRuns: 5 } }, prefix), 'status') as Obj;
+    const strict = api().createNamespacedCustomObject({
+      ...where(g.CASCADE_AUTO_OPERATOR_PLURAL),
+      body: body('strict'),
+      fieldValidation: 'Strict',
+    });
     const { code, message } = await rejection(strict);
     expect(code).toBe(400);
     expect(message).toMatch(/unknown field "spec\.maxConcurentRuns"/);
-    const pruned = (await api().createNamespacedCustomObject({ ...where(g.CASCADE_AUTO_OPERATOR_PLURAL), body: body('warn') })) as Obj;
+    const pruned = (await api().createNamespacedCustomObject({
+      ...where(g.CASCADE_AUTO_OPERATOR_PLURAL),
+      body: body('warn'),
+    })) as Obj;
     expect(pruned.spec).toEqual(cao.spec);
   });
 
   it.each<[string, (c: Obj) => Obj, RegExp]>([
-    ['no scenarioconfig', (c) => ({ ...c, spec: without(c.spec, 'scenarioconfig') }), /spec\.scenarioconfig: Required value/],
-    ['an empty scenario', (c) => ({ ...c, spec: { ...c.spec, scenarioconfig: { cascademodules: [] } } }),
-      /spec\.scenarioconfig\.cascademodules/],
+    [
+      'no scenarioconfig',
+      (c) => ({ ...c, spec: without(c.spec, 'scenarioconfig') }),
+      /spec\.scenarioconfig: Required value/,
+    ],
+    [
+      'an empty scenario',
+      (c) => ({ ...c, spec: { ...c.spec, scenarioconfig: { cascademodules: [] } } }),
+      /spec\.scenarioconfig\.cascademodules/,
+    ],
     ['a limit of 0', (c) => ({ ...c, spec: { ...c.spec, maxConcurrentRuns: 0 } }), /spec\.maxConcurrentRuns/],
   ])('rejects a CascadeAutoOperator with %s', async (_name, mutate, expected) => {
     const body = without(mutate(named(goCascadeAutoOperator(), 'badcao')), 'status') as Obj;

@@ -38,7 +38,9 @@ afterAll(async () => {
 
 async function everything(): Promise<string[]> {
   const runs = (await h.listRuns()).map((r) => `run/${r.metadata.name}`);
-  const jobs = (await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: h.ns })).items.map((j) => `job/${j.metadata?.name}`);
+  const jobs = (await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: h.ns })).items.map(
+    (j) => `job/${j.metadata?.name}`,
+  );
   return [...runs, ...jobs].sort();
 }
 
@@ -49,7 +51,8 @@ const of = (id: string) => ({
   deadLetters: h.deadLetters.received.filter((e) => e.attributes.id === id),
 });
 
-const decoded = (data: string | undefined) => JSON.parse(Buffer.from(data ?? '', 'base64').toString()) as { error: string };
+const decoded = (data: string | undefined) =>
+  JSON.parse(Buffer.from(data ?? '', 'base64').toString()) as { error: string };
 
 describe('delivery through the Broker', () => {
   it('a clean run: every event delivered at its first attempt, nothing failed or dead-lettered', async () => {
@@ -59,21 +62,43 @@ describe('delivery through the Broker', () => {
     await h.broker.settled();
     expect(of('clean-run').attempts).toEqual([['cascade-run-requested', 200, 'delivered']]);
     const types = new Set(h.broker.attempts.map((a) => a.type));
-    expect(types).toEqual(new Set([RUN_REQUESTED, 'dev.knative.apiserver.resource.add', 'dev.knative.apiserver.resource.update', 'dev.knative.apiserver.resource.delete']));
+    expect(types).toEqual(
+      new Set([
+        RUN_REQUESTED,
+        'dev.knative.apiserver.resource.add',
+        'dev.knative.apiserver.resource.update',
+        'dev.knative.apiserver.resource.delete',
+      ]),
+    );
     expect(h.broker.attempts.filter((a) => a.outcome !== 'delivered' || a.status !== 200)).toEqual([]);
     expect([h.broker.failures, h.deadLetters.received, brokerTrouble(h.broker)]).toEqual([[], [], []]);
   });
 
   it('a module result for an unknown run: 400, dead-lettered after one attempt with the reason, nothing created', async () => {
     const before = await everything();
-    await h.deliver(MODULE_FINISHED, { runname: `${SCENARIO}-nope0`, modulename: 'grayscale', moduleresult: 'success' }, 'poison-400');
+    await h.deliver(
+      MODULE_FINISHED,
+      { runname: `${SCENARIO}-nope0`, modulename: 'grayscale', moduleresult: 'success' },
+      'poison-400',
+    );
     await h.broker.settled();
     const o = of('poison-400');
-    expect(o.attempts).toEqual([['cascade-module-finished', 400, 'failed'], ['cascade-module-finished dead-letter sink', 202, 'delivered']]);
-    expect(o.failures).toMatchObject([{ trigger: 'cascade-module-finished', status: 400, attempts: 1, deadLettered: true }]);
+    expect(o.attempts).toEqual([
+      ['cascade-module-finished', 400, 'failed'],
+      ['cascade-module-finished dead-letter sink', 202, 'delivered'],
+    ]);
+    expect(o.failures).toMatchObject([
+      { trigger: 'cascade-module-finished', status: 400, attempts: 1, deadLettered: true },
+    ]);
     expect(o.deadLetters).toHaveLength(1);
-    expect(o.deadLetters[0]!.attributes).toMatchObject({ type: MODULE_FINISHED, knativeerrordest: proxy.url, knativeerrorcode: '400' });
-    expect(decoded(o.deadLetters[0]!.attributes.knativeerrordata)).toEqual({ error: `unknown run "${SCENARIO}-nope0"` });
+    expect(o.deadLetters[0]!.attributes).toMatchObject({
+      type: MODULE_FINISHED,
+      knativeerrordest: proxy.url,
+      knativeerrorcode: '400',
+    });
+    expect(decoded(o.deadLetters[0]!.attributes.knativeerrordata)).toEqual({
+      error: `unknown run "${SCENARIO}-nope0"`,
+    });
     expect(await everything()).toEqual(before);
   });
 
@@ -102,7 +127,10 @@ describe('delivery through the Broker', () => {
     expect(run.status?.phase).toBe('Succeeded');
     await h.broker.settled();
     expect(proxy.refused()).toBe(1);
-    expect(of('transient').attempts).toEqual([['cascade-run-requested', 503, 'retry'], ['cascade-run-requested', 200, 'delivered']]);
+    expect(of('transient').attempts).toEqual([
+      ['cascade-run-requested', 503, 'retry'],
+      ['cascade-run-requested', 200, 'delivered'],
+    ]);
     expect(of('transient').failures).toEqual([]);
     expect(h.deadLetters.received.map((e) => e.attributes.id).sort()).toEqual(['poison-400', 'poison-500']);
   });
@@ -114,13 +142,19 @@ describe('a replica gone without a word', () => {
     try {
       await h2.fns[1]!.stop('SIGKILL');
       const iuids = ['a0001-gone', 'a0002-gone', 'a0003-gone', 'a0004-gone'];
-      for (const iuid of iuids) expect(await h2.deliver(RUN_REQUESTED, { turlinfo: `s3://in/${iuid}.tgz`, iuid }, iuid)).toBe(202);
-      for (const iuid of iuids) expect((await h2.waitEnded(`${SCENARIO}-${iuid.slice(0, 5)}`)).status?.phase).toBe('Succeeded');
+      for (const iuid of iuids)
+        expect(await h2.deliver(RUN_REQUESTED, { turlinfo: `s3://in/${iuid}.tgz`, iuid }, iuid)).toBe(202);
+      for (const iuid of iuids)
+        expect((await h2.waitEnded(`${SCENARIO}-${iuid.slice(0, 5)}`)).status?.phase).toBe('Succeeded');
       await h2.broker.settled();
       const dead = h2.broker.attempts.filter((a) => a.target === h2.fns[1]!.url);
       expect(dead.length, 'attempts sent to the stopped replica').toBeGreaterThan(0);
       expect(dead.every((a) => a.status === undefined && a.outcome === 'retry')).toBe(true);
-      expect(h2.broker.attempts.filter((a) => a.outcome === 'delivered').every((a) => a.target === h2.fns[0]!.url && a.status === 200)).toBe(true);
+      expect(
+        h2.broker.attempts
+          .filter((a) => a.outcome === 'delivered')
+          .every((a) => a.target === h2.fns[0]!.url && a.status === 200),
+      ).toBe(true);
       expect(Math.max(...h2.broker.attempts.map((a) => a.attempt)), 'a retry goes to the next replica').toBe(2);
       expect([h2.broker.failures, h2.deadLetters.received]).toEqual([[], []]);
     } finally {

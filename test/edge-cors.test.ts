@@ -11,20 +11,28 @@ let h: Harness;
 beforeAll(async () => {
   h = await cascadeHarness({ modules: successScenario(60_000), source: false });
 });
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const ORIGIN = 'https://pages.example';
 
 /** The reply's `access-control-*` headers, as `name: value` lines. */
 function corsHeaders(res: Response): string[] {
-  return [...res.headers.entries()].filter(([name]) => name.startsWith('access-control-')).map(([name, value]) => `${name}: ${value}`);
+  return [...res.headers.entries()]
+    .filter(([name]) => name.startsWith('access-control-'))
+    .map(([name, value]) => `${name}: ${value}`);
 }
 
 describe('a browser on another origin gets no CORS permission', () => {
   it('a preflight OPTIONS / is answered without access-control-* headers', async () => {
     const res = await fetch(`${h.url()}/`, {
       method: 'OPTIONS',
-      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(res.status).toBe(204);
     expect(corsHeaders(res)).toEqual([]);
@@ -43,7 +51,9 @@ describe('a browser on another origin gets no CORS permission', () => {
   it('a CloudEvent with an Origin: the same', async () => {
     const event = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/y.tgz', iuid: 'cors0002' });
     const res = await fetch(`${h.url()}/`, {
-      method: 'POST', headers: { origin: ORIGIN, 'content-type': 'application/json', ...event.headers }, body: JSON.stringify(event.body),
+      method: 'POST',
+      headers: { origin: ORIGIN, 'content-type': 'application/json', ...event.headers },
+      body: JSON.stringify(event.body),
     });
     expect(res.status).toBe(200);
     expect(corsHeaders(res)).toEqual([]);
@@ -51,8 +61,16 @@ describe('a browser on another origin gets no CORS permission', () => {
 
   it('a refused request (400), a wrong path (404) and the probes: the same', async () => {
     const replies = await Promise.all([
-      fetch(`${h.url()}/`, { method: 'POST', headers: { origin: ORIGIN, 'content-type': 'application/json' }, body: '[]' }),
-      fetch(`${h.url()}/run`, { method: 'POST', headers: { origin: ORIGIN, 'content-type': 'application/json' }, body: '{}' }),
+      fetch(`${h.url()}/`, {
+        method: 'POST',
+        headers: { origin: ORIGIN, 'content-type': 'application/json' },
+        body: '[]',
+      }),
+      fetch(`${h.url()}/run`, {
+        method: 'POST',
+        headers: { origin: ORIGIN, 'content-type': 'application/json' },
+        body: '{}',
+      }),
       fetch(`${h.url()}/healthz`, { headers: { origin: ORIGIN } }),
       fetch(`${h.url()}/ready`, { headers: { origin: ORIGIN } }),
     ]);

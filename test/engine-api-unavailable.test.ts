@@ -22,13 +22,17 @@ afterEach(async () => {
   await fn?.stop();
   await proxy?.close();
   await h?.stop();
-  h = undefined; proxy = undefined; fn = undefined;
+  h = undefined;
+  proxy = undefined;
+  fn = undefined;
 });
 
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 
 async function created(h: Harness): Promise<{ runs: string[]; jobs: string[] }> {
-  const runs = (await h.custom.listNamespacedCustomObject({ ...G, namespace: h.ns, plural: 'cascaderuns' })) as { items: { metadata: { name: string } }[] };
+  const runs = (await h.custom.listNamespacedCustomObject({ ...G, namespace: h.ns, plural: 'cascaderuns' })) as {
+    items: { metadata: { name: string } }[];
+  };
   const jobs = await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: h.ns });
   return { runs: runs.items.map((r) => r.metadata.name), jobs: jobs.items.map((j) => j.metadata?.name ?? '') };
 }

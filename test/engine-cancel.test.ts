@@ -27,7 +27,8 @@ let sink: Awaited<ReturnType<typeof recordingSink>> | undefined;
 afterEach(async () => {
   await h?.stop();
   await sink?.close();
-  h = undefined; sink = undefined;
+  h = undefined;
+  sink = undefined;
 });
 
 /** Modules that run until they are stopped (10 minutes), unless a result ends their step. */
@@ -61,7 +62,10 @@ async function reach(h: Harness, run: string, step: number): Promise<void> {
 }
 
 async function jobExists(ns: string, name: string): Promise<boolean> {
-  return batch.readNamespacedJob({ name, namespace: ns }).then(() => true, () => false);
+  return batch.readNamespacedJob({ name, namespace: ns }).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function podsOf(ns: string, job: string): Promise<number> {
@@ -69,18 +73,40 @@ async function podsOf(ns: string, job: string): Promise<number> {
 }
 
 /** What a cancelled run must look like, cancelled at `step`: Job and pods gone, no later Job, status, counters, run-end event. */
-async function expectCancelledAt(h: Harness, sink: Awaited<ReturnType<typeof recordingSink>>, run: string, step: number): Promise<CascadeRun> {
+async function expectCancelledAt(
+  h: Harness,
+  sink: Awaited<ReturnType<typeof recordingSink>>,
+  run: string,
+  step: number,
+): Promise<CascadeRun> {
   const ended = await h.waitEnded(run);
-  expect(ended.status).toMatchObject({ phase: 'Cancelled', info: 'Cancelled', currentStep: step, currentModule: MODULES[step], counted: true, notified: true });
-  expect(ended.status?.conditions?.find((c) => c.type === 'Succeeded')).toMatchObject({ status: 'False', reason: 'Cancelled' });
-  expect(ended.status?.modules?.map((m) => m.phase)).toEqual(MODULES.map((_m, i) => (i < step ? 'Succeeded' : i === step ? 'Cancelled' : 'Pending')));
-  await waitFor(async () => !(await jobExists(h.ns, jobOf(run, step))) && (await podsOf(h.ns, jobOf(run, step))) === 0, { timeoutMs: 60_000, message: `Job ${jobOf(run, step)} and its pods gone` });
+  expect(ended.status).toMatchObject({
+    phase: 'Cancelled',
+    info: 'Cancelled',
+    currentStep: step,
+    currentModule: MODULES[step],
+    counted: true,
+    notified: true,
+  });
+  expect(ended.status?.conditions?.find((c) => c.type === 'Succeeded')).toMatchObject({
+    status: 'False',
+    reason: 'Cancelled',
+  });
+  expect(ended.status?.modules?.map((m) => m.phase)).toEqual(
+    MODULES.map((_m, i) => (i < step ? 'Succeeded' : i === step ? 'Cancelled' : 'Pending')),
+  );
+  await waitFor(
+    async () => !(await jobExists(h.ns, jobOf(run, step))) && (await podsOf(h.ns, jobOf(run, step))) === 0,
+    { timeoutMs: 60_000, message: `Job ${jobOf(run, step)} and its pods gone` },
+  );
   for (let later = step + 1; later < MODULES.length; later++) {
     expect(h.jobs.has(jobOf(run, later)), `no Job for step ${later}`).toBe(false);
     expect(await jobExists(h.ns, jobOf(run, later))).toBe(false);
   }
   const events = sink.received.filter((r) => r.status === 200 && asEvent(r).subject === run);
-  expect(events.map((r) => asEvent(r)).map((e) => [e.id, e.type])).toEqual([[`${ended.metadata.uid}-cancelled`, 'net.cascade.run.cancelled.v1']]);
+  expect(events.map((r) => asEvent(r)).map((e) => [e.id, e.type])).toEqual([
+    [`${ended.metadata.uid}-cancelled`, 'net.cascade.run.cancelled.v1'],
+  ]);
   expect(events[0]!.data).toMatchObject({ runname: run, phase: 'Cancelled', reason: 'Cancelled' });
   return ended;
 }
@@ -105,12 +131,24 @@ describe('cancel', () => {
     expect(await h.deliver(RUN_CANCEL_REQUESTED, { iuid: iuids[1] })).toBe(202);
     await expectCancelledAt(h, sink, runs[1]!, 1);
     // Step 3 by plain body, by iuid: the reply says what became of it.
-    expect(await post(h.url(), { action: 'cancel', iuid: iuids[2] })).toEqual({ status: 200, body: { run: runs[2], phase: 'Cancelled', verdict: 'cancelled' } });
+    expect(await post(h.url(), { action: 'cancel', iuid: iuids[2] })).toEqual({
+      status: 200,
+      body: { run: runs[2], phase: 'Cancelled', verdict: 'cancelled' },
+    });
     await expectCancelledAt(h, sink, runs[2]!, 2);
 
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 0, failed: 0, cancelled: 3, result: 'Cancelled' });
+    expect((await h.operator()).status).toMatchObject({
+      active: 0,
+      succeeded: 0,
+      failed: 0,
+      cancelled: 3,
+      result: 'Cancelled',
+    });
     // The stopped module's late result is recorded; nothing starts.
-    expect(await post(h.url(), { runname: runs[0], modulename: 'grayscale', moduleresult: 'success' })).toMatchObject({ status: 200, body: { verdict: 'recorded', phase: 'Cancelled' } });
+    expect(await post(h.url(), { runname: runs[0], modulename: 'grayscale', moduleresult: 'success' })).toMatchObject({
+      status: 200,
+      body: { verdict: 'recorded', phase: 'Cancelled' },
+    });
     expect(h.jobs.has(jobOf(runs[0]!, 1))).toBe(false);
   });
 
@@ -118,28 +156,56 @@ describe('cancel', () => {
     const { h, sink } = await setUp();
     const run = await startRun(h, 'ca1c1-twice');
     await reach(h, run, 1);
-    expect(await post(h.url(), { action: 'cancel', runname: run })).toEqual({ status: 200, body: { run, phase: 'Cancelled', verdict: 'cancelled' } });
+    expect(await post(h.url(), { action: 'cancel', runname: run })).toEqual({
+      status: 200,
+      body: { run, phase: 'Cancelled', verdict: 'cancelled' },
+    });
     const cancelled = await expectCancelledAt(h, sink, run, 1);
-    expect(await post(h.url(), { action: 'cancel', runname: run })).toEqual({ status: 200, body: { run, phase: 'Cancelled', verdict: 'already-finished' } });
+    expect(await post(h.url(), { action: 'cancel', runname: run })).toEqual({
+      status: 200,
+      body: { run, phase: 'Cancelled', verdict: 'already-finished' },
+    });
     expect(await h.deliver(RUN_CANCEL_REQUESTED, { runname: run })).toBe(202);
 
     const done = await startRun(h, 'ca1c2-done');
     await reach(h, done, 3);
     const succeeded = await h.waitEnded(done);
-    expect(await post(h.url(), { action: 'cancel', iuid: 'ca1c2-done' })).toEqual({ status: 200, body: { run: done, phase: 'Succeeded', verdict: 'already-finished' } });
+    expect(await post(h.url(), { action: 'cancel', iuid: 'ca1c2-done' })).toEqual({
+      status: 200,
+      body: { run: done, phase: 'Succeeded', verdict: 'already-finished' },
+    });
     // Unknown runs are refused, as for a module result.
-    expect(await post(h.url(), { action: 'cancel', runname: 'no-such-run' })).toEqual({ status: 400, body: { error: 'unknown run "no-such-run"' } });
-    expect(await post(h.url(), { action: 'cancel', iuid: 'zzzzz-none' })).toEqual({ status: 400, body: { error: 'no run of iuid "zzzzz-none"' } });
+    expect(await post(h.url(), { action: 'cancel', runname: 'no-such-run' })).toEqual({
+      status: 400,
+      body: { error: 'unknown run "no-such-run"' },
+    });
+    expect(await post(h.url(), { action: 'cancel', iuid: 'zzzzz-none' })).toEqual({
+      status: 400,
+      body: { error: 'no run of iuid "zzzzz-none"' },
+    });
 
     // The CloudEvent was delivered (200) and changed nothing either.
-    await waitFor(() => h.broker.attempts.some((a) => a.type === RUN_CANCEL_REQUESTED && a.status === 200), { message: 'the second cancel delivered' });
+    await waitFor(() => h.broker.attempts.some((a) => a.type === RUN_CANCEL_REQUESTED && a.status === 200), {
+      message: 'the second cancel delivered',
+    });
     expect((await h.getRun(run)).metadata.resourceVersion).toBe(cancelled.metadata.resourceVersion);
     expect((await h.getRun(done)).metadata.resourceVersion).toBe(succeeded.metadata.resourceVersion);
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0, cancelled: 1, result: 'Success' });
-    expect(sink.received.filter((r) => r.status === 200).map((r) => asEvent(r).type).sort()).toEqual(['net.cascade.run.cancelled.v1', 'net.cascade.run.succeeded.v1']);
+    expect((await h.operator()).status).toMatchObject({
+      active: 0,
+      succeeded: 1,
+      failed: 0,
+      cancelled: 1,
+      result: 'Success',
+    });
+    expect(
+      sink.received
+        .filter((r) => r.status === 200)
+        .map((r) => asEvent(r).type)
+        .sort(),
+    ).toEqual(['net.cascade.run.cancelled.v1', 'net.cascade.run.succeeded.v1']);
   });
 
-  it('with kubectl annotate: the CascadeRun\'s event carries the request; handled once, recorded in status', async () => {
+  it("with kubectl annotate: the CascadeRun's event carries the request; handled once, recorded in status", async () => {
     const { h, sink } = await setUp();
     const run = await startRun(h, 'ca2c1-kubectl');
     await reach(h, run, 1);
@@ -154,10 +220,13 @@ describe('cancel', () => {
     await reach(h, done, 3);
     await h.waitEnded(done);
     await kubectl('-n', h.ns, 'annotate', 'cascaderun', done, `${ANNOTATION_CANCEL_REQUESTED_AT}=${at}`, '--overwrite');
-    const handled = await waitFor(async () => {
-      const r = await h.getRun(done);
-      return r.status?.lastHandledCancel === at ? r : undefined;
-    }, { message: 'the request on the finished run recorded handled' });
+    const handled = await waitFor(
+      async () => {
+        const r = await h.getRun(done);
+        return r.status?.lastHandledCancel === at ? r : undefined;
+      },
+      { message: 'the request on the finished run recorded handled' },
+    );
     expect(handled.status?.phase).toBe('Succeeded');
     expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, cancelled: 1 });
   });
@@ -175,7 +244,9 @@ describe('cancel', () => {
     expect(summary).toMatchObject({ runsHandled: 1, finished: 1, errors: 0, active: 0 });
     const swept = await h.getRun(run);
     expect(swept.status).toMatchObject({ phase: 'Cancelled', lastHandledCancel: at, currentStep: 2 });
-    expect(deps.events.map((e) => [e.id, e.type])).toEqual([[`${swept.metadata.uid}-cancelled`, 'net.cascade.run.cancelled.v1']]);
+    expect(deps.events.map((e) => [e.id, e.type])).toEqual([
+      [`${swept.metadata.uid}-cancelled`, 'net.cascade.run.cancelled.v1'],
+    ]);
     await waitFor(async () => !(await jobExists(h.ns, jobOf(run, 2))), { message: 'the Job gone' });
     expect((await h.operator()).status).toMatchObject({ active: 0, cancelled: 1 });
     // Handled: the next sweep leaves the run alone.
@@ -190,12 +261,15 @@ function expectOneOutcome(run: CascadeRun, result: Reply, cancel: Reply): void {
   const phase = run.status?.phase;
   expect(['Succeeded', 'Cancelled']).toContain(phase);
   expect(result.status).toBe(200);
-  expect(cancel).toEqual({ status: 200, body: { run: run.metadata.name, phase, verdict: phase === 'Cancelled' ? 'cancelled' : 'already-finished' } });
+  expect(cancel).toEqual({
+    status: 200,
+    body: { run: run.metadata.name, phase, verdict: phase === 'Cancelled' ? 'cancelled' : 'already-finished' },
+  });
   expect(result.body.verdict).toBe(phase === 'Succeeded' ? 'applied' : 'recorded');
   expect(run.status?.modules?.[2]?.phase).toBe(phase);
 }
 
-describe('a cancel racing the last step\'s completion', () => {
+describe("a cancel racing the last step's completion", () => {
   it('ends each run in exactly one outcome, on two replicas, with exact counters and one run-end event per run', async () => {
     const { h, sink } = await setUp({ replicas: 2 });
     const N = 12;
@@ -204,15 +278,24 @@ describe('a cancel racing the last step\'s completion', () => {
     await Promise.all(runs.map((run) => reach(h, run, 2)));
 
     // The last module's result and the cancel at once, on different replicas.
-    const replies = await Promise.all(runs.map((run, i) => Promise.all([
-      post(h.url(i % 2), { runname: run, modulename: 'diff', moduleresult: 'success' }),
-      post(h.url((i + 1) % 2), { action: 'cancel', runname: run }),
-    ])));
+    const replies = await Promise.all(
+      runs.map((run, i) =>
+        Promise.all([
+          post(h.url(i % 2), { runname: run, modulename: 'diff', moduleresult: 'success' }),
+          post(h.url((i + 1) % 2), { action: 'cancel', runname: run }),
+        ]),
+      ),
+    );
     const outcomes = await Promise.all(runs.map((run) => h.waitEnded(run)));
     for (const [i, run] of outcomes.entries()) expectOneOutcome(run, ...replies[i]!);
     const phases = outcomes.map((r) => r.status?.phase);
     const count = (p: string) => phases.filter((x) => x === p).length;
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: count('Succeeded'), failed: 0, cancelled: count('Cancelled') });
+    expect((await h.operator()).status).toMatchObject({
+      active: 0,
+      succeeded: count('Succeeded'),
+      failed: 0,
+      cancelled: count('Cancelled'),
+    });
 
     // One run-end event per run, of its outcome: sent at least once, always with the same id.
     const delivered = sink.received.filter((r) => r.status === 200).map(asEvent);
@@ -222,7 +305,12 @@ describe('a cancel racing the last step\'s completion', () => {
       expect([...sent]).toEqual([`${run.metadata.uid}-${run.status?.phase?.toLowerCase()} ${type}`]);
     }
     // No Job of any run is left, and none was ever created past the last step.
-    await waitFor(async () => (await batch.listNamespacedJob({ namespace: h.ns })).items.filter((j) => !j.metadata?.deletionTimestamp).length === 0, { timeoutMs: 60_000, message: 'every Job gone' });
+    await waitFor(
+      async () =>
+        (await batch.listNamespacedJob({ namespace: h.ns })).items.filter((j) => !j.metadata?.deletionTimestamp)
+          .length === 0,
+      { timeoutMs: 60_000, message: 'every Job gone' },
+    );
     expect([...h.jobs.keys()].length).toBe(N * 3);
     console.log(`race outcomes: ${count('Succeeded')} succeeded, ${count('Cancelled')} cancelled`);
   });

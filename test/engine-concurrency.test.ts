@@ -13,49 +13,74 @@ import { brokerTrouble, cascadeHarness, SCENARIO, type Harness } from './support
 import { waitFor } from './support/kube.ts';
 
 let h: Harness | undefined;
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 
 const RUNS = 50;
 const iuid = (i: number) => `${(0x10000 + i).toString(16)}-${i}`;
 
 describe('duplicates and concurrency', () => {
-  it(`${RUNS} runs, each event twice, two replicas: each run succeeds once, each Job is created once`, { timeout: 400_000 }, async () => {
-    h = await cascadeHarness({ modules: successScenario(0), replicas: 2, source: 2 });
-    const names = await Promise.all(Array.from({ length: RUNS }, async (_, i) => {
-      const body = { turlinfo: `s3://in/${i}.tgz`, iuid: iuid(i), oname: 'org', sname: `src${i % 3}` };
-      expect(await Promise.all([h!.deliver(RUN_REQUESTED, body), h!.deliver(RUN_REQUESTED, body)])).toEqual([202, 202]);
-      const run = `${SCENARIO}-${iuid(i).slice(0, 5)}`;
-      // The module runs once its Job exists: only then can it send its result.
-      await waitFor(async () => ['Running', 'Succeeded'].includes((await h!.getRun(run)).status?.modules?.[0]?.phase ?? ''), { timeoutMs: 120_000, message: `${run} started` });
-      const result = { runname: run, modulename: 'grayscale', moduleresult: 'success' };
-      expect(await Promise.all([h!.deliver(MODULE_FINISHED, result), h!.deliver(MODULE_FINISHED, result)])).toEqual([202, 202]);
-      return run;
-    }));
-    expect(new Set(names).size).toBe(RUNS);
+  it(
+    `${RUNS} runs, each event twice, two replicas: each run succeeds once, each Job is created once`,
+    { timeout: 400_000 },
+    async () => {
+      h = await cascadeHarness({ modules: successScenario(0), replicas: 2, source: 2 });
+      const names = await Promise.all(
+        Array.from({ length: RUNS }, async (_, i) => {
+          const body = { turlinfo: `s3://in/${i}.tgz`, iuid: iuid(i), oname: 'org', sname: `src${i % 3}` };
+          expect(await Promise.all([h!.deliver(RUN_REQUESTED, body), h!.deliver(RUN_REQUESTED, body)])).toEqual([
+            202, 202,
+          ]);
+          const run = `${SCENARIO}-${iuid(i).slice(0, 5)}`;
+          // The module runs once its Job exists: only then can it send its result.
+          await waitFor(
+            async () => ['Running', 'Succeeded'].includes((await h!.getRun(run)).status?.modules?.[0]?.phase ?? ''),
+            { timeoutMs: 120_000, message: `${run} started` },
+          );
+          const result = { runname: run, modulename: 'grayscale', moduleresult: 'success' };
+          expect(await Promise.all([h!.deliver(MODULE_FINISHED, result), h!.deliver(MODULE_FINISHED, result)])).toEqual(
+            [202, 202],
+          );
+          return run;
+        }),
+      );
+      expect(new Set(names).size).toBe(RUNS);
 
-    const ended = await waitFor(async () => {
-      const runs = await h!.listRuns();
-      const done = runs.filter((r) => r.status?.notified);
-      return done.length === RUNS ? runs : undefined;
-    }, { timeoutMs: 180_000, intervalMs: 1000, message: `${RUNS} runs ended` });
+      const ended = await waitFor(
+        async () => {
+          const runs = await h!.listRuns();
+          const done = runs.filter((r) => r.status?.notified);
+          return done.length === RUNS ? runs : undefined;
+        },
+        { timeoutMs: 180_000, intervalMs: 1000, message: `${RUNS} runs ended` },
+      );
 
-    for (const run of ended) {
-      const succeeded = run.status?.conditions?.find((c) => c.type === 'Succeeded');
-      expect({ run: run.metadata.name, phase: run.status?.phase, why: succeeded?.message })
-        .toEqual({ run: run.metadata.name, phase: 'Succeeded', why: 'all 3 modules succeeded' });
-      expect(run.status?.result).toEqual(['grayscale: success\n']);
-      expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
-    }
-    expect(h.jobs.size).toBe(RUNS * 3);
-    const twice = [...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([name]) => name);
-    expect(twice).toEqual([]);
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: RUNS, failed: 0, result: 'Success' });
-    expect(names.every((n) => n.startsWith(`${SCENARIO}-`))).toBe(true);
-    await h.broker.settled();
-    expect(brokerTrouble(h.broker), 'deliveries retried after a 5xx or no answer, or failed').toEqual([]);
-    expect(h.deadLetters.received).toEqual([]);
-    const perReplica = [0, 1].map((i) => h!.broker.attempts.filter((a) => a.target === h!.fns[i]!.url).length);
-    expect(perReplica.every((n) => n > RUNS), `both replicas served: ${perReplica.join(', ')}`).toBe(true);
-    expect(h.deliveries.givenUp).toEqual([]);
-  });
+      for (const run of ended) {
+        const succeeded = run.status?.conditions?.find((c) => c.type === 'Succeeded');
+        expect({ run: run.metadata.name, phase: run.status?.phase, why: succeeded?.message }).toEqual({
+          run: run.metadata.name,
+          phase: 'Succeeded',
+          why: 'all 3 modules succeeded',
+        });
+        expect(run.status?.result).toEqual(['grayscale: success\n']);
+        expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+      }
+      expect(h.jobs.size).toBe(RUNS * 3);
+      const twice = [...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([name]) => name);
+      expect(twice).toEqual([]);
+      expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: RUNS, failed: 0, result: 'Success' });
+      expect(names.every((n) => n.startsWith(`${SCENARIO}-`))).toBe(true);
+      await h.broker.settled();
+      expect(brokerTrouble(h.broker), 'deliveries retried after a 5xx or no answer, or failed').toEqual([]);
+      expect(h.deadLetters.received).toEqual([]);
+      const perReplica = [0, 1].map((i) => h!.broker.attempts.filter((a) => a.target === h!.fns[i]!.url).length);
+      expect(
+        perReplica.every((n) => n > RUNS),
+        `both replicas served: ${perReplica.join(', ')}`,
+      ).toBe(true);
+      expect(h.deliveries.givenUp).toEqual([]);
+    },
+  );
 });

@@ -31,20 +31,36 @@ beforeAll(async () => {
   config = parsed.value;
   real = connectStore(config.namespace, DEFAULT_RETRY, h.env.KUBECONFIG);
 });
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
-const deps = (store: Store): EngineDeps => ({ config, store, log: pino({ level: 'silent' }), now: () => new Date(), notify: async () => false });
+const deps = (store: Store): EngineDeps => ({
+  config,
+  store,
+  log: pino({ level: 'silent' }),
+  now: () => new Date(),
+  notify: async () => false,
+});
 
 /** The Job of the run's current step has finished (what an ApiServerSource event would announce). */
 async function jobFinished(run: string): Promise<boolean> {
   const batch = adminKubeConfig().makeApiClient(BatchV1Api);
-  return waitFor(async () => {
-    const status = (await h.getRun(run)).status;
-    if (status?.notified) return true;
-    const step = status?.currentStep ?? 0;
-    const jobs = await batch.listNamespacedJob({ namespace: h.ns, labelSelector: `${LABEL_RUN}=${run},${LABEL_STEP}=${step}` });
-    return jobs.items.some((j) => j.status?.conditions?.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True'));
-  }, { timeoutMs: 30_000, message: `a Job of ${run} finished` });
+  return waitFor(
+    async () => {
+      const status = (await h.getRun(run)).status;
+      if (status?.notified) return true;
+      const step = status?.currentStep ?? 0;
+      const jobs = await batch.listNamespacedJob({
+        namespace: h.ns,
+        labelSelector: `${LABEL_RUN}=${run},${LABEL_STEP}=${step}`,
+      });
+      return jobs.items.some((j) =>
+        j.status?.conditions?.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True'),
+      );
+    },
+    { timeoutMs: 30_000, message: `a Job of ${run} finished` },
+  );
 }
 
 /**
@@ -76,25 +92,41 @@ async function play(iuid: string, crashAt: number, when: 'before' | 'after'): Pr
 }
 
 describe('a crash between any two API calls', () => {
-  it('ends every run as a clean one, each Job created once, each counter change once', { timeout: 600_000 }, async () => {
-    const clean = await play('c1ea0-000', Number.POSITIVE_INFINITY, 'before');
-    const total = clean.calls;
-    expect(total).toBeGreaterThan(10);
-    const cases = Array.from({ length: total }, (_, i) => i + 1).flatMap((n) => [[n, 'before'], [n, 'after']] as const);
-    const runs: string[] = [clean.run];
-    for (let i = 0; i < cases.length; i += 8) {
-      const batch = cases.slice(i, i + 8).map(([n, when]) => play(`${when === 'before' ? 'b' : 'a'}${String(n).padStart(3, '0')}0-x`, n, when));
-      runs.push(...(await Promise.all(batch)).map((r) => r.run));
-    }
-    for (const name of runs) {
-      const run = await h.getRun(name);
-      expect({ name, phase: run.status?.phase, notified: run.status?.notified, modules: run.status?.modules?.map((m) => m.phase) })
-        .toEqual({ name, phase: 'Succeeded', notified: true, modules: ['Succeeded', 'Succeeded'] });
-    }
-    expect(new Set(runs).size).toBe(runs.length);
-    expect(h.jobs.size).toBe(runs.length * 2);
-    expect([...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([n]) => n)).toEqual([]);
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: runs.length, failed: 0 });
-    expect(runs.every((r) => r.startsWith(`${SCENARIO}-`))).toBe(true);
-  });
+  it(
+    'ends every run as a clean one, each Job created once, each counter change once',
+    { timeout: 600_000 },
+    async () => {
+      const clean = await play('c1ea0-000', Number.POSITIVE_INFINITY, 'before');
+      const total = clean.calls;
+      expect(total).toBeGreaterThan(10);
+      const cases = Array.from({ length: total }, (_, i) => i + 1).flatMap(
+        (n) =>
+          [
+            [n, 'before'],
+            [n, 'after'],
+          ] as const,
+      );
+      const runs: string[] = [clean.run];
+      for (let i = 0; i < cases.length; i += 8) {
+        const batch = cases
+          .slice(i, i + 8)
+          .map(([n, when]) => play(`${when === 'before' ? 'b' : 'a'}${String(n).padStart(3, '0')}0-x`, n, when));
+        runs.push(...(await Promise.all(batch)).map((r) => r.run));
+      }
+      for (const name of runs) {
+        const run = await h.getRun(name);
+        expect({
+          name,
+          phase: run.status?.phase,
+          notified: run.status?.notified,
+          modules: run.status?.modules?.map((m) => m.phase),
+        }).toEqual({ name, phase: 'Succeeded', notified: true, modules: ['Succeeded', 'Succeeded'] });
+      }
+      expect(new Set(runs).size).toBe(runs.length);
+      expect(h.jobs.size).toBe(runs.length * 2);
+      expect([...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([n]) => n)).toEqual([]);
+      expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: runs.length, failed: 0 });
+      expect(runs.every((r) => r.startsWith(`${SCENARIO}-`))).toBe(true);
+    },
+  );
 });

@@ -17,7 +17,12 @@ import { BatchV1Api, CoreV1Api, type V1Job, type V1Pod } from '@kubernetes/clien
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { startCluster, type RunningCluster } from '../local/cluster/cluster.ts';
-import { startComponent, stopComponent, waitComponentHealthy, type ComponentName } from '../local/cluster/components.ts';
+import {
+  startComponent,
+  stopComponent,
+  waitComponentHealthy,
+  type ComponentName,
+} from '../local/cluster/components.ts';
 import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { successScenario } from './fixtures/scenarios.ts';
@@ -61,7 +66,12 @@ function broker(url: string) {
     for (let attempt = 0; ; attempt++) {
       const sentAt = Date.now();
       const a = await send(url, body);
-      attempts.push({ status: a.status, sentAt, at: a.at, error: a.error ?? (a.body.error === undefined ? undefined : String(a.body.error)) });
+      attempts.push({
+        status: a.status,
+        sentAt,
+        at: a.at,
+        error: a.error ?? (a.body.error === undefined ? undefined : String(a.body.error)),
+      });
       if ((a.status !== 0 && a.status !== 429 && a.status < 500) || attempt === 40) return a;
       await new Promise((r) => setTimeout(r, Math.min(3000, 100 * 2 ** attempt)));
     }
@@ -69,7 +79,12 @@ function broker(url: string) {
   return { deliver, attempts };
 }
 
-const request = (tag: string, i: number) => ({ turlinfo: `s3://in/${i}.tgz`, iuid: `${(0xa0000 + i).toString(16)}-${tag}-${i}`, oname: 'org', sname: 'src' });
+const request = (tag: string, i: number) => ({
+  turlinfo: `s3://in/${i}.tgz`,
+  iuid: `${(0xa0000 + i).toString(16)}-${tag}-${i}`,
+  oname: 'org',
+  sname: 'src',
+});
 
 interface Window {
   from: number;
@@ -81,7 +96,8 @@ const during = (attempts: Attempt[], w: Window) => attempts.filter((a) => a.sent
 
 async function transitionEvents(h: Harness): Promise<Map<string, number>> {
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
-  const events = (await core.listNamespacedEvent({ namespace: h.ns, fieldSelector: 'involvedObject.kind=CascadeRun' })).items;
+  const events = (await core.listNamespacedEvent({ namespace: h.ns, fieldSelector: 'involvedObject.kind=CascadeRun' }))
+    .items;
   const told = new Map<string, number>();
   for (const e of events) {
     const key = `${e.involvedObject.name} ${e.reason} ${e.message}`;
@@ -90,9 +106,16 @@ async function transitionEvents(h: Harness): Promise<Map<string, number>> {
   return told;
 }
 
-const conditions = (list: Array<{ type: string; status: string }> | undefined) => (list ?? []).map((c) => `${c.type}=${c.status}`).join(',');
-const jobState = (job: V1Job | undefined) => (job ? `Job active ${job.status?.active ?? 0} ready ${job.status?.ready ?? 0} [${conditions(job.status?.conditions)}]` : 'no Job');
-const podState = (pod: V1Pod | undefined) => (pod ? `pod on ${pod.spec?.nodeName ?? 'no node'} ${pod.status?.phase} [${conditions(pod.status?.conditions)}]` : 'no pod');
+const conditions = (list: Array<{ type: string; status: string }> | undefined) =>
+  (list ?? []).map((c) => `${c.type}=${c.status}`).join(',');
+const jobState = (job: V1Job | undefined) =>
+  job
+    ? `Job active ${job.status?.active ?? 0} ready ${job.status?.ready ?? 0} [${conditions(job.status?.conditions)}]`
+    : 'no Job';
+const podState = (pod: V1Pod | undefined) =>
+  pod
+    ? `pod on ${pod.spec?.nodeName ?? 'no node'} ${pod.status?.phase} [${conditions(pod.status?.conditions)}]`
+    : 'no pod';
 
 /**
  * kwok plays the kubelet, and unlike a kubelet it does not come back to a pod
@@ -123,10 +146,13 @@ async function whereRunsStand(h: Harness, left: CascadeRun[]): Promise<string[]>
 /** Every run ended; when they do not, the error says where each one that did not stands. */
 async function allEnded(h: Harness): Promise<CascadeRun[]> {
   try {
-    return await waitFor(async () => {
-      const list = await h.listRuns();
-      return list.length === RUNS && list.every((r) => r.status?.notified) ? list : undefined;
-    }, { timeoutMs: 180_000, intervalMs: 1000, message: `${RUNS} runs ended` });
+    return await waitFor(
+      async () => {
+        const list = await h.listRuns();
+        return list.length === RUNS && list.every((r) => r.status?.notified) ? list : undefined;
+      },
+      { timeoutMs: 180_000, intervalMs: 1000, message: `${RUNS} runs ended` },
+    );
   } catch (error) {
     const left = (await h.listRuns()).filter((r) => !r.status?.notified);
     throw new Error(`${String(error)}; not ended: ${(await whereRunsStand(h, left)).join('; ')}`);
@@ -142,17 +168,27 @@ async function burstThroughOutage(h: Harness, sink: Sink, tag: string, component
   const fn = h.fns[0]!;
   const jobs = await etcdHistory(`http://127.0.0.1:${cluster!.ports.etcdClient}`, `/registry/jobs/${h.ns}/`);
   const sourceAnswers: number[] = [];
-  const source = await startApiServerSource({ kc: adminKubeConfig(), namespace: h.ns, sink: fn.url, onAnswer: (status) => sourceAnswers.push(status) });
+  const source = await startApiServerSource({
+    kc: adminKubeConfig(),
+    namespace: h.ns,
+    sink: fn.url,
+    onAnswer: (status) => sourceAnswers.push(status),
+  });
   const b = broker(fn.url);
   try {
     const first = Array.from({ length: HALF }, (_, i) => b.deliver(request(tag, i)));
     // In the middle of the burst: runs started, some already past their first module.
-    await waitFor(async () => (await h.listRuns()).filter((r) => (r.status?.currentStep ?? 0) >= 1).length >= 2, { message: 'runs in flight' });
+    await waitFor(async () => (await h.listRuns()).filter((r) => (r.status?.currentStep ?? 0) >= 1).length >= 2, {
+      message: 'runs in flight',
+    });
     await stopComponent(cluster!.stateDir, component);
     const window: Window = { from: Date.now(), to: Number.POSITIVE_INFINITY };
     const second = Array.from({ length: HALF }, (_, i) => b.deliver(request(tag, HALF + i)));
     try {
-      await waitFor(() => during(b.attempts, window).length >= HALF, { timeoutMs: 180_000, message: `run requests answered while ${component} is down` });
+      await waitFor(() => during(b.attempts, window).length >= HALF, {
+        timeoutMs: 180_000,
+        message: `run requests answered while ${component} is down`,
+      });
     } finally {
       window.to = Date.now();
       await startComponent(cluster!.stateDir, component);
@@ -162,8 +198,10 @@ async function burstThroughOutage(h: Harness, sink: Sink, tag: string, component
     const answers = await Promise.all([...first, ...second]);
     const runs = await allEnded(h);
     // etcd's history has caught up: every Job the API server showed is in it, and none is left.
-    await waitFor(() => [...h.jobs.keys()].every((name) => jobs.created.has(name)) && jobs.alive.size === 0,
-      { timeoutMs: 60_000, message: "etcd's history of the Jobs caught up" });
+    await waitFor(() => [...h.jobs.keys()].every((name) => jobs.created.has(name)) && jobs.alive.size === 0, {
+      timeoutMs: 60_000,
+      message: "etcd's history of the Jobs caught up",
+    });
     return { h, fn, sink, answers, runs, window, attempts: b.attempts, sourceAnswers, jobs };
   } finally {
     source.stop();
@@ -176,25 +214,44 @@ async function expectEveryRunEndedOnce(r: Awaited<ReturnType<typeof burstThrough
   // During the outage the function answered, and only 503.
   const outage = during(attempts, window);
   expect(outage.length).toBeGreaterThanOrEqual(HALF);
-  expect(outage.filter((a) => a.status !== 503).map((a) => `${a.status} ${a.error ?? ''}`), 'answers while down').toEqual([]);
-  expect(attempts.filter((a) => a.status !== 200 && a.status !== 503).map((a) => `${a.status} ${a.error ?? ''}`), 'every answer 200 or 503').toEqual([]);
-  expect(answers.map((a) => a.status), 'every run request taken in the end').toEqual(Array<number>(RUNS).fill(200));
-  expect(r.sourceAnswers.filter((s) => s !== 200 && s !== 503), 'every Job change answered 200 or 503').toEqual([]);
+  expect(
+    outage.filter((a) => a.status !== 503).map((a) => `${a.status} ${a.error ?? ''}`),
+    'answers while down',
+  ).toEqual([]);
+  expect(
+    attempts.filter((a) => a.status !== 200 && a.status !== 503).map((a) => `${a.status} ${a.error ?? ''}`),
+    'every answer 200 or 503',
+  ).toEqual([]);
+  expect(
+    answers.map((a) => a.status),
+    'every run request taken in the end',
+  ).toEqual(Array<number>(RUNS).fill(200));
+  expect(
+    r.sourceAnswers.filter((s) => s !== 200 && s !== 503),
+    'every Job change answered 200 or 503',
+  ).toEqual([]);
   // Never crashed: the same process, still serving, nothing at error level.
   expect([fn.child.exitCode, fn.child.signalCode]).toEqual([null, null]);
   expect((await fetch(`${fn.url}/ready`)).status).toBe(200);
   expect(fn.errorLines(), 'error-level log lines').toEqual([]);
   // Every run ended once, counted once.
-  expect(runs.map((run: CascadeRun) => `${run.spec.pid} ${run.status?.phase}`).sort())
-    .toEqual(Array.from({ length: RUNS }, (_, i) => `${request(tag, i).iuid} Succeeded`).sort());
+  expect(runs.map((run: CascadeRun) => `${run.spec.pid} ${run.status?.phase}`).sort()).toEqual(
+    Array.from({ length: RUNS }, (_, i) => `${request(tag, i).iuid} Succeeded`).sort(),
+  );
   expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: RUNS, failed: 0, result: 'Success' });
   // No Job created twice, none left: from etcd's own history, which an API server restart does not cut.
   expect(r.jobs.lost(), 'etcd kept the history').toBeUndefined();
   expect(r.jobs.created.size).toBe(RUNS * 3);
-  expect([...r.jobs.created].filter(([, n]) => n !== 1).map(([name, n]) => `${name} x${n}`), 'Jobs created twice').toEqual([]);
+  expect(
+    [...r.jobs.created].filter(([, n]) => n !== 1).map(([name, n]) => `${name} x${n}`),
+    'Jobs created twice',
+  ).toEqual([]);
   // No transition told twice (one may be lost: its Event is written after the status, and not retried past the outage).
   const told = await transitionEvents(h);
-  expect([...told].filter(([, n]) => n > 1).map(([k, n]) => `${k} x${n}`), 'Events told twice').toEqual([]);
+  expect(
+    [...told].filter(([, n]) => n > 1).map(([k, n]) => `${k} x${n}`),
+    'Events told twice',
+  ).toEqual([]);
   // Every run-end CloudEvent reached the sink, with one id per run.
   const ids = new Map<string, Set<string>>();
   for (const e of r.sink.received) ids.set(e.subject, (ids.get(e.subject) ?? new Set()).add(e.id));
@@ -207,7 +264,12 @@ type Sink = Awaited<ReturnType<typeof heldSink>>;
 async function outageTest(tag: string, component: ComponentName): Promise<void> {
   const sink = await heldSink();
   sink.release();
-  const h = await cascadeHarness({ modules: successScenario(STEP_MS), source: false, faults: true, env: { K_SINK: sink.url } });
+  const h = await cascadeHarness({
+    modules: successScenario(STEP_MS),
+    source: false,
+    faults: true,
+    env: { K_SINK: sink.url },
+  });
   try {
     await expectEveryRunEndedOnce(await burstThroughOutage(h, sink, tag, component), tag);
   } finally {
@@ -217,7 +279,11 @@ async function outageTest(tag: string, component: ComponentName): Promise<void> 
 }
 
 describe('faults of the control plane during a burst of runs', () => {
-  it('the API server stopped and started again: 503 meanwhile, every run ends once', { timeout: 600_000 }, () => outageTest('apiserver', 'kube-apiserver'));
+  it('the API server stopped and started again: 503 meanwhile, every run ends once', { timeout: 600_000 }, () =>
+    outageTest('apiserver', 'kube-apiserver'),
+  );
 
-  it('etcd stopped and started again: 503 meanwhile, every run ends once', { timeout: 600_000 }, () => outageTest('etcd', 'etcd'));
+  it('etcd stopped and started again: 503 meanwhile, every run ends once', { timeout: 600_000 }, () =>
+    outageTest('etcd', 'etcd'),
+  );
 });

@@ -14,7 +14,10 @@ import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts
 import { parseMetrics, scrape, value } from './support/ops.ts';
 
 let h: Harness | undefined;
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 
 const RUN = `${SCENARIO}-abcde`;
 const JOB_A = `${SCENARIO}-a-abcde`;
@@ -30,7 +33,10 @@ const FINISHED = {
     { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached' },
     { type: 'Complete', status: 'True', reason: 'CompletionsReached' },
   ],
-  succeeded: 1, active: 0, startTime: new Date(), completionTime: new Date(),
+  succeeded: 1,
+  active: 0,
+  startTime: new Date(),
+  completionTime: new Date(),
 };
 
 /** A run of a (10 min) and b, its Job a running: the step a real Job holds. */
@@ -49,7 +55,11 @@ async function runningAtA() {
  * (the gauges' periodic count) come and go with time, so they are left out.
  */
 function jobAndRunCalls(requests: { byVerb: Record<string, number> }): Record<string, number> {
-  return Object.fromEntries(Object.entries(requests.byVerb).filter(([verb]) => verb.startsWith('jobs') || (verb.startsWith('cascaderuns') && verb !== 'cascaderuns list')));
+  return Object.fromEntries(
+    Object.entries(requests.byVerb).filter(
+      ([verb]) => verb.startsWith('jobs') || (verb.startsWith('cascaderuns') && verb !== 'cascaderuns list'),
+    ),
+  );
 }
 
 async function ignored(reason: string): Promise<number> {
@@ -73,11 +83,17 @@ describe('forged Job events', () => {
     expect((await h!.getRun(RUN)).status?.modules?.[0]?.jobUid).toBe(real.metadata?.uid);
   });
 
-  it('a finished Job with the run\'s label, a made-up name and uid, no owner: ignored, counted, no API call', async () => {
+  it("a finished Job with the run's label, a made-up name and uid, no owner: ignored, counted, no API call", async () => {
     const { batch, real } = await runningAtA();
     const forged: V1Job = {
-      apiVersion: 'batch/v1', kind: 'Job',
-      metadata: { name: 'forged-job', namespace: h!.ns, uid: '00000000-0000-4000-8000-000000000001', labels: { ...real.metadata?.labels } },
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: {
+        name: 'forged-job',
+        namespace: h!.ns,
+        uid: '00000000-0000-4000-8000-000000000001',
+        labels: { ...real.metadata?.labels },
+      },
       status: FINISHED,
     };
     const mark = auditMark(auditLogOf(adminKubeconfigPath()));
@@ -89,7 +105,7 @@ describe('forged Job events', () => {
     expect(jobAndRunCalls(await functionRequests(h!.ns, mark, 0))).toEqual({});
   });
 
-  it('the real Job\'s name and uid with an invented finished status: one read of the Job refutes it', async () => {
+  it("the real Job's name and uid with an invented finished status: one read of the Job refutes it", async () => {
     const { batch, real } = await runningAtA();
     const forged: V1Job = { ...real, status: { ...real.status, ...FINISHED } };
     const mark = auditMark(auditLogOf(adminKubeconfigPath()));
@@ -110,9 +126,13 @@ describe('forged Job events', () => {
     expect(await ignored('unconfirmed')).toBe(1);
   });
 
-  it('the real Job\'s name with another uid: ignored as another Job', async () => {
+  it("the real Job's name with another uid: ignored as another Job", async () => {
     const { batch, real } = await runningAtA();
-    const forged: V1Job = { ...real, metadata: { ...real.metadata, uid: '00000000-0000-4000-8000-000000000002' }, status: FINISHED };
+    const forged: V1Job = {
+      ...real,
+      metadata: { ...real.metadata, uid: '00000000-0000-4000-8000-000000000002' },
+      status: FINISHED,
+    };
     expect((await deliver('update', forged)).status).toBe(200);
     await notMoved(batch);
     // Its name and uid say "another Job": the read that would act on it finds the real one instead.
@@ -126,10 +146,13 @@ describe('forged Job events', () => {
     const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
     expect((await post(h.url(), start.body, start.headers)).status).toBe(200);
     const batch = adminKubeConfig().makeApiClient(BatchV1Api);
-    const done = await waitFor(async () => {
-      const job = await batch.readNamespacedJob({ name: JOB_A, namespace: h!.ns });
-      return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
-    }, { message: 'Job a complete' });
+    const done = await waitFor(
+      async () => {
+        const job = await batch.readNamespacedJob({ name: JOB_A, namespace: h!.ns });
+        return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
+      },
+      { message: 'Job a complete' },
+    );
     expect((await deliver('update', done)).status).toBe(200);
     const run = await h.getRun(RUN);
     expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);

@@ -31,7 +31,9 @@ beforeAll(async () => {
   config = parsed.value;
   real = connectStore(parsed.value.namespace, DEFAULT_RETRY, h.env.KUBECONFIG);
 });
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 /** The real Store, with `meanwhile` done once right after the first read of the operator. */
 function changedAfterFirstRead(meanwhile: () => Promise<unknown>): { store: Store; reads: () => number } {
@@ -49,24 +51,37 @@ function changedAfterFirstRead(meanwhile: () => Promise<unknown>): { store: Stor
 
 const deps = (store: Store) => ({ store, config, log: pino({ level: 'silent' }) });
 const ops = () => ({ ...G, namespace: h.ns, name: SCENARIO });
-const finalizers = async () => ((await h.operator()).metadata.finalizers ?? []);
+const finalizers = async () => (await h.operator()).metadata.finalizers ?? [];
 
 async function recreate(extra: Partial<CascadeAutoOperator['metadata']> = {}): Promise<void> {
   const op = await h.operator().catch(() => undefined);
   if (op) {
-    await h.custom.patchNamespacedCustomObject({ ...ops(), body: [{ op: 'remove', path: '/metadata/finalizers' }] }).catch(() => undefined);
+    await h.custom
+      .patchNamespacedCustomObject({ ...ops(), body: [{ op: 'remove', path: '/metadata/finalizers' }] })
+      .catch(() => undefined);
     await h.custom.deleteNamespacedCustomObject(ops()).catch(() => undefined);
   }
-  await h.custom.createNamespacedCustomObject({ ...G, namespace: h.ns, body: {
-    apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator',
-    metadata: { name: SCENARIO, ...extra }, spec: { scenarioconfig: { cascademodules: successScenario(0) } },
-  } });
+  await h.custom.createNamespacedCustomObject({
+    ...G,
+    namespace: h.ns,
+    body: {
+      apiVersion: 'cascade.cascade.net/v1alpha1',
+      kind: 'CascadeAutoOperator',
+      metadata: { name: SCENARIO, ...extra },
+      spec: { scenarioconfig: { cascademodules: successScenario(0) } },
+    },
+  });
 }
 
 describe('holding the CascadeAutoOperator before a run', () => {
   it('a change written meanwhile is kept: the stale write is refused and done again from a fresh read', async () => {
     await recreate();
-    const { store, reads } = changedAfterFirstRead(() => h.custom.patchNamespacedCustomObject({ ...ops(), body: [{ op: 'add', path: '/metadata/labels', value: { edited: 'meanwhile' } }] }));
+    const { store, reads } = changedAfterFirstRead(() =>
+      h.custom.patchNamespacedCustomObject({
+        ...ops(),
+        body: [{ op: 'add', path: '/metadata/labels', value: { edited: 'meanwhile' } }],
+      }),
+    );
     const held = await holdOperator(deps(store));
     expect(held).toMatchObject({ op: { metadata: { finalizers: [FINALIZER], labels: { edited: 'meanwhile' } } } });
     expect(reads()).toBe(2);
@@ -89,7 +104,10 @@ describe('holding the CascadeAutoOperator before a run', () => {
   it('deleted meanwhile while another finalizer keeps it: being deleted, no new runs', async () => {
     await recreate({ finalizers: ['test.cascade.net/keep'] });
     const { store } = changedAfterFirstRead(() => h.custom.deleteNamespacedCustomObject(ops()));
-    expect(await holdOperator(deps(store))).toEqual({ kind: 'unavailable', reason: `CascadeAutoOperator ${SCENARIO} is being deleted: no new runs` });
+    expect(await holdOperator(deps(store))).toEqual({
+      kind: 'unavailable',
+      reason: `CascadeAutoOperator ${SCENARIO} is being deleted: no new runs`,
+    });
     expect(await finalizers()).toEqual(['test.cascade.net/keep']);
   });
 });
@@ -98,17 +116,42 @@ describe('a run request racing the deletion of its operator', () => {
   it('deleted and let go after the run request read it: the run goes on, a warning says its counters may not be kept', async () => {
     await recreate({ finalizers: [FINALIZER] });
     const lines: string[] = [];
-    const log = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } }));
+    const log = pino(
+      { level: 'info' },
+      new Writable({
+        write: (chunk: Buffer, _e, done) => {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    );
     // As the janitor would, seeing no run yet: the operator is deleted and its finalizer removed, before the run exists.
     const letGo = async () => {
       await h.custom.deleteNamespacedCustomObject(ops());
       await h.custom.patchNamespacedCustomObject({ ...ops(), body: [{ op: 'remove', path: '/metadata/finalizers' }] });
     };
-    const store: Store = { ...real, createRun: async (run) => { await letGo(); return real.createRun(run); } };
-    const outcome = await startRun({ ...deps(store), log, now: () => new Date(), notify: async () => false }, { turlinfo: 's3://in/r.tgz', iuid: 'race1-0001' });
-    expect(outcome).toMatchObject({ kind: 'accepted', body: { run: `${SCENARIO}-race1`, scenario: `CascadeAutoOperator/${SCENARIO}` } });
+    const store: Store = {
+      ...real,
+      createRun: async (run) => {
+        await letGo();
+        return real.createRun(run);
+      },
+    };
+    const outcome = await startRun(
+      { ...deps(store), log, now: () => new Date(), notify: async () => false },
+      { turlinfo: 's3://in/r.tgz', iuid: 'race1-0001' },
+    );
+    expect(outcome).toMatchObject({
+      kind: 'accepted',
+      body: { run: `${SCENARIO}-race1`, scenario: `CascadeAutoOperator/${SCENARIO}` },
+    });
     await expect(h.operator()).rejects.toMatchObject({ code: 404 });
     const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level >= 40);
-    expect(warnings).toEqual([expect.objectContaining({ level: 40, msg: expect.stringMatching(/was deleted while run .*-race1 started: the run goes on/) })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: expect.stringMatching(/was deleted while run .*-race1 started: the run goes on/),
+      }),
+    ]);
   });
 });

@@ -7,36 +7,60 @@
 import { BatchV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { imageModule } from './fixtures/scenarios.ts';
-import { binaryEvent, cascadeHarness, post, SCENARIO, structuredEvent, type Harness } from './support/cascade-harness.ts';
+import {
+  binaryEvent,
+  cascadeHarness,
+  post,
+  SCENARIO,
+  structuredEvent,
+  type Harness,
+} from './support/cascade-harness.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 
 let h: Harness | undefined;
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 
 const RUN = `${SCENARIO}-abcde`;
 const step = async (name: string) => (await h!.getRun(name)).status?.modules?.map((m) => m.phase).join(',');
 
 describe('input formats', () => {
   it('binary CloudEvent, structured CloudEvent, plain body and ApiServerSource event each move the run', async () => {
-    const modules = [imageModule('a', {}, { delayMs: 60_000 }), imageModule('b', {}, { delayMs: 60_000 }), imageModule('c', {}, { delayMs: 0 })];
+    const modules = [
+      imageModule('a', {}, { delayMs: 60_000 }),
+      imageModule('b', {}, { delayMs: 60_000 }),
+      imageModule('c', {}, { delayMs: 0 }),
+    ];
     h = await cascadeHarness({ modules, from: 'file', source: false });
 
     const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
     expect(await post(h.url(), start.body, start.headers)).toEqual({ status: 200, body: { text: '' } });
     expect(await step(RUN)).toBe('Running,Pending,Pending');
 
-    const a = structuredEvent('net.cascade.module.finished.v1', { runname: RUN, modulename: 'a', moduleresult: 'success' });
+    const a = structuredEvent('net.cascade.module.finished.v1', {
+      runname: RUN,
+      modulename: 'a',
+      moduleresult: 'success',
+    });
     expect(await post(h.url(), a.body, a.headers)).toEqual({ status: 200, body: { text: '' } });
     expect(await step(RUN)).toBe('Succeeded,Running,Pending');
 
-    expect(await post(h.url(), { runname: RUN, modulename: 'b', moduleresult: 'done' })).toMatchObject({ status: 200, body: { verdict: 'applied' } });
+    expect(await post(h.url(), { runname: RUN, modulename: 'b', moduleresult: 'done' })).toMatchObject({
+      status: 200,
+      body: { verdict: 'applied' },
+    });
     expect(await step(RUN)).toBe('Succeeded,Succeeded,Running');
 
     const batch = adminKubeConfig().makeApiClient(BatchV1Api);
-    const jobC = await waitFor(async () => {
-      const job = await batch.readNamespacedJob({ name: `${SCENARIO}-c-abcde`, namespace: h!.ns });
-      return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
-    }, { message: 'Job c complete' });
+    const jobC = await waitFor(
+      async () => {
+        const job = await batch.readNamespacedJob({ name: `${SCENARIO}-c-abcde`, namespace: h!.ns });
+        return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
+      },
+      { message: 'Job c complete' },
+    );
     expect(await step(RUN)).toBe('Succeeded,Succeeded,Running');
     const ev = binaryEvent('dev.knative.apiserver.resource.update', jobC);
     expect(await post(h.url(), ev.body, ev.headers)).toEqual({ status: 200, body: { text: '' } });

@@ -20,7 +20,10 @@ import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts
 import { kubectl } from './support/ops.ts';
 
 let h: Harness | undefined;
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 
 const RUN = `${SCENARIO}-abcde`;
 
@@ -28,14 +31,19 @@ function deliver(url: string, change: 'add' | 'update' | 'delete', job: V1Job) {
   const ev = binaryEvent(`dev.knative.apiserver.resource.${change}`, job);
   const { name, namespace } = job.metadata ?? {};
   const adapter = {
-    'ce-source': 'https://10.96.0.1:443', 'ce-subject': `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`, 'ce-time': new Date().toISOString(),
-    'ce-kind': 'Job', 'ce-name': String(name), 'ce-namespace': String(namespace), 'ce-apiversion': 'batch/v1',
+    'ce-source': 'https://10.96.0.1:443',
+    'ce-subject': `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`,
+    'ce-time': new Date().toISOString(),
+    'ce-kind': 'Job',
+    'ce-name': String(name),
+    'ce-namespace': String(namespace),
+    'ce-apiversion': 'batch/v1',
   };
   return post(url, ev.body, { ...ev.headers, ...adapter });
 }
 
 describe('Job events and API reads', () => {
-  it('a running Job\'s events make no request; a finished Job\'s first event hands over from the run as this process wrote it; its later events none', async () => {
+  it("a running Job's events make no request; a finished Job's first event hands over from the run as this process wrote it; its later events none", async () => {
     const modules = [imageModule('a', {}, { delayMs: 0 }), imageModule('b', {}, { delayMs: 600_000 })];
     h = await cascadeHarness({ modules, from: 'file', source: false });
     const started = auditMark(auditLogOf(adminKubeconfigPath()));
@@ -43,16 +51,23 @@ describe('Job events and API reads', () => {
     expect((await post(h.url(), start.body, start.headers)).status).toBe(200);
 
     const batch = adminKubeConfig().makeApiClient(BatchV1Api);
-    const done = await waitFor(async () => {
-      const job = await batch.readNamespacedJob({ name: `${SCENARIO}-a-abcde`, namespace: h!.ns });
-      return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
-    }, { message: 'Job a complete' });
-    const running: V1Job = { ...done, status: { ...done.status, conditions: [], completionTime: undefined, succeeded: 0, active: 1 } };
+    const done = await waitFor(
+      async () => {
+        const job = await batch.readNamespacedJob({ name: `${SCENARIO}-a-abcde`, namespace: h!.ns });
+        return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
+      },
+      { message: 'Job a complete' },
+    );
+    const running: V1Job = {
+      ...done,
+      status: { ...done.status, conditions: [], completionTime: undefined, succeeded: 0, active: 1 },
+    };
     // The run start's own Event (ModuleStarted of a) is in before counting starts.
     await functionRequests(h.ns, started, 1);
 
     let mark = auditMark(auditLogOf(adminKubeconfigPath()));
-    for (const change of ['add', 'update', 'update'] as const) expect((await deliver(h.url(), change, running)).status).toBe(200);
+    for (const change of ['add', 'update', 'update'] as const)
+      expect((await deliver(h.url(), change, running)).status).toBe(200);
     expect(await functionRequests(h.ns, mark, 0)).toEqual({ reads: 0, writes: 0, events: 0, byVerb: {} });
     expect((await h.getRun(RUN)).status?.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending']);
 
@@ -62,10 +77,17 @@ describe('Job events and API reads', () => {
     expect((await deliver(h.url(), 'delete', done)).status).toBe(200);
     const handOver = await functionRequests(h.ns, mark, 1);
     expect(handOver.byVerb).toEqual({
-      'jobs get': 1, 'jobs create': 1, 'cascaderuns/status update': 1, 'jobs delete': 1, 'events create': 1,
+      'jobs get': 1,
+      'jobs create': 1,
+      'cascaderuns/status update': 1,
+      'jobs delete': 1,
+      'events create': 1,
     });
     expect((await h.getRun(RUN)).status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);
-    await waitFor(async () => (await batch.readNamespacedJob({ name: `${SCENARIO}-b-abcde`, namespace: h!.ns })).metadata?.name, { message: 'Job b created' });
+    await waitFor(
+      async () => (await batch.readNamespacedJob({ name: `${SCENARIO}-b-abcde`, namespace: h!.ns })).metadata?.name,
+      { message: 'Job b created' },
+    );
   });
 
   it('a copy made stale by another writer: the status write is refused, the run read again with its Jobs, the hand-off made once', async () => {
@@ -76,7 +98,13 @@ describe('Job events and API reads', () => {
     expect((await deliver(h!.url(), 'update', done)).status).toBe(200);
     const handOver = await functionRequests(h!.ns, mark, 1);
     expect(handOver.byVerb).toEqual({
-      'jobs get': 1, 'jobs create': 1, 'cascaderuns/status update': 2, 'cascaderuns get': 1, 'jobs list': 1, 'jobs delete': 1, 'events create': 1,
+      'jobs get': 1,
+      'jobs create': 1,
+      'cascaderuns/status update': 2,
+      'cascaderuns get': 1,
+      'jobs list': 1,
+      'jobs delete': 1,
+      'events create': 1,
     });
     const run = await h!.getRun(RUN);
     expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);
@@ -94,7 +122,9 @@ describe('Job events and API reads', () => {
     expect(afterCancel.status?.phase).toBe('Cancelled');
     // Replica 0 started the run and still holds it as Running at step a.
     expect((await deliver(h!.url(0), 'update', done)).status).toBe(200);
-    await waitFor(async () => ((await batch.listNamespacedJob({ namespace: h!.ns })).items.length === 0 || undefined), { message: 'no Job left' });
+    await waitFor(async () => (await batch.listNamespacedJob({ namespace: h!.ns })).items.length === 0 || undefined, {
+      message: 'no Job left',
+    });
     const run = await h!.getRun(RUN);
     expect(run.status?.phase).toBe('Cancelled');
     expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Cancelled']);
@@ -109,9 +139,12 @@ async function runWithModuleADone(replicas: number) {
   const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
   expect((await post(h.url(0), start.body, start.headers)).status).toBe(200);
   const batch = adminKubeConfig().makeApiClient(BatchV1Api);
-  const done = await waitFor(async () => {
-    const job = await batch.readNamespacedJob({ name: `${SCENARIO}-a-abcde`, namespace: h!.ns });
-    return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
-  }, { message: 'Job a complete' });
+  const done = await waitFor(
+    async () => {
+      const job = await batch.readNamespacedJob({ name: `${SCENARIO}-a-abcde`, namespace: h!.ns });
+      return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
+    },
+    { message: 'Job a complete' },
+  );
   return { batch, done };
 }

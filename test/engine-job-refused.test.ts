@@ -10,7 +10,10 @@ import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-
 import { adminKubeConfig } from './support/kube.ts';
 
 let h: Harness | undefined;
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 
 function refusedModule() {
   const m = imageModule('refused', {}, { delayMs: 600_000 });
@@ -18,8 +21,11 @@ function refusedModule() {
 }
 
 describe('a Job the API server refuses', () => {
-  it('fails the run with JobCreationFailed and the API server\'s reason; the request that moved it is answered 200', async () => {
-    h = await cascadeHarness({ modules: [imageModule('first', {}, { delayMs: 600_000 }), refusedModule(), imageModule('last', {})], source: false });
+  it("fails the run with JobCreationFailed and the API server's reason; the request that moved it is answered 200", async () => {
+    h = await cascadeHarness({
+      modules: [imageModule('first', {}, { delayMs: 600_000 }), refusedModule(), imageModule('last', {})],
+      source: false,
+    });
     const started = await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'f4a1e-refused' });
     expect(started).toMatchObject({ status: 200, body: { phase: 'Running' } });
     const name = String(started.body.run);
@@ -32,7 +38,11 @@ describe('a Job the API server refuses', () => {
     const condition = run.status?.conditions?.find((c) => c.type === 'Succeeded');
     expect(condition).toMatchObject({ status: 'False', reason: 'JobCreationFailed' });
     expect(condition?.message).toMatch(/^module refused \(step 2\): the API server refused the Job: .*restartPolicy/);
-    expect(run.status?.modules?.map((m) => [m.phase, m.reason ?? ''])).toEqual([['Succeeded', ''], ['Failed', 'JobCreationFailed'], ['Pending', '']]);
+    expect(run.status?.modules?.map((m) => [m.phase, m.reason ?? ''])).toEqual([
+      ['Succeeded', ''],
+      ['Failed', 'JobCreationFailed'],
+      ['Pending', ''],
+    ]);
     expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 0, failed: 1, result: 'Fail' });
 
     const jobs = await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: h.ns });

@@ -21,13 +21,26 @@ import { tempDir } from '../local/temp-dir.ts';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 const ERROR_LINE = /"level":(50|60)/;
 let h: Harness | undefined;
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 
 /** Two steps that wait for their module result, and a last one kwok completes at once (its end comes as Job events). */
-const modules = [imageModule('grayscale', {}, { delayMs: 600_000 }), imageModule('binarization', {}, { delayMs: 600_000 }), imageModule('diff', {}, { delayMs: 0 })];
+const modules = [
+  imageModule('grayscale', {}, { delayMs: 600_000 }),
+  imageModule('binarization', {}, { delayMs: 600_000 }),
+  imageModule('diff', {}, { delayMs: 0 }),
+];
 
 async function janitor(ns: string): Promise<{ exit: JanitorExit; summary: Record<string, unknown> }> {
-  const exit = await runJanitorProcess({ KUBECONFIG: await janitorKubeconfig(ns), POD_NAMESPACE: ns, SCENARIO_NAME: SCENARIO, OUT_MINIO_ADDRESS: OUT, LOG_LEVEL: 'info' });
+  const exit = await runJanitorProcess({
+    KUBECONFIG: await janitorKubeconfig(ns),
+    POD_NAMESPACE: ns,
+    SCENARIO_NAME: SCENARIO,
+    OUT_MINIO_ADDRESS: OUT,
+    LOG_LEVEL: 'info',
+  });
   expect(exit.code, exit.stderr).toBe(0);
   expect(exit.stderr).not.toMatch(ERROR_LINE);
   return { exit, summary: JSON.parse(exit.stdout.trim()) as Record<string, unknown> };
@@ -35,73 +48,119 @@ async function janitor(ns: string): Promise<{ exit: JanitorExit; summary: Record
 
 async function created(hh: Harness): Promise<{ runs: string[]; jobs: string[] }> {
   const jobs = await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: hh.ns });
-  return { runs: (await hh.listRuns()).map((r) => r.metadata.name).sort(), jobs: jobs.items.map((j) => j.metadata?.name ?? '').sort() };
+  return {
+    runs: (await hh.listRuns()).map((r) => r.metadata.name).sort(),
+    jobs: jobs.items.map((j) => j.metadata?.name ?? '').sort(),
+  };
 }
 
-const operatorGone = (hh: Harness) => waitFor(() => hh.operator().then(() => false, (e: unknown) => apiStatus(e) === 404), { message: 'CascadeAutoOperator gone' });
+const operatorGone = (hh: Harness) =>
+  waitFor(
+    () =>
+      hh.operator().then(
+        () => false,
+        (e: unknown) => apiStatus(e) === 404,
+      ),
+    { message: 'CascadeAutoOperator gone' },
+  );
 
 describe('the CascadeAutoOperator finalizer', () => {
-  it('holds the operator while runs are in flight, refuses new runs meanwhile, then lets it go', { timeout: 180_000 }, async () => {
-    const file = join(tempDir('cascade-fallback-'), 'configuration.json');
-    h = await cascadeHarness({ modules, env: { CONFIG_PATH: file } });
-    const hh = h;
-    expect((await hh.operator()).metadata.finalizers ?? []).toEqual([]);
+  it(
+    'holds the operator while runs are in flight, refuses new runs meanwhile, then lets it go',
+    { timeout: 180_000 },
+    async () => {
+      const file = join(tempDir('cascade-fallback-'), 'configuration.json');
+      h = await cascadeHarness({ modules, env: { CONFIG_PATH: file } });
+      const hh = h;
+      expect((await hh.operator()).metadata.finalizers ?? []).toEqual([]);
 
-    // Two runs under the operator: the first adds the finalizer.
-    const a = await post(hh.url(), { turlinfo: 's3://in/a.tgz', iuid: 'a11ce-0001' });
-    expect(a).toMatchObject({ status: 200, body: { run: `${SCENARIO}-a11ce`, scenario: `CascadeAutoOperator/${SCENARIO}` } });
-    expect((await hh.operator()).metadata.finalizers).toEqual([FINALIZER]);
-    const b = await post(hh.url(), { turlinfo: 's3://in/b.tgz', iuid: 'b0b00-0002' });
-    expect(b).toMatchObject({ status: 200, body: { run: `${SCENARIO}-b0b00` } });
-    expect((await hh.getRun(`${SCENARIO}-a11ce`)).metadata.annotations).toMatchObject({ [ANNOTATION_SCENARIO_SOURCE]: `CascadeAutoOperator/${SCENARIO}` });
-    expect((await hh.operator()).status).toMatchObject({ active: 2 });
+      // Two runs under the operator: the first adds the finalizer.
+      const a = await post(hh.url(), { turlinfo: 's3://in/a.tgz', iuid: 'a11ce-0001' });
+      expect(a).toMatchObject({
+        status: 200,
+        body: { run: `${SCENARIO}-a11ce`, scenario: `CascadeAutoOperator/${SCENARIO}` },
+      });
+      expect((await hh.operator()).metadata.finalizers).toEqual([FINALIZER]);
+      const b = await post(hh.url(), { turlinfo: 's3://in/b.tgz', iuid: 'b0b00-0002' });
+      expect(b).toMatchObject({ status: 200, body: { run: `${SCENARIO}-b0b00` } });
+      expect((await hh.getRun(`${SCENARIO}-a11ce`)).metadata.annotations).toMatchObject({
+        [ANNOTATION_SCENARIO_SOURCE]: `CascadeAutoOperator/${SCENARIO}`,
+      });
+      expect((await hh.operator()).status).toMatchObject({ active: 2 });
 
-    // Deleted during the runs: it stays, marked for deletion.
-    await hh.custom.deleteNamespacedCustomObject({ ...G, namespace: hh.ns, plural: 'cascadeautooperators', name: SCENARIO });
-    const going = await hh.operator();
-    expect(going.metadata.deletionTimestamp).toBeDefined();
-    expect(going.metadata.finalizers).toEqual([FINALIZER]);
-    const before = await created(hh);
+      // Deleted during the runs: it stays, marked for deletion.
+      await hh.custom.deleteNamespacedCustomObject({
+        ...G,
+        namespace: hh.ns,
+        plural: 'cascadeautooperators',
+        name: SCENARIO,
+      });
+      const going = await hh.operator();
+      expect(going.metadata.deletionTimestamp).toBeDefined();
+      expect(going.metadata.finalizers).toEqual([FINALIZER]);
+      const before = await created(hh);
 
-    // A run request meanwhile: 503 with a one-line reason, nothing created.
-    const refused = await post(hh.url(), { turlinfo: 's3://in/c.tgz', iuid: 'c0c00-0003' });
-    expect(refused).toMatchObject({ status: 503, body: { error: `CascadeAutoOperator ${SCENARIO} is being deleted: no new runs` } });
-    expect(await created(hh)).toEqual(before);
+      // A run request meanwhile: 503 with a one-line reason, nothing created.
+      const refused = await post(hh.url(), { turlinfo: 's3://in/c.tgz', iuid: 'c0c00-0003' });
+      expect(refused).toMatchObject({
+        status: 503,
+        body: { error: `CascadeAutoOperator ${SCENARIO} is being deleted: no new runs` },
+      });
+      expect(await created(hh)).toEqual(before);
 
-    // The janitor keeps it while runs are active.
-    expect((await janitor(hh.ns)).summary).toMatchObject({ active: 2, finalizerRemoved: false, finalizerAdded: false, errors: 0 });
-    expect((await hh.operator()).metadata.finalizers).toEqual([FINALIZER]);
+      // The janitor keeps it while runs are active.
+      expect((await janitor(hh.ns)).summary).toMatchObject({
+        active: 2,
+        finalizerRemoved: false,
+        finalizerAdded: false,
+        errors: 0,
+      });
+      expect((await hh.operator()).metadata.finalizers).toEqual([FINALIZER]);
 
-    // Results and Job events of the runs in flight are served and counted: b fails, a succeeds (its last step through Job events).
-    expect(await post(hh.url(), { runname: `${SCENARIO}-b0b00`, modulename: 'grayscale', moduleresult: 'failed' })).toMatchObject({ status: 200 });
-    expect((await hh.waitEnded(`${SCENARIO}-b0b00`)).status?.phase).toBe('Failed');
-    expect(await post(hh.url(), { runname: `${SCENARIO}-a11ce`, modulename: 'grayscale', moduleresult: 'success' })).toMatchObject({ status: 200 });
-    expect(await post(hh.url(), { runname: `${SCENARIO}-a11ce`, modulename: 'binarization', moduleresult: 'success' })).toMatchObject({ status: 200 });
-    expect((await hh.waitEnded(`${SCENARIO}-a11ce`)).status?.phase).toBe('Succeeded');
-    const counted = await hh.operator();
-    expect(counted.metadata.deletionTimestamp).toBeDefined();
-    expect(counted.status).toMatchObject({ active: 0, succeeded: 1, failed: 1, result: 'Success' });
+      // Results and Job events of the runs in flight are served and counted: b fails, a succeeds (its last step through Job events).
+      expect(
+        await post(hh.url(), { runname: `${SCENARIO}-b0b00`, modulename: 'grayscale', moduleresult: 'failed' }),
+      ).toMatchObject({ status: 200 });
+      expect((await hh.waitEnded(`${SCENARIO}-b0b00`)).status?.phase).toBe('Failed');
+      expect(
+        await post(hh.url(), { runname: `${SCENARIO}-a11ce`, modulename: 'grayscale', moduleresult: 'success' }),
+      ).toMatchObject({ status: 200 });
+      expect(
+        await post(hh.url(), { runname: `${SCENARIO}-a11ce`, modulename: 'binarization', moduleresult: 'success' }),
+      ).toMatchObject({ status: 200 });
+      expect((await hh.waitEnded(`${SCENARIO}-a11ce`)).status?.phase).toBe('Succeeded');
+      const counted = await hh.operator();
+      expect(counted.metadata.deletionTimestamp).toBeDefined();
+      expect(counted.status).toMatchObject({ active: 0, succeeded: 1, failed: 1, result: 'Success' });
 
-    // No run needs it any more: the janitor lets it go.
-    expect((await janitor(hh.ns)).summary).toMatchObject({ active: 0, finalizerRemoved: true, errors: 0 });
-    await operatorGone(hh);
+      // No run needs it any more: the janitor lets it go.
+      expect((await janitor(hh.ns)).summary).toMatchObject({ active: 0, finalizerRemoved: true, errors: 0 });
+      await operatorGone(hh);
 
-    // Gone, and no file at CONFIG_PATH: the documented 500, nothing created.
-    const none = await post(hh.url(), { turlinfo: 's3://in/d.tgz', iuid: 'd0d00-0004' });
-    expect(none.status).toBe(500);
-    expect(String(none.body.error)).toMatch(/^the scenario is not usable: cannot read the scenario file .*configuration\.json/);
-    expect((await created(hh)).runs).toEqual(before.runs);
+      // Gone, and no file at CONFIG_PATH: the documented 500, nothing created.
+      const none = await post(hh.url(), { turlinfo: 's3://in/d.tgz', iuid: 'd0d00-0004' });
+      expect(none.status).toBe(500);
+      expect(String(none.body.error)).toMatch(
+        /^the scenario is not usable: cannot read the scenario file .*configuration\.json/,
+      );
+      expect((await created(hh)).runs).toEqual(before.runs);
 
-    // Gone, with a file: the run starts from it, and the reply, the run and a warning say so.
-    writeFileSync(file, JSON.stringify({ cascademodules: successScenario(600_000) }));
-    const fromFile = await post(hh.url(), { turlinfo: 's3://in/d.tgz', iuid: 'd0d00-0004' });
-    expect(fromFile).toMatchObject({ status: 200, body: { run: `${SCENARIO}-d0d00`, scenario: `file:${file}` } });
-    expect((await hh.getRun(`${SCENARIO}-d0d00`)).metadata.annotations).toMatchObject({ [ANNOTATION_SCENARIO_SOURCE]: `file:${file}` });
-    expect(await post(hh.url(), { turlinfo: 's3://in/d.tgz', iuid: 'd0d00-0004' })).toMatchObject({ status: 200, body: { run: `${SCENARIO}-d0d00`, scenario: `file:${file}` } });
-    const log = hh.fns[0]!.output();
-    expect(log.match(/not found: new runs take their scenario from the file at CONFIG_PATH/g)).toHaveLength(1);
-    expect(log).not.toMatch(ERROR_LINE);
-  });
+      // Gone, with a file: the run starts from it, and the reply, the run and a warning say so.
+      writeFileSync(file, JSON.stringify({ cascademodules: successScenario(600_000) }));
+      const fromFile = await post(hh.url(), { turlinfo: 's3://in/d.tgz', iuid: 'd0d00-0004' });
+      expect(fromFile).toMatchObject({ status: 200, body: { run: `${SCENARIO}-d0d00`, scenario: `file:${file}` } });
+      expect((await hh.getRun(`${SCENARIO}-d0d00`)).metadata.annotations).toMatchObject({
+        [ANNOTATION_SCENARIO_SOURCE]: `file:${file}`,
+      });
+      expect(await post(hh.url(), { turlinfo: 's3://in/d.tgz', iuid: 'd0d00-0004' })).toMatchObject({
+        status: 200,
+        body: { run: `${SCENARIO}-d0d00`, scenario: `file:${file}` },
+      });
+      const log = hh.fns[0]!.output();
+      expect(log.match(/not found: new runs take their scenario from the file at CONFIG_PATH/g)).toHaveLength(1);
+      expect(log).not.toMatch(ERROR_LINE);
+    },
+  );
 
   it('the janitor adds the finalizer to an operator created while no run started', async () => {
     h = await cascadeHarness({ modules, replicas: 0, source: false });
@@ -111,7 +170,12 @@ describe('the CascadeAutoOperator finalizer', () => {
     expect((await janitor(h.ns)).summary).toMatchObject({ finalizerAdded: false, finalizerRemoved: false, errors: 0 });
 
     // Deleted with no run: the next sweep lets it go at once.
-    await h.custom.deleteNamespacedCustomObject({ ...G, namespace: h.ns, plural: 'cascadeautooperators', name: SCENARIO });
+    await h.custom.deleteNamespacedCustomObject({
+      ...G,
+      namespace: h.ns,
+      plural: 'cascadeautooperators',
+      name: SCENARIO,
+    });
     expect((await janitor(h.ns)).summary).toMatchObject({ active: 0, finalizerRemoved: true, errors: 0 });
     await operatorGone(h);
   });

@@ -13,9 +13,14 @@ const RUN = `${SCENARIO}-f1a15`;
 const claims = { keep: 'me', finalstage: 'true', s3path: 's3://elsewhere/', SCENARIONAME: 'other' };
 let h: Harness;
 beforeAll(async () => {
-  h = await cascadeHarness({ modules: [imageModule('first', claims, { delayMs: 600_000 }), imageModule('last', claims, { delayMs: 600_000 })], source: false });
+  h = await cascadeHarness({
+    modules: [imageModule('first', claims, { delayMs: 600_000 }), imageModule('last', claims, { delayMs: 600_000 })],
+    source: false,
+  });
 });
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 const batch = adminKubeConfig().makeApiClient(BatchV1Api);
 async function envOf(job: string): Promise<V1EnvVar[]> {
@@ -24,7 +29,10 @@ async function envOf(job: string): Promise<V1EnvVar[]> {
 
 describe('the computed names are reserved on every step', () => {
   it('the Job of a module before the last has no finalstage, whatever its configuration says', async () => {
-    expect(await post(h.url(), { turlinfo: 's3://incoming/in.tgz', iuid: IUID })).toMatchObject({ status: 200, body: { run: RUN } });
+    expect(await post(h.url(), { turlinfo: 's3://incoming/in.tgz', iuid: IUID })).toMatchObject({
+      status: 200,
+      body: { run: RUN },
+    });
     expect(await envOf(`${SCENARIO}-first-f1a15`)).toEqual([
       { name: 'keep', value: 'me' },
       { name: 's3path', value: 's3://incoming/in.tgz' },
@@ -34,7 +42,9 @@ describe('the computed names are reserved on every step', () => {
   });
 
   it('the last Job gets finalstage=true once, computed', async () => {
-    expect(await post(h.url(), { runname: RUN, modulename: 'first', moduleresult: 'success' })).toMatchObject({ status: 200 });
+    expect(await post(h.url(), { runname: RUN, modulename: 'first', moduleresult: 'success' })).toMatchObject({
+      status: 200,
+    });
     const env = await envOf(`${SCENARIO}-last-f1a15`);
     expect(env.filter((e) => e.name === 'finalstage' || e.name === 's3path' || e.name === 'SCENARIONAME')).toEqual([
       { name: 's3path', value: `${OUT}${SCENARIO}/${IUID}/${IUID}-stage-1.zip` },

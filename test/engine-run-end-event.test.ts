@@ -21,12 +21,17 @@ let sink: Awaited<ReturnType<typeof recordingSink>> | undefined;
 afterEach(async () => {
   await h?.stop();
   await sink?.close();
-  h = undefined; sink = undefined;
+  h = undefined;
+  sink = undefined;
 });
 
 async function setUp() {
   sink = await recordingSink();
-  h = await cascadeHarness({ modules: successScenario(600_000), source: false, env: { K_SINK: sink.url, K_CE_OVERRIDES: OVERRIDES, LOG_LEVEL: 'info' } });
+  h = await cascadeHarness({
+    modules: successScenario(600_000),
+    source: false,
+    env: { K_SINK: sink.url, K_CE_OVERRIDES: OVERRIDES, LOG_LEVEL: 'info' },
+  });
   return { h, sink };
 }
 
@@ -42,7 +47,8 @@ function result(h: Harness, run: string, module: string, moduleresult: string) {
 }
 
 async function resultsUpTo(h: Harness, run: string, modules: string[]): Promise<void> {
-  for (const m of modules) expect(await result(h, run, m, 'success')).toMatchObject({ status: 200, body: { verdict: 'applied' } });
+  for (const m of modules)
+    expect(await result(h, run, m, 'success')).toMatchObject({ status: 200, body: { verdict: 'applied' } });
 }
 
 /** The request as the CloudEvents SDK reads it back: it must be one valid binary-mode event. */
@@ -58,9 +64,28 @@ function asEvent(r: SinkRequest): CloudEventV1<unknown> {
 function summary(run: CascadeRun) {
   const s = run.status!;
   return {
-    runname: run.metadata.name, iuid: run.spec.pid, oname: 'org', sname: 'src', phase: s.phase, info: s.info, result: s.result,
-    reason: s.conditions?.find((c) => c.type === 'Succeeded')?.reason, startTime: s.startTime, completionTime: s.completionTime,
-    modules: s.modules?.map((m) => JSON.parse(JSON.stringify({ name: m.name, phase: m.phase, result: m.result, startTime: m.startTime, completionTime: m.completionTime })) as unknown),
+    runname: run.metadata.name,
+    iuid: run.spec.pid,
+    oname: 'org',
+    sname: 'src',
+    phase: s.phase,
+    info: s.info,
+    result: s.result,
+    reason: s.conditions?.find((c) => c.type === 'Succeeded')?.reason,
+    startTime: s.startTime,
+    completionTime: s.completionTime,
+    modules: s.modules?.map(
+      (m) =>
+        JSON.parse(
+          JSON.stringify({
+            name: m.name,
+            phase: m.phase,
+            result: m.result,
+            startTime: m.startTime,
+            completionTime: m.completionTime,
+          }),
+        ) as unknown,
+    ),
   };
 }
 
@@ -71,34 +96,62 @@ const owed = async (h: Harness, name: string) => {
 
 async function janitorSweep(h: Harness, env: Record<string, string>) {
   return runJanitorProcess({
-    KUBECONFIG: await janitorKubeconfig(h.ns), POD_NAMESPACE: h.ns, SCENARIO_NAME: SCENARIO, OUT_MINIO_ADDRESS: OUT, LOG_LEVEL: 'info', ...env,
+    KUBECONFIG: await janitorKubeconfig(h.ns),
+    POD_NAMESPACE: h.ns,
+    SCENARIO_NAME: SCENARIO,
+    OUT_MINIO_ADDRESS: OUT,
+    LOG_LEVEL: 'info',
+    ...env,
   });
 }
 
 describe('the run-end CloudEvent', () => {
-  it('a run that succeeds: the SDK\'s binary event with K_CE_OVERRIDES, retried after the sink failed, one id per run and outcome, sent again while owed', async () => {
+  it("a run that succeeds: the SDK's binary event with K_CE_OVERRIDES, retried after the sink failed, one id per run and outcome, sent again while owed", async () => {
     const { h, sink } = await setUp();
     const iuid = 'e0e01-event-a';
     const name = await startRun(h, iuid);
     sink.failNext(2);
     await resultsUpTo(h, name, MODULES);
     const run = await h.waitEnded(name);
-    expect(run.status).toMatchObject({ phase: 'Succeeded', counted: true, notified: true, info: `${OUT}${SCENARIO}/${iuid}/${iuid}-final.zip` });
+    expect(run.status).toMatchObject({
+      phase: 'Succeeded',
+      counted: true,
+      notified: true,
+      info: `${OUT}${SCENARIO}/${iuid}/${iuid}-final.zip`,
+    });
 
     const id = `${run.metadata.uid}-succeeded`;
     expect(sink.received.map((r) => r.status)).toEqual([500, 500, 200]);
     for (const r of sink.received) {
       expect(asEvent(r)).toEqual({
-        specversion: '1.0', id, type: 'net.cascade.run.succeeded.v1', source: `/cascade/${h.ns}/${SCENARIO}`, subject: name,
-        time: run.status?.completionTime, datacontenttype: 'application/json', cluster: 'test', team: 'cascade', data: summary(run),
+        specversion: '1.0',
+        id,
+        type: 'net.cascade.run.succeeded.v1',
+        source: `/cascade/${h.ns}/${SCENARIO}`,
+        subject: name,
+        time: run.status?.completionTime,
+        datacontenttype: 'application/json',
+        cluster: 'test',
+        team: 'cascade',
+        data: summary(run),
       });
     }
-    expect(sink.received[0]!.data).toMatchObject({ phase: 'Succeeded', reason: 'Succeeded', result: MODULES.map((m) => `${m}: success\n`) });
+    expect(sink.received[0]!.data).toMatchObject({
+      phase: 'Succeeded',
+      reason: 'Succeeded',
+      result: MODULES.map((m) => `${m}: success\n`),
+    });
 
     // As if the process died after sending the event and before recording it:
     // the event is owed again; the module result delivered again sends it,
     // the same event, and the end is not counted twice.
-    await h.custom.replaceNamespacedCustomObjectStatus({ ...G, namespace: h.ns, plural: 'cascaderuns', name, body: { ...run, status: { ...run.status, notified: false } } });
+    await h.custom.replaceNamespacedCustomObjectStatus({
+      ...G,
+      namespace: h.ns,
+      plural: 'cascaderuns',
+      name,
+      body: { ...run, status: { ...run.status, notified: false } },
+    });
     expect((await result(h, name, 'diff', 'success')).status).toBe(200);
     await h.waitEnded(name);
     expect(sink.received.slice(3).map((r) => [r.status, r.body])).toEqual([[200, sink.received[2]!.body]]);
@@ -111,17 +164,30 @@ describe('the run-end CloudEvent', () => {
     const name = await startRun(h, 'e0e02-event-b');
     sink.failNext(1000);
     expect(await result(h, name, 'grayscale', 'failed')).toMatchObject({ status: 200, body: { verdict: 'applied' } });
-    await waitFor(() => h.fns[0]!.output().includes('run-end event not delivered to K_SINK'), { message: 'the failed delivery logged' });
+    await waitFor(() => h.fns[0]!.output().includes('run-end event not delivered to K_SINK'), {
+      message: 'the failed delivery logged',
+    });
     const run = await h.getRun(name);
     expect(run.status).toMatchObject({ phase: 'Failed', info: 'Failed', counted: true, notified: false });
     expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 0, failed: 1 });
     expect(h.fns[0]!.errorLines(), 'a sink that refuses is a warning, not an error').toEqual([]);
 
     const id = `${run.metadata.uid}-failed`;
-    expect(sink.received.map((r) => r.status), 'every attempt of the policy').toEqual(Array<number>(FUNCTION_SINK_POLICY.retries + 1).fill(500));
+    expect(
+      sink.received.map((r) => r.status),
+      'every attempt of the policy',
+    ).toEqual(Array<number>(FUNCTION_SINK_POLICY.retries + 1).fill(500));
     expect(new Set(sink.received.map((r) => asEvent(r).id))).toEqual(new Set([id]));
-    expect(asEvent(sink.received[0]!)).toMatchObject({ type: 'net.cascade.run.failed.v1', subject: name, data: summary(run) });
-    expect(sink.received[0]!.data).toMatchObject({ phase: 'Failed', reason: 'ModuleResultFailed', result: ['grayscale: failed\n'] });
+    expect(asEvent(sink.received[0]!)).toMatchObject({
+      type: 'net.cascade.run.failed.v1',
+      subject: name,
+      data: summary(run),
+    });
+    expect(sink.received[0]!.data).toMatchObject({
+      phase: 'Failed',
+      reason: 'ModuleResultFailed',
+      result: ['grayscale: failed\n'],
+    });
 
     // A janitor with a hand-set K_CE_OVERRIDES that is not JSON does not start, and says why.
     const bad = await janitorSweep(h, { K_SINK: sink.url, K_CE_OVERRIDES: '{"extensions":{ID:"x"}}' });
@@ -147,7 +213,10 @@ describe('the run-end CloudEvent', () => {
     sink.hold();
     const reply = await result(h, name, 'diff', 'success');
     expect(reply).toMatchObject({ status: 200, body: { verdict: 'applied', phase: 'Succeeded' } });
-    expect(sink.received.filter((r) => r.status !== 0), 'the sink answered nothing before the reply').toEqual([]);
+    expect(
+      sink.received.filter((r) => r.status !== 0),
+      'the sink answered nothing before the reply',
+    ).toEqual([]);
     // The event is on its way, held by the sink: the reply did not wait for it.
     await waitFor(() => sink.holding() > 0, { message: 'the sink holds the run-end event' });
     expect(await owed(h, name)).toEqual([true, false]);
@@ -183,7 +252,12 @@ describe('the run-end CloudEvent', () => {
     const run = await h.waitEnded(name);
     const delivered = sink.received.filter((r) => r.status === 200);
     expect(delivered).toHaveLength(1);
-    expect(asEvent(delivered[0]!)).toMatchObject({ id: `${run.metadata.uid}-succeeded`, type: 'net.cascade.run.succeeded.v1', cluster: 'test', data: summary(run) });
+    expect(asEvent(delivered[0]!)).toMatchObject({
+      id: `${run.metadata.uid}-succeeded`,
+      type: 'net.cascade.run.succeeded.v1',
+      cluster: 'test',
+      data: summary(run),
+    });
     expect(asEvent(delivered[0]!)).toEqual(asEvent(sink.received[0]!));
     expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0 });
   });

@@ -26,7 +26,9 @@ let h: Harness;
 beforeAll(async () => {
   h = await cascadeHarness({ modules: [imageModule('only', {}, { delayMs: 600_000 })], replicas: 0, source: false });
 });
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 function engine() {
   const parsed = parseConfig({ ...h.env, K_SINK: 'http://127.0.0.1:9/held-by-this-test' });
@@ -34,11 +36,20 @@ function engine() {
   const log = pino({ level: 'silent' });
   const sent: RunEndEvent[] = [];
   let release: () => void = () => {};
-  const held = new Promise<void>((r) => { release = r; });
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
   const deps: EngineDeps = {
-    config: parsed.value, store: connectStore(parsed.value.namespace, DEFAULT_RETRY, h.env.KUBECONFIG), log,
-    now: () => new Date(), outbox: outbox(log),
-    notify: async (event) => { await held; sent.push(event); return true; },
+    config: parsed.value,
+    store: connectStore(parsed.value.namespace, DEFAULT_RETRY, h.env.KUBECONFIG),
+    log,
+    now: () => new Date(),
+    outbox: outbox(log),
+    notify: async (event) => {
+      await held;
+      sent.push(event);
+      return true;
+    },
   };
   return { deps, sent, release };
 }
@@ -49,7 +60,9 @@ describe('a run-end event asked for again with a read older than its record', ()
     const started = await startRun(deps, { turlinfo: 's3://in/x.tgz', iuid: 'stale1' });
     if (started.kind !== 'accepted') throw new Error(`run request not accepted: ${JSON.stringify(started)}`);
     const name = String(started.body.run);
-    expect(await acceptModuleResult(deps, { runname: name, modulename: 'only', moduleresult: 'failure' })).toMatchObject({ kind: 'accepted', body: { phase: 'Failed' } });
+    expect(
+      await acceptModuleResult(deps, { runname: name, modulename: 'only', moduleresult: 'failure' }),
+    ).toMatchObject({ kind: 'accepted', body: { phase: 'Failed' } });
 
     // Read while the send is held: ended, counted, the event still owed.
     const stale = await h.getRun(name);
@@ -67,7 +80,13 @@ describe('a run-end event asked for again with a read older than its record', ()
 
     // Owed again (as an operator may mark it): the same process sends it again, same id, and records it.
     const now = await h.getRun(name);
-    await h.custom.replaceNamespacedCustomObjectStatus({ ...G, namespace: h.ns, plural: 'cascaderuns', name, body: { ...now, status: { ...now.status, notified: false } } as CascadeRun });
+    await h.custom.replaceNamespacedCustomObjectStatus({
+      ...G,
+      namespace: h.ns,
+      plural: 'cascaderuns',
+      name,
+      body: { ...now, status: { ...now.status, notified: false } } as CascadeRun,
+    });
     await sendRunEndEvent(deps, stale, 'Failed');
     expect(await deps.outbox!.drain(60_000)).toBe(0);
     expect(sent.map((e) => e.id)).toEqual([sent[0]!.id, sent[0]!.id]);

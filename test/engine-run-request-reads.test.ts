@@ -13,7 +13,10 @@ import { functionRequests } from './support/function-requests.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
 
 let h: Harness | undefined;
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 
 async function runRequest(iuid: string) {
   const ev = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid });
@@ -27,18 +30,27 @@ describe('run requests and API reads', () => {
     let mark = auditMark(auditLogOf(adminKubeconfigPath()));
     await runRequest('abcde001');
     expect((await functionRequests(h.ns, mark, 1)).byVerb).toEqual({
-      'cascadeautooperators get': 1, 'cascadeautooperators update': 1, 'cascaderuns create': 1, 'jobs create': 1,
-      'cascadeautooperators/status update': 1, 'cascaderuns/status update': 1, 'events create': 1,
+      'cascadeautooperators get': 1,
+      'cascadeautooperators update': 1,
+      'cascaderuns create': 1,
+      'jobs create': 1,
+      'cascadeautooperators/status update': 1,
+      'cascaderuns/status update': 1,
+      'events create': 1,
     });
 
     mark = auditMark(auditLogOf(adminKubeconfigPath()));
     await runRequest('fghij002');
     expect((await functionRequests(h.ns, mark, 1)).byVerb).toEqual({
-      'cascadeautooperators get': 1, 'cascaderuns create': 1, 'jobs create': 1,
-      'cascadeautooperators/status update': 1, 'cascaderuns/status update': 1, 'events create': 1,
+      'cascadeautooperators get': 1,
+      'cascaderuns create': 1,
+      'jobs create': 1,
+      'cascadeautooperators/status update': 1,
+      'cascaderuns/status update': 1,
+      'events create': 1,
     });
     const op = await h.operator();
     expect(op.status?.active).toBe(2);
-    await waitFor(async () => ((await h!.listRuns()).length === 2) || undefined, { message: 'two runs' });
+    await waitFor(async () => (await h!.listRuns()).length === 2 || undefined, { message: 'two runs' });
   });
 });

@@ -36,12 +36,23 @@ beforeAll(async () => {
   config = parsed.value;
   real = connectStore(config.namespace, DEFAULT_RETRY, h.env.KUBECONFIG);
 });
-afterAll(async () => { await h?.stop(); });
+afterAll(async () => {
+  await h?.stop();
+});
 
 function deps(store: Store, metrics = cascadeMetrics(SCENARIO)): EngineDeps {
   return {
-    config, store, log: pino({ level: 'silent' }), now: () => new Date(), notify: async () => false,
-    hooks: { conflict: () => metrics.conflicts.inc(), transitions: (ts, run) => { for (const t of ts) metrics.transition(t, run.spec); } },
+    config,
+    store,
+    log: pino({ level: 'silent' }),
+    now: () => new Date(),
+    notify: async () => false,
+    hooks: {
+      conflict: () => metrics.conflicts.inc(),
+      transitions: (ts, run) => {
+        for (const t of ts) metrics.transition(t, run.spec);
+      },
+    },
   };
 }
 
@@ -54,23 +65,41 @@ describe('a status write that loses a race', () => {
 
     const other = { runname: name, modulename: 'first', moduleresult: '50% done' };
     const racing = racingStore(real, async () => {
-      expect(await acceptModuleResult(deps(real), other)).toMatchObject({ kind: 'accepted', body: { verdict: 'applied', phase: 'Running' } });
+      expect(await acceptModuleResult(deps(real), other)).toMatchObject({
+        kind: 'accepted',
+        body: { verdict: 'applied', phase: 'Running' },
+      });
     });
     const metrics = cascadeMetrics(SCENARIO);
-    const moved = await acceptModuleResult(deps(racing.store, metrics), { runname: name, modulename: 'first', moduleresult: 'success' });
+    const moved = await acceptModuleResult(deps(racing.store, metrics), {
+      runname: name,
+      modulename: 'first',
+      moduleresult: 'success',
+    });
     expect(racing.raced()).toBe(true);
     expect(moved).toMatchObject({ kind: 'accepted', body: { verdict: 'applied', phase: 'Running' } });
     expect(value(parseMetrics(await metrics.registry.metrics()), 'cascade_status_conflicts_total')).toBe(1);
 
     const run = await h.getRun(name);
     expect(run.status?.result).toEqual(['first: 50% done\n', 'first: success\n']);
-    expect(run.status?.modules?.map((m) => `${m.name}:${m.phase}:${m.result ?? ''}`)).toEqual(['first:Succeeded:success', 'second:Running:']);
+    expect(run.status?.modules?.map((m) => `${m.name}:${m.phase}:${m.result ?? ''}`)).toEqual([
+      'first:Succeeded:success',
+      'second:Running:',
+    ]);
     const recorded = await h.recorded([`${SCENARIO}-first-c0ff1`, `${SCENARIO}-second-c0ff1`]);
-    expect([...recorded].map(([job, byUid]) => [job, byUid.size]).sort()).toEqual([[`${SCENARIO}-first-c0ff1`, 1], [`${SCENARIO}-second-c0ff1`, 1]]);
+    expect([...recorded].map(([job, byUid]) => [job, byUid.size]).sort()).toEqual([
+      [`${SCENARIO}-first-c0ff1`, 1],
+      [`${SCENARIO}-second-c0ff1`, 1],
+    ]);
 
-    expect(await acceptModuleResult(deps(real), { runname: name, modulename: 'second', moduleresult: 'success' })).toMatchObject({ kind: 'accepted' });
+    expect(
+      await acceptModuleResult(deps(real), { runname: name, modulename: 'second', moduleresult: 'success' }),
+    ).toMatchObject({ kind: 'accepted' });
     const ended = await h.waitEnded(name);
-    expect(ended.status).toMatchObject({ phase: 'Succeeded', result: ['first: 50% done\n', 'first: success\n', 'second: success\n'] });
+    expect(ended.status).toMatchObject({
+      phase: 'Succeeded',
+      result: ['first: 50% done\n', 'first: success\n', 'second: success\n'],
+    });
     expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0 });
   });
 });

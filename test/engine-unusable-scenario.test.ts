@@ -15,11 +15,17 @@ import { tempDir } from '../local/temp-dir.ts';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 const file = join(tempDir('cascade-unusable-'), 'configuration.json');
 let h: Harness;
-beforeAll(async () => { h = await cascadeHarness({ modules: [], from: 'file', source: false, env: { CONFIG_PATH: file } }); });
-afterAll(async () => { await h?.stop(); });
+beforeAll(async () => {
+  h = await cascadeHarness({ modules: [], from: 'file', source: false, env: { CONFIG_PATH: file } });
+});
+afterAll(async () => {
+  await h?.stop();
+});
 
 async function created(): Promise<{ runs: number; jobs: number }> {
-  const runs = (await h.custom.listNamespacedCustomObject({ ...G, namespace: h.ns, plural: 'cascaderuns' })) as { items: unknown[] };
+  const runs = (await h.custom.listNamespacedCustomObject({ ...G, namespace: h.ns, plural: 'cascaderuns' })) as {
+    items: unknown[];
+  };
   const jobs = await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: h.ns });
   return { runs: runs.items.length, jobs: jobs.items.length };
 }
@@ -29,7 +35,11 @@ describe('an unusable scenario', () => {
     ['a missing file', undefined, /cannot read the scenario file .*configuration\.json: ENOENT/],
     ['a file that is not JSON', '{"cascademodules": [', /the scenario file .*configuration\.json is not JSON/],
     ['a file without modules', '{"cascademodules": []}', /configuration\.json: cascademodules/],
-    ['a module without template', '{"cascademodules": [{"modulename": "a"}]}', /configuration\.json: cascademodules\[0\]\.template/],
+    [
+      'a module without template',
+      '{"cascademodules": [{"modulename": "a"}]}',
+      /configuration\.json: cascademodules\[0\]\.template/,
+    ],
   ])('%s: 500 with the reason, nothing created', async (_name, content, reason) => {
     if (content === undefined) rmSync(file, { force: true });
     else writeFileSync(file, content);
@@ -44,7 +54,10 @@ describe('an unusable scenario', () => {
 
   it('a usable file is taken up at the next request', async () => {
     writeFileSync(file, JSON.stringify({ cascademodules: successScenario(600_000) }));
-    expect(await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'b0b01-unusable' })).toMatchObject({ status: 200, body: { run: `${SCENARIO}-b0b01` } });
+    expect(await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'b0b01-unusable' })).toMatchObject({
+      status: 200,
+      body: { run: `${SCENARIO}-b0b01` },
+    });
     expect(await created()).toEqual({ runs: 1, jobs: 1 });
   });
 });

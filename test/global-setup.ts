@@ -44,7 +44,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // built beside the control plane on a first run; awaited once the cluster is up
   // one after the other: the two cores are busy enough
   const binaries = ensurePromtool().then(async (promtool) => ({
-    promtool, prometheus: await ensurePrometheus(), kubeStateMetrics: await ensureKubeStateMetrics(),
+    promtool,
+    prometheus: await ensurePrometheus(),
+    kubeStateMetrics: await ensureKubeStateMetrics(),
   }));
   binaries.catch(() => {});
   const queueProxy = ensureQueueProxy();

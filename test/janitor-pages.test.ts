@@ -21,11 +21,19 @@ const RUNS = 5;
 const ORPHANS = 3;
 
 let h: Harness | undefined;
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 
 /** The real Store, with what the sweep asked of it written down. */
 function watched(real: Store) {
-  const calls = { runPages: [] as PageRequest[], jobPages: [] as PageRequest[], listed: [] as string[], reads: [] as string[] };
+  const calls = {
+    runPages: [] as PageRequest[],
+    jobPages: [] as PageRequest[],
+    listed: [] as string[],
+    reads: [] as string[],
+  };
   const store: Store = {
     ...real,
     pageRuns: async (request) => {
@@ -58,20 +66,33 @@ describe('janitor sweep in pages', () => {
     for (let i = 0; i < RUNS; i++) runs.push(await createRun(h, SCENARIO, { iuid: `page${i}-abc`, modules: SLOW }));
     const orphans = Array.from({ length: ORPHANS }, (_, i) => `ghost-job-${i}`);
     for (const name of orphans) {
-      await batch.createNamespacedJob({ namespace: ns, body: {
-        metadata: { name, labels: { [LABEL_RUN]: `${SCENARIO}-ghost` } },
-        spec: { backoffLimit: 0, template: {
-          metadata: { annotations: { [KWOK_DELAY]: '600000' } },
-          spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.example/x:1' }] },
-        } },
-      } });
+      await batch.createNamespacedJob({
+        namespace: ns,
+        body: {
+          metadata: { name, labels: { [LABEL_RUN]: `${SCENARIO}-ghost` } },
+          spec: {
+            backoffLimit: 0,
+            template: {
+              metadata: { annotations: { [KWOK_DELAY]: '600000' } },
+              spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.example/x:1' }] },
+            },
+          },
+        },
+      });
     }
     const deps = janitorDeps(kc, { ...h.env, CASCADE_LIST_PAGE_SIZE: String(PAGE) });
     expect(deps.config.listPageSize).toBe(PAGE);
 
     const first = watched(deps.store);
     const s = await sweep({ ...deps, store: first.store }, new Date());
-    expect(s).toMatchObject({ runsSeen: RUNS, runsHandled: RUNS, advanced: RUNS, active: RUNS, orphanJobsDeleted: ORPHANS, errors: 0 });
+    expect(s).toMatchObject({
+      runsSeen: RUNS,
+      runsHandled: RUNS,
+      advanced: RUNS,
+      active: RUNS,
+      orphanJobsDeleted: ORPHANS,
+      errors: 0,
+    });
     expect(sorted(first.calls.listed)).toEqual(sorted(runs));
     expect(sorted(first.calls.reads)).toEqual(sorted(runs));
     expect(first.calls.runPages.length).toBeGreaterThanOrEqual(Math.ceil(RUNS / PAGE));
@@ -86,7 +107,12 @@ describe('janitor sweep in pages', () => {
     // Every run now waits for its Job: listed again in pages, none read or moved.
     const second = watched(deps.store);
     expect(await sweep({ ...deps, store: second.store }, new Date())).toMatchObject({
-      runsSeen: RUNS, runsHandled: 0, advanced: 0, active: RUNS, orphanJobsDeleted: 0, errors: 0,
+      runsSeen: RUNS,
+      runsHandled: 0,
+      advanced: 0,
+      active: RUNS,
+      orphanJobsDeleted: 0,
+      errors: 0,
     });
     expect(sorted(second.calls.listed)).toEqual(sorted(runs));
     expect(second.calls.reads).toEqual([]);

@@ -9,12 +9,17 @@ import { keptWatch, type KeptWatch } from '../local/kept-watch.ts';
 import { adminKubeConfig, createTestNamespace, waitFor } from './support/kube.ts';
 
 let w: KeptWatch | undefined;
-afterEach(() => { w?.stop(); w = undefined; });
+afterEach(() => {
+  w?.stop();
+  w = undefined;
+});
 
 function watchConfigMaps(ns: string) {
   const seen: string[] = [];
   w = keptWatch({
-    kc: adminKubeConfig(), path: `/api/v1/namespaces/${ns}/configmaps`, query: { labelSelector: 'kept', timeoutSeconds: '1' },
+    kc: adminKubeConfig(),
+    path: `/api/v1/namespaces/${ns}/configmaps`,
+    query: { labelSelector: 'kept', timeoutSeconds: '1' },
     on: (phase, obj) => seen.push(`${phase} ${(obj as { metadata: { name: string } }).metadata.name}`),
   });
   return { seen, w };
@@ -22,9 +27,16 @@ function watchConfigMaps(ns: string) {
 
 async function configMap(core: CoreV1Api, ns: string, name: string, data: string) {
   try {
-    await core.replaceNamespacedConfigMap({ namespace: ns, name, body: { metadata: { name, labels: { kept: 'yes' } }, data: { v: data } } });
+    await core.replaceNamespacedConfigMap({
+      namespace: ns,
+      name,
+      body: { metadata: { name, labels: { kept: 'yes' } }, data: { v: data } },
+    });
   } catch {
-    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name, labels: { kept: 'yes' } }, data: { v: data } } });
+    await core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name, labels: { kept: 'yes' } }, data: { v: data } },
+    });
   }
 }
 

@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { dump, load, loadAll } from 'js-yaml';
-import { APISERVER_EVENTS, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../shared/api/events.ts';
+import {
+  APISERVER_EVENTS,
+  MODULE_FINISHED,
+  RUN_CANCEL_REQUESTED,
+  RUN_RESUME_REQUESTED,
+  RUN_REQUESTED,
+} from '../shared/api/events.ts';
 import { LABEL_APP, LABEL_APP_VALUE, LABEL_RUN } from '../shared/names.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
@@ -34,7 +40,15 @@ async function dryRun(docs: Manifest[]): Promise<string> {
   const file = join(dir, 'manifests.yaml');
   writeFileSync(file, docs.map((d) => dump(d, { noRefs: true })).join('---\n'));
   try {
-    return await runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, 'apply', '--dry-run=server', '-o', 'name', '-f', file]);
+    return await runCommand(kubectlPath(), [
+      `--kubeconfig=${adminKubeconfigPath()}`,
+      'apply',
+      '--dry-run=server',
+      '-o',
+      'name',
+      '-f',
+      file,
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -54,7 +68,9 @@ beforeAll(async () => {
   objects = loadAll(out) as Manifest[];
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
   try {
-    await core.createNamespace({ body: { metadata: { name: NAMESPACE, labels: { 'cascade.cascade.net/test': 'true' } } } });
+    await core.createNamespace({
+      body: { metadata: { name: NAMESPACE, labels: { 'cascade.cascade.net/test': 'true' } } },
+    });
     createdNamespace = true;
   } catch (error) {
     if (apiStatus(error) !== 409) throw error;
@@ -68,30 +84,44 @@ afterAll(async () => {
 describe('the real Knative CRDs', () => {
   it('are installed from the Go modules: Serving and Eventing kinds knative/ uses', () => {
     const names = installed.flatMap((s) => s.crds.map((c) => c.metadata.name));
-    expect(names).toEqual(expect.arrayContaining([
-      'services.serving.knative.dev',
-      'brokers.eventing.knative.dev',
-      'triggers.eventing.knative.dev',
-      'apiserversources.sources.knative.dev',
-      'sinkbindings.sources.knative.dev',
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'services.serving.knative.dev',
+        'brokers.eventing.knative.dev',
+        'triggers.eventing.knative.dev',
+        'apiserversources.sources.knative.dev',
+        'sinkbindings.sources.knative.dev',
+      ]),
+    );
   });
 });
 
 describe('kubectl kustomize knative/', () => {
   it('holds every piece of the deployment, in namespace cascade-operator', () => {
     const kinds = objects.map((o) => `${o.kind}/${o.metadata.name}`);
-    expect(kinds).toEqual(expect.arrayContaining([
-      'Namespace/cascade-operator',
-      'CustomResourceDefinition/cascaderuns.cascade.cascade.net',
-      'CustomResourceDefinition/cascadeautooperators.cascade.cascade.net',
-      'ServiceAccount/cascade-function', 'Role/cascade-function', 'RoleBinding/cascade-function',
-      'ServiceAccount/cascade-janitor', 'Role/cascade-janitor', 'RoleBinding/cascade-janitor',
-      'ServiceAccount/cascade-apiserversource', 'Role/cascade-apiserversource', 'RoleBinding/cascade-apiserversource',
-      'ConfigMap/cascade-scenario-config', 'Service/cascade', 'Broker/default',
-      'ApiServerSource/cascade-jobs', 'SinkBinding/cascade-modules', 'CronJob/cascade-janitor',
-      'Service/cascade-dead-letters',
-    ]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'Namespace/cascade-operator',
+        'CustomResourceDefinition/cascaderuns.cascade.cascade.net',
+        'CustomResourceDefinition/cascadeautooperators.cascade.cascade.net',
+        'ServiceAccount/cascade-function',
+        'Role/cascade-function',
+        'RoleBinding/cascade-function',
+        'ServiceAccount/cascade-janitor',
+        'Role/cascade-janitor',
+        'RoleBinding/cascade-janitor',
+        'ServiceAccount/cascade-apiserversource',
+        'Role/cascade-apiserversource',
+        'RoleBinding/cascade-apiserversource',
+        'ConfigMap/cascade-scenario-config',
+        'Service/cascade',
+        'Broker/default',
+        'ApiServerSource/cascade-jobs',
+        'SinkBinding/cascade-modules',
+        'CronJob/cascade-janitor',
+        'Service/cascade-dead-letters',
+      ]),
+    );
     const namespaced = objects.filter((o) => !['Namespace', 'CustomResourceDefinition'].includes(o.kind));
     expect(namespaced.every((o) => o.metadata.namespace === NAMESPACE)).toBe(true);
   });
@@ -100,13 +130,15 @@ describe('kubectl kustomize knative/', () => {
     const out = await dryRun(objects);
     const lines = out.trim().split('\n');
     expect(lines).toHaveLength(objects.length);
-    expect(lines).toEqual(expect.arrayContaining([
-      'service.serving.knative.dev/cascade',
-      'trigger.eventing.knative.dev/cascade-run-requested',
-      'apiserversource.sources.knative.dev/cascade-jobs',
-      'sinkbinding.sources.knative.dev/cascade-modules',
-      'cronjob.batch/cascade-janitor',
-    ]));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'service.serving.knative.dev/cascade',
+        'trigger.eventing.knative.dev/cascade-run-requested',
+        'apiserversource.sources.knative.dev/cascade-jobs',
+        'sinkbinding.sources.knative.dev/cascade-modules',
+        'cronjob.batch/cascade-janitor',
+      ]),
+    );
   });
 });
 
@@ -114,8 +146,12 @@ describe('kubectl kustomize deploy/func (the platform around a `func deploy`ed f
   it('is knative/ without the Knative Service, with the janitor on the buildpack launcher, and passes a dry run', async () => {
     const out = await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'deploy', 'func')]);
     const docs = loadAll(out) as Manifest[];
-    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`).sort())
-      .toEqual(objects.filter((o) => !(o.kind === 'Service' && o.metadata.name === 'cascade')).map((o) => `${o.kind}/${o.metadata.name}`).sort());
+    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`).sort()).toEqual(
+      objects
+        .filter((o) => !(o.kind === 'Service' && o.metadata.name === 'cascade'))
+        .map((o) => `${o.kind}/${o.metadata.name}`)
+        .sort(),
+    );
     const cronJob = docs.find((d) => d.kind === 'CronJob')!;
     expect(cronJob.spec.jobTemplate.spec.template.spec.containers[0].command).toEqual(['/cnb/process/janitor']);
     expect((await dryRun(docs)).trim().split('\n')).toHaveLength(docs.length);
@@ -124,12 +160,18 @@ describe('kubectl kustomize deploy/func (the platform around a `func deploy`ed f
 
 describe('kubectl kustomize deploy/http (the function exposed on purpose, with a caller token)', () => {
   it('is the Service cascade, public, named cascade-http, with CASCADE_AUTH_TOKEN from a Secret; with its SinkBinding, it passes a dry run', async () => {
-    const docs = loadAll(await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'deploy', 'http')])) as Manifest[];
-    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual(['Service/cascade-http', 'SinkBinding/cascade-http']);
+    const docs = loadAll(
+      await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'deploy', 'http')]),
+    ) as Manifest[];
+    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
+      'Service/cascade-http',
+      'SinkBinding/cascade-http',
+    ]);
     const exposed = structuredClone(docs[0]!) as Manifest & { metadata: { labels?: Record<string, string> } };
     const env = exposed.spec.template.spec.containers[0].env as { name: string }[];
     expect(env.find((e) => e.name === 'CASCADE_AUTH_TOKEN')).toEqual({
-      name: 'CASCADE_AUTH_TOKEN', valueFrom: { secretKeyRef: { name: 'cascade-caller-token', key: 'token' } },
+      name: 'CASCADE_AUTH_TOKEN',
+      valueFrom: { secretKeyRef: { name: 'cascade-caller-token', key: 'token' } },
     });
     expect(exposed.metadata.labels?.['networking.knative.dev/visibility']).toBeUndefined();
     // apart from those, the same Service as knative/service.yaml: keep deploy/http/service.yaml in step with it
@@ -137,87 +179,165 @@ describe('kubectl kustomize deploy/http (the function exposed on purpose, with a
     delete original.metadata.labels['networking.knative.dev/visibility'];
     exposed.spec.template.spec.containers[0].env = env.filter((e) => e.name !== 'CASCADE_AUTH_TOKEN');
     expect({ ...exposed, metadata: { ...exposed.metadata, name: 'cascade' } }).toEqual(original);
-    expect(docs[1]!.spec).toMatchObject({ subject: { kind: 'Service', name: 'cascade-http' }, sink: { ref: { kind: 'Broker', name: 'default' } } });
-    expect((await dryRun(docs)).trim().split('\n')).toEqual(['service.serving.knative.dev/cascade-http', 'sinkbinding.sources.knative.dev/cascade-http']);
+    expect(docs[1]!.spec).toMatchObject({
+      subject: { kind: 'Service', name: 'cascade-http' },
+      sink: { ref: { kind: 'Broker', name: 'default' } },
+    });
+    expect((await dryRun(docs)).trim().split('\n')).toEqual([
+      'service.serving.knative.dev/cascade-http',
+      'sinkbinding.sources.knative.dev/cascade-http',
+    ]);
   });
 });
 
 describe('the manifests docs/deploy/exposing.md shows for exposing the function', () => {
   it('EventPolicy and DomainMapping pass a dry run against the Knative CRDs', async () => {
-    const blocks = [...readFileSync(join(repoRoot, 'docs', 'deploy', 'exposing.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    const shown = blocks.map((b) => load(b) as Manifest).filter((d) => ['EventPolicy', 'DomainMapping'].includes(d?.kind));
-    expect(shown.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual(['EventPolicy/cascade-broker-senders', 'DomainMapping/cascade.example.com']);
-    expect(shown[0]!.spec.to).toEqual([{ ref: { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: find('Broker').metadata.name } }]);
-    expect(shown[0]!.spec.from).toContainEqual({ ref: { apiVersion: 'sources.knative.dev/v1', kind: 'ApiServerSource', name: find('ApiServerSource').metadata.name } });
+    const blocks = [
+      ...readFileSync(join(repoRoot, 'docs', 'deploy', 'exposing.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g),
+    ].map((m) => m[1]!);
+    const shown = blocks
+      .map((b) => load(b) as Manifest)
+      .filter((d) => ['EventPolicy', 'DomainMapping'].includes(d?.kind));
+    expect(shown.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
+      'EventPolicy/cascade-broker-senders',
+      'DomainMapping/cascade.example.com',
+    ]);
+    expect(shown[0]!.spec.to).toEqual([
+      { ref: { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: find('Broker').metadata.name } },
+    ]);
+    expect(shown[0]!.spec.from).toContainEqual({
+      ref: {
+        apiVersion: 'sources.knative.dev/v1',
+        kind: 'ApiServerSource',
+        name: find('ApiServerSource').metadata.name,
+      },
+    });
     expect((await dryRun(shown)).trim().split('\n')).toEqual([
-      'eventpolicy.eventing.knative.dev/cascade-broker-senders', 'domainmapping.serving.knative.dev/cascade.example.com',
+      'eventpolicy.eventing.knative.dev/cascade-broker-senders',
+      'domainmapping.serving.knative.dev/cascade.example.com',
     ]);
   });
 });
 
 describe('the EventPolicies docs/security.md shows, one per sender', () => {
   it('pass a dry run against the Knative CRDs, and admit Job events from the ApiServerSource only', async () => {
-    const blocks = [...readFileSync(join(repoRoot, 'docs', 'security.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const blocks = [
+      ...readFileSync(join(repoRoot, 'docs', 'security.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g),
+    ].map((m) => m[1]!);
     const policies = blocks.flatMap((b) => loadAll(b) as Manifest[]).filter((d) => d?.kind === 'EventPolicy');
-    expect(policies.map((d) => d.metadata.name)).toEqual(['cascade-job-events', 'cascade-module-results', 'cascade-run-requests', 'cascade-run-ends']);
-    const broker = { ref: { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: find('Broker').metadata.name } };
+    expect(policies.map((d) => d.metadata.name)).toEqual([
+      'cascade-job-events',
+      'cascade-module-results',
+      'cascade-run-requests',
+      'cascade-run-ends',
+    ]);
+    const broker = {
+      ref: { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: find('Broker').metadata.name },
+    };
     for (const p of policies) expect(p.spec.to).toEqual([broker]);
     const source = find('ApiServerSource');
-    expect(policies[0]!.spec.from).toEqual([{ ref: { apiVersion: 'sources.knative.dev/v1', kind: 'ApiServerSource', name: source.metadata.name, namespace: source.metadata.namespace } }]);
+    expect(policies[0]!.spec.from).toEqual([
+      {
+        ref: {
+          apiVersion: 'sources.knative.dev/v1',
+          kind: 'ApiServerSource',
+          name: source.metadata.name,
+          namespace: source.metadata.namespace,
+        },
+      },
+    ]);
     expect(policies[0]!.spec.filters).toEqual([{ prefix: { type: 'dev.knative.apiserver.resource.' } }]);
     // The CRDs here are Eventing 1.15's, whose EventPolicy has no `filters` yet (docs/security.md says so).
     const unfiltered = policies.map((p) => ({ ...p, spec: { to: p.spec.to, from: p.spec.from } }));
-    expect((await dryRun(unfiltered)).trim().split('\n')).toEqual(policies.map((p) => `eventpolicy.eventing.knative.dev/${p.metadata.name}`));
+    expect((await dryRun(unfiltered)).trim().split('\n')).toEqual(
+      policies.map((p) => `eventpolicy.eventing.knative.dev/${p.metadata.name}`),
+    );
   });
 });
 
 describe('broken copies are rejected by the API server', () => {
   const cases: [string, () => Manifest, RegExp][] = [
-    ['a Trigger whose subscriber is not an object', () => {
-      const t = find('Trigger', 'cascade-run-requested');
-      t.spec.subscriber = 'cascade';
-      return t;
-    }, /spec\.subscriber in body must be of type object/],
-    ['a Trigger with a misspelt field in its subscriber', () => {
-      const t = find('Trigger', 'cascade-module-finished');
-      t.spec.subscriber = { reff: t.spec.subscriber.ref };
-      return t;
-    }, /unknown field "spec\.subscriber\.reff"/],
-    ['a Service whose containerConcurrency is not a number', () => {
-      const s = find('Service', 'cascade');
-      s.spec.template.spec.containerConcurrency = 'a hundred';
-      return s;
-    }, /containerConcurrency in body must be of type integer/],
-    ['a Service whose probe has a misspelt field', () => {
-      const s = find('Service', 'cascade');
-      s.spec.template.spec.containers[0].livenessProbe.httpGet = { paht: '/healthz' };
-      return s;
-    }, /unknown field "spec\.template\.spec\.containers\[0\]\.livenessProbe\.httpGet\.paht"/],
-    ['a Service without containers', () => {
-      const s = find('Service', 'cascade');
-      delete s.spec.template.spec.containers;
-      return s;
-    }, /spec\.template\.spec\.containers: Required value/],
-    ['a SinkBinding whose subject selector is a string', () => {
-      const b = find('SinkBinding', 'cascade-modules');
-      b.spec.subject.selector = 'app=Cascade';
-      return b;
-    }, /spec\.subject\.selector in body must be of type object/],
-    ['an ApiServerSource whose resources are not a list', () => {
-      const a = find('ApiServerSource');
-      a.spec.resources = a.spec.resources[0];
-      return a;
-    }, /unknown field "spec\.resources\.kind"/],
-    ['a CronJob with an invalid schedule', () => {
-      const c = find('CronJob');
-      c.spec.schedule = 'every two minutes';
-      return c;
-    }, /spec\.schedule: Invalid value: "every two minutes"/],
-    ['a CronJob with an unknown concurrencyPolicy', () => {
-      const c = find('CronJob');
-      c.spec.concurrencyPolicy = 'Never';
-      return c;
-    }, /spec\.concurrencyPolicy: Unsupported value: "Never"/],
+    [
+      'a Trigger whose subscriber is not an object',
+      () => {
+        const t = find('Trigger', 'cascade-run-requested');
+        t.spec.subscriber = 'cascade';
+        return t;
+      },
+      /spec\.subscriber in body must be of type object/,
+    ],
+    [
+      'a Trigger with a misspelt field in its subscriber',
+      () => {
+        const t = find('Trigger', 'cascade-module-finished');
+        t.spec.subscriber = { reff: t.spec.subscriber.ref };
+        return t;
+      },
+      /unknown field "spec\.subscriber\.reff"/,
+    ],
+    [
+      'a Service whose containerConcurrency is not a number',
+      () => {
+        const s = find('Service', 'cascade');
+        s.spec.template.spec.containerConcurrency = 'a hundred';
+        return s;
+      },
+      /containerConcurrency in body must be of type integer/,
+    ],
+    [
+      'a Service whose probe has a misspelt field',
+      () => {
+        const s = find('Service', 'cascade');
+        s.spec.template.spec.containers[0].livenessProbe.httpGet = { paht: '/healthz' };
+        return s;
+      },
+      /unknown field "spec\.template\.spec\.containers\[0\]\.livenessProbe\.httpGet\.paht"/,
+    ],
+    [
+      'a Service without containers',
+      () => {
+        const s = find('Service', 'cascade');
+        delete s.spec.template.spec.containers;
+        return s;
+      },
+      /spec\.template\.spec\.containers: Required value/,
+    ],
+    [
+      'a SinkBinding whose subject selector is a string',
+      () => {
+        const b = find('SinkBinding', 'cascade-modules');
+        b.spec.subject.selector = 'app=Cascade';
+        return b;
+      },
+      /spec\.subject\.selector in body must be of type object/,
+    ],
+    [
+      'an ApiServerSource whose resources are not a list',
+      () => {
+        const a = find('ApiServerSource');
+        a.spec.resources = a.spec.resources[0];
+        return a;
+      },
+      /unknown field "spec\.resources\.kind"/,
+    ],
+    [
+      'a CronJob with an invalid schedule',
+      () => {
+        const c = find('CronJob');
+        c.spec.schedule = 'every two minutes';
+        return c;
+      },
+      /spec\.schedule: Invalid value: "every two minutes"/,
+    ],
+    [
+      'a CronJob with an unknown concurrencyPolicy',
+      () => {
+        const c = find('CronJob');
+        c.spec.concurrencyPolicy = 'Never';
+        return c;
+      },
+      /spec\.concurrencyPolicy: Unsupported value: "Never"/,
+    ],
   ];
 
   it.each(cases)('%s', async (_what, broken, reason) => {
@@ -235,33 +355,48 @@ describe('the wiring, checked on the manifests', () => {
   it('has one Trigger per event type the function accepts, each with a subscriber: the Service cascade', () => {
     const triggers = ofKind('Trigger');
     const types = triggers.map((t) => t.spec.filter.attributes.type).sort();
-    expect(types).toEqual([RUN_REQUESTED, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, ...APISERVER_EVENTS].sort());
+    expect(types).toEqual(
+      [RUN_REQUESTED, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, ...APISERVER_EVENTS].sort(),
+    );
     for (const t of triggers) {
       expect(t.spec.broker).toBe('default');
-      expect(t.spec.subscriber).toEqual({ ref: { apiVersion: 'serving.knative.dev/v1', kind: 'Service', name: 'cascade' } });
+      expect(t.spec.subscriber).toEqual({
+        ref: { apiVersion: 'serving.knative.dev/v1', kind: 'Service', name: 'cascade' },
+      });
     }
   });
 
   it('gives the Broker and every Trigger explicit retry, backoff, timeout and the dead-letter sink cascade-dead-letters', () => {
     const dls = { ref: { apiVersion: 'serving.knative.dev/v1', kind: 'Service', name: 'cascade-dead-letters' } };
     for (const o of [...ofKind('Trigger'), find('Broker', 'default')]) {
-      expect({ what: `${o.kind}/${o.metadata.name}`, delivery: o.spec.delivery }).toEqual({ what: `${o.kind}/${o.metadata.name}`, delivery: {
-        retry: expect.any(Number), backoffPolicy: 'exponential', backoffDelay: expect.stringMatching(/^PT/), timeout: expect.stringMatching(/^PT/), deadLetterSink: dls,
-      } });
+      expect({ what: `${o.kind}/${o.metadata.name}`, delivery: o.spec.delivery }).toEqual({
+        what: `${o.kind}/${o.metadata.name}`,
+        delivery: {
+          retry: expect.any(Number),
+          backoffPolicy: 'exponential',
+          backoffDelay: expect.stringMatching(/^PT/),
+          timeout: expect.stringMatching(/^PT/),
+          deadLetterSink: dls,
+        },
+      });
     }
     const sink = find('Service', 'cascade-dead-letters');
     expect(sink.metadata).toMatchObject({ labels: { 'networking.knative.dev/visibility': 'cluster-local' } });
     expect(sink.spec.template.spec.containers[0].image).toMatch(/event_display/);
   });
 
-  it('sends Job events of runs, CascadeRun events and the modules\' results to the Broker', () => {
+  it("sends Job events of runs, CascadeRun events and the modules' results to the Broker", () => {
     const broker = { ref: { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: 'default' } };
     const source = find('ApiServerSource');
     expect(source.spec).toMatchObject({
       mode: 'Resource',
       serviceAccountName: 'cascade-apiserversource',
       resources: [
-        { apiVersion: 'batch/v1', kind: 'Job', selector: { matchExpressions: [{ key: LABEL_RUN, operator: 'Exists' }] } },
+        {
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          selector: { matchExpressions: [{ key: LABEL_RUN, operator: 'Exists' }] },
+        },
         { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeRun' },
       ],
       sink: broker,
@@ -274,12 +409,23 @@ describe('the wiring, checked on the manifests', () => {
     expect(find('SinkBinding', 'cascade-function').spec.sink).toEqual(broker);
     const janitorJobs = find('CronJob').spec.jobTemplate.metadata.labels as Record<string, string>;
     const janitorBinding = find('SinkBinding', 'cascade-janitor').spec;
-    expect(janitorBinding).toEqual({ subject: { apiVersion: 'batch/v1', kind: 'Job', selector: { matchLabels: janitorBinding.subject.selector.matchLabels } }, sink: broker });
-    expect(Object.entries(janitorBinding.subject.selector.matchLabels as Record<string, string>).every(([k, v]) => janitorJobs[k] === v)).toBe(true);
+    expect(janitorBinding).toEqual({
+      subject: {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        selector: { matchLabels: janitorBinding.subject.selector.matchLabels },
+      },
+      sink: broker,
+    });
+    expect(
+      Object.entries(janitorBinding.subject.selector.matchLabels as Record<string, string>).every(
+        ([k, v]) => janitorJobs[k] === v,
+      ),
+    ).toBe(true);
     expect(janitorJobs[LABEL_APP], 'not a module Job').toBeUndefined();
   });
 
-  it('runs the function and the janitor with the Go controller\'s environment and their own ServiceAccounts', () => {
+  it("runs the function and the janitor with the Go controller's environment and their own ServiceAccounts", () => {
     const service = find('Service', 'cascade').spec.template;
     const janitor = find('CronJob').spec.jobTemplate.spec.template.spec;
     const envNames = (c: { env: { name: string }[] }) => c.env.map((e) => e.name);
@@ -289,7 +435,9 @@ describe('the wiring, checked on the manifests', () => {
     expect(envNames(janitor.containers[0])).toEqual(expect.arrayContaining(goEnv));
     expect(service.metadata.annotations['autoscaling.knative.dev/min-scale']).toBe('0');
     // private by default: not published on the cluster's external domain
-    expect(find('Service', 'cascade').metadata).toMatchObject({ labels: { 'networking.knative.dev/visibility': 'cluster-local' } });
+    expect(find('Service', 'cascade').metadata).toMatchObject({
+      labels: { 'networking.knative.dev/visibility': 'cluster-local' },
+    });
     expect(service.spec.serviceAccountName).toBe('cascade-function');
     expect(janitor.serviceAccountName).toBe('cascade-janitor');
     expect(janitor.containers[0].command).toEqual(['node', 'build/functions/janitor/main.js']);

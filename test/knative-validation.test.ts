@@ -23,26 +23,33 @@ const container = (s: Doc) => s.spec.template.spec.containers[0];
 
 beforeAll(async () => {
   bin = await ensureKnativeValidate();
-  service = (loadAll(await kustomize('knative')) as Doc[]).find((d) => d?.kind === 'Service' && d.apiVersion === 'serving.knative.dev/v1' && d.metadata?.name === 'cascade');
+  service = (loadAll(await kustomize('knative')) as Doc[]).find(
+    (d) => d?.kind === 'Service' && d.apiVersion === 'serving.knative.dev/v1' && d.metadata?.name === 'cascade',
+  );
 }, 1_200_000);
 
-describe('Knative Serving\'s validation, default feature flags', () => {
+describe("Knative Serving's validation, default feature flags", () => {
   it('accepts the Services of kubectl kustomize knative/ (the function and the dead-letter sink), without a warning', async () => {
     const results = await validateServices(bin, await kustomize('knative'));
     expect(results.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
-      { name: 'cascade', errors: '', warnings: '' }, { name: 'cascade-dead-letters', errors: '', warnings: '' },
+      { name: 'cascade', errors: '', warnings: '' },
+      { name: 'cascade-dead-letters', errors: '', warnings: '' },
     ]);
   });
 
   it('accepts the Service of kubectl kustomize deploy/http, without a warning', async () => {
-    expect(await validateServices(bin, await kustomize('deploy/http'))).toEqual([{ name: 'cascade-http', errors: '', warnings: '' }]);
+    expect(await validateServices(bin, await kustomize('deploy/http'))).toEqual([
+      { name: 'cascade-http', errors: '', warnings: '' },
+    ]);
   });
 
   it('refuses POD_NAMESPACE from the downward API (fieldRef), as the Service had it', async () => {
     const s = structuredClone(service);
     container(s).env.push({ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
     const [verdict] = await validate([s]);
-    expect(verdict!.errors).toMatch(/must not set the field\(s\): spec\.template\.spec\.containers\[0\]\.env\[\d+\]\.valueFrom\.fieldRef/);
+    expect(verdict!.errors).toMatch(
+      /must not set the field\(s\): spec\.template\.spec\.containers\[0\]\.env\[\d+\]\.valueFrom\.fieldRef/,
+    );
   });
 
   it('refuses a pod-level securityContext (kubernetes.podspec-securitycontext is off): so it sits on the container', async () => {

@@ -36,21 +36,36 @@ async function apiServer(handle: Parameters<typeof createServer>[1]): Promise<{ 
 }
 
 const storeAt = (url: string, policy: Partial<typeof DEFAULT_RETRY>) =>
-  restStore(restClient({ server: url, insecure: false, token: () => undefined }), 'ns', { ...DEFAULT_RETRY, minTimeoutMs: 10, maxTimeoutMs: 20, ...policy });
+  restStore(restClient({ server: url, insecure: false, token: () => undefined }), 'ns', {
+    ...DEFAULT_RETRY,
+    minTimeoutMs: 10,
+    maxTimeoutMs: 20,
+    ...policy,
+  });
 
 describe('Kubernetes API calls while the API server or etcd is down, or the API server starting', () => {
   it('a request held with no answer is cut, not tried again past the time budget, and answered 503', async () => {
     const api = await apiServer(() => {});
-    const error: unknown = await storeAt(api.url, { attemptTimeoutMs: 300, maxRetryTimeMs: 200 }).getRun('r').catch((e: unknown) => e);
-    expect(String(error)).toMatch(/GET \/apis\/cascade\.cascade\.net\/v1alpha1\/namespaces\/ns\/cascaderuns\/r: timed out/);
+    const error: unknown = await storeAt(api.url, { attemptTimeoutMs: 300, maxRetryTimeMs: 200 })
+      .getRun('r')
+      .catch((e: unknown) => e);
+    expect(String(error)).toMatch(
+      /GET \/apis\/cascade\.cascade\.net\/v1alpha1\/namespaces\/ns\/cascaderuns\/r: timed out/,
+    );
     expect(apiErrorKind(error)).toBe('transient');
     expect(api.requests(), 'one attempt: it alone took longer than the budget').toBe(1);
     expect(statusOf(failureOutcome(error))).toBe(503);
   });
 
   it('a refusal while the API server is not ready is tried again, and answered 503 if it does not get ready', async () => {
-    const api = await apiServer((req, res) => res.writeHead(req.url === '/readyz' ? 500 : 403).end(req.url === '/readyz' ? '[-]informer-sync failed' : '{"message":"forbidden"}'));
-    const error: unknown = await storeAt(api.url, { retries: 2 }).getRun('r').catch((e: unknown) => e);
+    const api = await apiServer((req, res) =>
+      res
+        .writeHead(req.url === '/readyz' ? 500 : 403)
+        .end(req.url === '/readyz' ? '[-]informer-sync failed' : '{"message":"forbidden"}'),
+    );
+    const error: unknown = await storeAt(api.url, { retries: 2 })
+      .getRun('r')
+      .catch((e: unknown) => e);
     expect(String(error)).toBe('NotReadyYet: the API server is not ready yet, and refused: forbidden');
     expect(statusOf(failureOutcome(error))).toBe(503);
     expect(api.requests(), 'three attempts, each followed by a look at /readyz').toBe(6);
@@ -59,7 +74,10 @@ describe('Kubernetes API calls while the API server or etcd is down, or the API 
   it('a refusal until the API server is ready: the call goes through once it is', async () => {
     let ready = false;
     const api = await apiServer((req, res) => {
-      if (req.url !== '/readyz') return void res.writeHead(ready ? 200 : 403).end(ready ? '{"metadata":{"name":"r"}}' : '{"message":"forbidden"}');
+      if (req.url !== '/readyz')
+        return void res
+          .writeHead(ready ? 200 : 403)
+          .end(ready ? '{"metadata":{"name":"r"}}' : '{"message":"forbidden"}');
       res.writeHead(500).end('[-]informer-sync failed');
       ready = true; // ready from the next request on
     });
@@ -67,8 +85,14 @@ describe('Kubernetes API calls while the API server or etcd is down, or the API 
   });
 
   it('a refusal from a ready API server is final: one attempt, answered 500', async () => {
-    const api = await apiServer((req, res) => res.writeHead(req.url === '/readyz' ? 200 : 403).end(req.url === '/readyz' ? 'ok' : '{"message":"cascaderuns is forbidden"}'));
-    const error: unknown = await storeAt(api.url, { retries: 2 }).getRun('r').catch((e: unknown) => e);
+    const api = await apiServer((req, res) =>
+      res
+        .writeHead(req.url === '/readyz' ? 200 : 403)
+        .end(req.url === '/readyz' ? 'ok' : '{"message":"cascaderuns is forbidden"}'),
+    );
+    const error: unknown = await storeAt(api.url, { retries: 2 })
+      .getRun('r')
+      .catch((e: unknown) => e);
     expect(apiErrorKind(error)).toBe('refused');
     expect(statusOf(failureOutcome(error))).toBe(500);
     expect(api.requests(), 'the call and one look at /readyz').toBe(2);
@@ -76,7 +100,9 @@ describe('Kubernetes API calls while the API server or etcd is down, or the API 
 
   it('a connection cut at once is tried again while retries and time are left, then answered 503', async () => {
     const api = await apiServer((req) => req.socket.destroy());
-    const error: unknown = await storeAt(api.url, { retries: 4 }).getRun('r').catch((e: unknown) => e);
+    const error: unknown = await storeAt(api.url, { retries: 4 })
+      .getRun('r')
+      .catch((e: unknown) => e);
     expect(apiErrorKind(error)).toBe('transient');
     expect(api.requests()).toBe(5);
     expect(statusOf(failureOutcome(error))).toBe(503);

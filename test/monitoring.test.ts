@@ -24,7 +24,15 @@ import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, SCENARIO, type Harness, QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
 import {
-  deltas, fillVariables, labelValuesQuery, panelQueries, quantileBy, resultBy, sumBy, variableQuery, type PanelQuery,
+  deltas,
+  fillVariables,
+  labelValuesQuery,
+  panelQueries,
+  quantileBy,
+  resultBy,
+  sumBy,
+  variableQuery,
+  type PanelQuery,
 } from './support/dashboard.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { parseMetrics, samples, scrape, type Sample } from './support/ops.ts';
@@ -48,22 +56,48 @@ afterEach(async () => {
 async function switchScenario(h: Harness, modules: ReturnType<typeof failSecondScenario>): Promise<void> {
   const op: CascadeAutoOperator = await h.operator();
   const body = { ...op, spec: { ...op.spec, scenarioconfig: { ...op.spec.scenarioconfig, cascademodules: modules } } };
-  await h.custom.replaceNamespacedCustomObject({ ...G, namespace: h.ns, plural: 'cascadeautooperators', name: SCENARIO, body });
+  await h.custom.replaceNamespacedCustomObject({
+    ...G,
+    namespace: h.ns,
+    plural: 'cascadeautooperators',
+    name: SCENARIO,
+    body,
+  });
 }
 
 let runs = 0;
 async function run(h: Harness, sname: string, phase: 'Succeeded' | 'Failed'): Promise<void> {
-  const reply = await post(h.url(), { turlinfo: `s3://in/${sname}.tgz`, iuid: `monitoring-${++runs}`, oname: 'org', sname });
+  const reply = await post(h.url(), {
+    turlinfo: `s3://in/${sname}.tgz`,
+    iuid: `monitoring-${++runs}`,
+    oname: 'org',
+    sname,
+  });
   expect(reply.status).toBe(200);
   expect((await h.waitEnded(String(reply.body.run))).status?.phase).toBe(phase);
 }
 
 /** A CascadeRun no process started: scenario_current_runs counts it from the API server. */
 async function foreignRun(h: Harness, name: string, src: string): Promise<void> {
-  await h.custom.createNamespacedCustomObject({ ...G, namespace: h.ns, plural: 'cascaderuns', body: {
-    apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeRun', metadata: { name },
-    spec: { ob: 'other-org', src, pid: name, scenarioname: SCENARIO, modules: ['grayscale'], turlinfo: 's3://x', cascademodules: successScenario(0).slice(0, 1) },
-  } });
+  await h.custom.createNamespacedCustomObject({
+    ...G,
+    namespace: h.ns,
+    plural: 'cascaderuns',
+    body: {
+      apiVersion: 'cascade.cascade.net/v1alpha1',
+      kind: 'CascadeRun',
+      metadata: { name },
+      spec: {
+        ob: 'other-org',
+        src,
+        pid: name,
+        scenarioname: SCENARIO,
+        modules: ['grayscale'],
+        turlinfo: 's3://x',
+        cascademodules: successScenario(0).slice(0, 1),
+      },
+    },
+  });
 }
 
 /** Unix ms of the last scrape of the function on `pod`. */
@@ -80,17 +114,27 @@ async function lastScrape(p: RunningPrometheus, pod: string): Promise<number> {
  */
 function settle(p: RunningPrometheus, fn: FunctionProcess, pod: string): Promise<{ t: number; samples: Sample[] }> {
   const counters = async () => parseMetrics(await scrape(fn.metricsUrl)).filter((s) => FUNCTION_METRICS.test(s.name));
-  return waitFor(async () => {
-    const a = await counters();
-    const read = Date.now();
-    const t = await waitFor(async () => { const last = await lastScrape(p, pod); return last > read && last; }, { message: `a scrape of ${pod}` });
-    const b = await counters();
-    return JSON.stringify(a) === JSON.stringify(b) && { t, samples: b };
-  }, { timeoutMs: 60_000, message: 'the function\'s counters settled and scraped' });
+  return waitFor(
+    async () => {
+      const a = await counters();
+      const read = Date.now();
+      const t = await waitFor(
+        async () => {
+          const last = await lastScrape(p, pod);
+          return last > read && last;
+        },
+        { message: `a scrape of ${pod}` },
+      );
+      const b = await counters();
+      return JSON.stringify(a) === JSON.stringify(b) && { t, samples: b };
+    },
+    { timeoutMs: 60_000, message: "the function's counters settled and scraped" },
+  );
 }
 
 const near = (actual: number | undefined, expected: number) =>
-  actual !== undefined && (Number.isNaN(expected) ? Number.isNaN(actual) : Math.abs(actual - expected) <= 1e-3 * Math.abs(expected) + 1e-9);
+  actual !== undefined &&
+  (Number.isNaN(expected) ? Number.isNaN(actual) : Math.abs(actual - expected) <= 1e-3 * Math.abs(expected) + 1e-9);
 
 function expectNear(q: PanelQuery, actual: Map<string, number>, expected: Map<string, number>): void {
   const where = `${q.panel} ${q.refId}: ${q.expr}`;
@@ -108,23 +152,48 @@ function expectations(d: (name: string) => Sample[], seconds: number) {
   };
   const e: Record<string, { by: string[]; values: Map<string, number> }> = {
     'Request rate by path A': { by: ['path'], values: perSecond(sumBy(d('http_requests_total'), ['path'])) },
-    'Response status codes A': { by: ['status', 'path'], values: perSecond(sumBy(d('response_status'), ['status', 'path'])) },
-    'Success vs failed scenarios A': { by: ['scenarioName'], values: sumBy(d('success_scenario_total'), ['scenarioName']) },
-    'Success vs failed scenarios B': { by: ['scenarioName'], values: sumBy(d('failed_scenario_total'), ['scenarioName']) },
+    'Response status codes A': {
+      by: ['status', 'path'],
+      values: perSecond(sumBy(d('response_status'), ['status', 'path'])),
+    },
+    'Success vs failed scenarios A': {
+      by: ['scenarioName'],
+      values: sumBy(d('success_scenario_total'), ['scenarioName']),
+    },
+    'Success vs failed scenarios B': {
+      by: ['scenarioName'],
+      values: sumBy(d('failed_scenario_total'), ['scenarioName']),
+    },
     'Scenario execution time C': { by: ['scenarioName'], values: mean(['scenarioName']) },
   };
-  for (const [refId, q] of [['A', 0.5], ['B', 0.95], ['C', 0.99]] as const) {
-    e[`HTTP latency percentiles ${refId}`] = { by: ['path'], values: quantileBy(q, d('http_response_time_seconds_bucket'), ['path']) };
+  for (const [refId, q] of [
+    ['A', 0.5],
+    ['B', 0.95],
+    ['C', 0.99],
+  ] as const) {
+    e[`HTTP latency percentiles ${refId}`] = {
+      by: ['path'],
+      values: quantileBy(q, d('http_response_time_seconds_bucket'), ['path']),
+    };
   }
-  for (const [refId, q] of [['A', 0.5], ['B', 0.95]] as const) {
-    e[`Scenario execution time ${refId}`] = { by: ['scenarioName'], values: quantileBy(q, d('scenarion_execution_time_seconds_bucket'), ['scenarioName']) };
+  for (const [refId, q] of [
+    ['A', 0.5],
+    ['B', 0.95],
+  ] as const) {
+    e[`Scenario execution time ${refId}`] = {
+      by: ['scenarioName'],
+      values: quantileBy(q, d('scenarion_execution_time_seconds_bucket'), ['scenarioName']),
+    };
   }
-  e['Per-job execution time by module A'] = { by: ['moduleName', 'status'], values: quantileBy(0.95, d('job_execution_time_seconds_bucket'), ['moduleName', 'status']) };
+  e['Per-job execution time by module A'] = {
+    by: ['moduleName', 'status'],
+    values: quantileBy(0.95, d('job_execution_time_seconds_bucket'), ['moduleName', 'status']),
+  };
   return e;
 }
 
 describe('the Grafana dashboard against a real Prometheus', QUEUE_PROXY_TEST, () => {
-  it('after a known set of runs, every query of the function\'s panels returns what the runs imply', async () => {
+  it("after a known set of runs, every query of the function's panels returns what the runs imply", async () => {
     // Replica 0 behind Knative's queue-proxy, as in a pod: every request reaches it through queue-proxy.
     h = await cascadeHarness({ modules: successScenario(300), queueProxy: {} });
     // A second replica that serves nothing: it still reports scenario_current_runs for the namespace.
@@ -163,14 +232,22 @@ describe('the Grafana dashboard against a real Prometheus', QUEUE_PROXY_TEST, ()
     const d = (name: string) => deltas(before.samples, after.samples, name);
     const byLabels = (name: string, by: string[]) => Object.fromEntries(sumBy(d(name), by));
     // What the runs imply, read off the function directly.
-    expect(byLabels('success_scenario_total', ['scenarioName', 'SName'])).toEqual({ [JSON.stringify([SCENARIO, 'src-a'])]: 2 });
-    expect(byLabels('failed_scenario_total', ['scenarioName', 'SName'])).toEqual({ [JSON.stringify([SCENARIO, 'src-b'])]: 1 });
-    expect(byLabels('scenarion_execution_time_seconds_count', ['scenarioName'])).toEqual({ [JSON.stringify([SCENARIO])]: 3 });
+    expect(byLabels('success_scenario_total', ['scenarioName', 'SName'])).toEqual({
+      [JSON.stringify([SCENARIO, 'src-a'])]: 2,
+    });
+    expect(byLabels('failed_scenario_total', ['scenarioName', 'SName'])).toEqual({
+      [JSON.stringify([SCENARIO, 'src-b'])]: 1,
+    });
+    expect(byLabels('scenarion_execution_time_seconds_count', ['scenarioName'])).toEqual({
+      [JSON.stringify([SCENARIO])]: 3,
+    });
     expect(byLabels('http_requests_total', ['path'])[JSON.stringify(['/run'])]).toBe(3);
     expect(byLabels('response_status', ['status', 'path'])[JSON.stringify(['200', '/run'])]).toBe(3);
     expect(byLabels('job_execution_time_seconds_count', ['moduleName', 'status'])).toEqual({
-      [JSON.stringify(['grayscale', 'succeeded'])]: 3, [JSON.stringify(['binarization', 'succeeded'])]: 2,
-      [JSON.stringify(['diff', 'succeeded'])]: 2, [JSON.stringify(['fail', 'failed'])]: 1,
+      [JSON.stringify(['grayscale', 'succeeded'])]: 3,
+      [JSON.stringify(['binarization', 'succeeded'])]: 2,
+      [JSON.stringify(['diff', 'succeeded'])]: 2,
+      [JSON.stringify(['fail', 'failed'])]: 1,
     });
 
     const windowMs = after.t - before.t + 1;
@@ -194,10 +271,13 @@ describe('the Grafana dashboard against a real Prometheus', QUEUE_PROXY_TEST, ()
     // queue-proxy, scraped too: it proxied every request the function counted (probes are neither's).
     const invocations = `sum(kn_serving_invocation_duration_seconds_count{job="queue-proxy", namespace="${h.ns}"})`;
     const handled = `sum(http_requests_total{job="cascade", pod="cascade-0"})`;
-    const proxied = await waitFor(async () => {
-      const [[qp], [fn]] = await Promise.all([prom!.query(invocations), prom!.query(handled)]);
-      return qp && fn && qp.value === fn.value && qp.value;
-    }, { message: 'queue-proxy\'s invocations and the function\'s requests agree in Prometheus' });
+    const proxied = await waitFor(
+      async () => {
+        const [[qp], [fn]] = await Promise.all([prom!.query(invocations), prom!.query(handled)]);
+        return qp && fn && qp.value === fn.value && qp.value;
+      },
+      { message: "queue-proxy's invocations and the function's requests agree in Prometheus" },
+    );
     expect(proxied).toBe(samples(after.samples, 'http_requests_total').reduce((n, x) => n + x.value, 0));
 
     // Current runs: each replica reports the namespace's runs, the panel counts them once.
@@ -206,14 +286,28 @@ describe('the Grafana dashboard against a real Prometheus', QUEUE_PROXY_TEST, ()
     await foreignRun(h, 'foreign-3', 'there');
     const current = panelQueries().find((x) => x.panel === 'Current runs')!;
     const runsOf = (src: string) => JSON.stringify([SCENARIO, 'other-org', src]);
-    const t = await waitFor(async () => {
-      const raw = await prom!.query(`scenario_current_runs{namespace="${h!.ns}"}`);
-      const both = raw.map((r) => `${r.metric.pod} ${r.metric.SName} ${r.value}`).sort();
-      const now = Date.now() / 1000;
-      return JSON.stringify(both) === JSON.stringify(['cascade-0 elsewhere 2', 'cascade-0 there 1', 'cascade-1 elsewhere 2', 'cascade-1 there 1']) && now;
-    }, { timeoutMs: 30_000, message: 'both replicas report the foreign runs' });
+    const t = await waitFor(
+      async () => {
+        const raw = await prom!.query(`scenario_current_runs{namespace="${h!.ns}"}`);
+        const both = raw.map((r) => `${r.metric.pod} ${r.metric.SName} ${r.value}`).sort();
+        const now = Date.now() / 1000;
+        return (
+          JSON.stringify(both) ===
+            JSON.stringify([
+              'cascade-0 elsewhere 2',
+              'cascade-0 there 1',
+              'cascade-1 elsewhere 2',
+              'cascade-1 there 1',
+            ]) && now
+        );
+      },
+      { timeoutMs: 30_000, message: 'both replicas report the foreign runs' },
+    );
     const result = await prom.query(fillVariables(current.expr, vars), t);
-    expect(Object.fromEntries(resultBy(result, ['scenarioName', 'OName', 'SName']))).toEqual({ [runsOf('elsewhere')]: 2, [runsOf('there')]: 1 });
+    expect(Object.fromEntries(resultBy(result, ['scenarioName', 'OName', 'SName']))).toEqual({
+      [runsOf('elsewhere')]: 2,
+      [runsOf('there')]: 1,
+    });
     expect(samples(parseMetrics(await scrape(idle.metricsUrl)), 'http_requests_total')).toEqual([]);
   });
 });
@@ -221,7 +315,13 @@ describe('the Grafana dashboard against a real Prometheus', QUEUE_PROXY_TEST, ()
 /** Gives a run a status by hand (a foreign run: no process acts on it). */
 async function setStatus(h: Harness, name: string, status: CascadeRun['status']): Promise<void> {
   const run = await h.getRun(name);
-  await h.custom.replaceNamespacedCustomObjectStatus({ ...G, namespace: h.ns, plural: 'cascaderuns', name, body: { ...run, status } });
+  await h.custom.replaceNamespacedCustomObjectStatus({
+    ...G,
+    namespace: h.ns,
+    plural: 'cascaderuns',
+    name,
+    body: { ...run, status },
+  });
 }
 
 /** An RFC 3339 time as kube-state-metrics exports it: whole unix seconds (Go's Time.Unix()). */
@@ -232,15 +332,35 @@ function ksmExpectations(ns: string, runs: CascadeRun[], op: CascadeAutoOperator
   const one = (...labels: string[]) => JSON.stringify(labels);
   const phase = (p: string) => runs.filter((r) => r.status?.phase === p);
   const ended = runs.filter((r) => r.status?.completionTime && r.status.startTime);
-  const byNs = (list: CascadeRun[], value: (r: CascadeRun) => number) => new Map(list.map((r) => [one(ns, r.metadata!.name!), value(r)]));
+  const byNs = (list: CascadeRun[], value: (r: CascadeRun) => number) =>
+    new Map(list.map((r) => [one(ns, r.metadata!.name!), value(r)]));
   const created = new Map<string, number>();
-  for (const r of runs) created.set(one(r.spec.scenarioname, r.spec.ob ?? ''), (created.get(one(r.spec.scenarioname, r.spec.ob ?? '')) ?? 0) + 1);
-  const counter = (k: 'active' | 'succeeded' | 'failed' | 'cancelled') => new Map([[one(ns, op.metadata!.name!), op.status?.[k] ?? 0]]);
+  for (const r of runs)
+    created.set(
+      one(r.spec.scenarioname, r.spec.ob ?? ''),
+      (created.get(one(r.spec.scenarioname, r.spec.ob ?? '')) ?? 0) + 1,
+    );
+  const counter = (k: 'active' | 'succeeded' | 'failed' | 'cancelled') =>
+    new Map([[one(ns, op.metadata!.name!), op.status?.[k] ?? 0]]);
   const e: Record<string, { by: string[]; values: Map<string, number> }> = {
-    'CascadeRuns by phase A': { by: ['phase'], values: new Map(['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'].map((p) => [one(p), phase(p).length])) },
-    'Run duration (from the CascadeRuns) A': { by: ['namespace', 'cascaderun'], values: byNs(ended, (r) => seconds(r.status!.completionTime) - seconds(r.status!.startTime)) },
-    'Age of running runs A': { by: ['namespace', 'cascaderun'], values: byNs(phase('Running'), (r) => t - seconds(r.status!.startTime)) },
-    'Current step of running runs A': { by: ['namespace', 'cascaderun'], values: byNs(phase('Running'), (r) => r.status!.currentStep ?? 0) },
+    'CascadeRuns by phase A': {
+      by: ['phase'],
+      values: new Map(
+        ['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'].map((p) => [one(p), phase(p).length]),
+      ),
+    },
+    'Run duration (from the CascadeRuns) A': {
+      by: ['namespace', 'cascaderun'],
+      values: byNs(ended, (r) => seconds(r.status!.completionTime) - seconds(r.status!.startTime)),
+    },
+    'Age of running runs A': {
+      by: ['namespace', 'cascaderun'],
+      values: byNs(phase('Running'), (r) => t - seconds(r.status!.startTime)),
+    },
+    'Current step of running runs A': {
+      by: ['namespace', 'cascaderun'],
+      values: byNs(phase('Running'), (r) => r.status!.currentStep ?? 0),
+    },
     'CascadeAutoOperator counters A': { by: ['namespace', 'cascadeautooperator'], values: counter('active') },
     'CascadeAutoOperator counters B': { by: ['namespace', 'cascadeautooperator'], values: counter('succeeded') },
     'CascadeAutoOperator counters C': { by: ['namespace', 'cascadeautooperator'], values: counter('failed') },
@@ -255,13 +375,19 @@ describe('the kube-state-metrics panels against a real Prometheus and kube-state
     h = await cascadeHarness({ modules: successScenario(0) });
     ksm = await startKubeStateMetrics(inject('kubeStateMetrics'), adminKubeconfigPath());
     // honor_labels, as docs/operations.md says: the runs' namespace, not kube-state-metrics' own.
-    prom = await startPrometheus(inject('prometheus'), [{ job: 'kube-state-metrics', url: ksm.metricsUrl, labels: { namespace: 'monitoring' }, honorLabels: true }]);
+    prom = await startPrometheus(inject('prometheus'), [
+      { job: 'kube-state-metrics', url: ksm.metricsUrl, labels: { namespace: 'monitoring' }, honorLabels: true },
+    ]);
 
     await run(h, 'src-a', 'Succeeded');
     await switchScenario(h, failSecondScenario(0));
     await run(h, 'src-b', 'Failed');
     await foreignRun(h, 'foreign-running', 'elsewhere');
-    await setStatus(h, 'foreign-running', { phase: 'Running', startTime: new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, 'Z'), currentStep: 1 });
+    await setStatus(h, 'foreign-running', {
+      phase: 'Running',
+      startTime: new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+      currentStep: 1,
+    });
     await foreignRun(h, 'foreign-pending', 'elsewhere');
     await setStatus(h, 'foreign-pending', { phase: 'Pending' });
 
@@ -281,22 +407,39 @@ describe('the kube-state-metrics panels against a real Prometheus and kube-state
         const e = expected[`${q.panel} ${q.refId}`]!;
         const actual = resultBy(await prom!.query(fillVariables(q.expr, vars), t), e.by);
         const same = actual.size === e.values.size && [...e.values].every(([k, v]) => near(actual.get(k), v));
-        if (!same) wrong.push(`${q.panel} ${q.refId}: ${JSON.stringify([...actual])} != ${JSON.stringify([...e.values])}`);
+        if (!same)
+          wrong.push(`${q.panel} ${q.refId}: ${JSON.stringify([...actual])} != ${JSON.stringify([...e.values])}`);
       }
       return wrong;
     };
     let last: string[] = [];
-    await waitFor(async () => (last = await mismatches()).length === 0, { timeoutMs: 30_000, message: 'the kube-state-metrics panels' }).catch(() => {});
+    await waitFor(async () => (last = await mismatches()).length === 0, {
+      timeoutMs: 30_000,
+      message: 'the kube-state-metrics panels',
+    }).catch(() => {});
     expect(last).toEqual([]);
     // nilIsZero: no run without a start or completion time made it log an error.
-    expect(ksm.output().split('\n').filter((l) => /^E\d{4}/.test(l))).toEqual([]);
+    expect(
+      ksm
+        .output()
+        .split('\n')
+        .filter((l) => /^E\d{4}/.test(l)),
+    ).toEqual([]);
   });
 });
 
 describe('the two tests above', () => {
   it('prove every query of the dashboard', () => {
     const op = { metadata: { name: SCENARIO } } as CascadeAutoOperator;
-    const proved = [...Object.keys(expectations(() => [], 1)), 'Current runs A', ...Object.keys(ksmExpectations('ns', [], op, 0))];
-    expect(proved.sort()).toEqual(panelQueries().map((q) => `${q.panel} ${q.refId}`).sort());
+    const proved = [
+      ...Object.keys(expectations(() => [], 1)),
+      'Current runs A',
+      ...Object.keys(ksmExpectations('ns', [], op, 0)),
+    ];
+    expect(proved.sort()).toEqual(
+      panelQueries()
+        .map((q) => `${q.panel} ${q.refId}`)
+        .sort(),
+    );
   });
 });

@@ -12,7 +12,10 @@ import { adminKubeConfig } from './support/kube.ts';
 import { kubectl } from './support/ops.ts';
 
 let h: Harness | undefined;
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 
 async function eventsOf(h: Harness, run: string): Promise<CoreV1Event[]> {
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
@@ -38,21 +41,36 @@ describe('Kubernetes Events on the CascadeRun', QUEUE_PROXY_TEST, () => {
     await expect.poll(async () => summary(await eventsOf(h!, name)), { timeout: 20_000 }).toEqual(expected);
     const events = await eventsOf(h!, name);
     for (const e of events) {
-      expect(e.involvedObject).toMatchObject({ kind: 'CascadeRun', apiVersion: 'cascade.cascade.net/v1alpha1', name, namespace: h!.ns, uid: run.metadata.uid });
+      expect(e.involvedObject).toMatchObject({
+        kind: 'CascadeRun',
+        apiVersion: 'cascade.cascade.net/v1alpha1',
+        name,
+        namespace: h!.ns,
+        uid: run.metadata.uid,
+      });
       expect(e.message, `${e.reason} has a message`).toBeTruthy();
       expect(e.source?.component).toBe('cascade');
     }
     const modules = events.filter((e) => e.reason === 'ModuleStarted').map((e) => e.message ?? '');
-    for (const m of ['grayscale', 'binarization', 'diff']) expect(modules.some((text) => text.includes(m)), `ModuleStarted names ${m}`).toBe(true);
+    for (const m of ['grayscale', 'binarization', 'diff'])
+      expect(
+        modules.some((text) => text.includes(m)),
+        `ModuleStarted names ${m}`,
+      ).toBe(true);
     // A hand-off's Event tells the module that ended before the one started.
-    for (const m of ['grayscale', 'binarization']) expect(modules.some((text) => text.includes(`module ${m} succeeded; started Job`)), `a hand-off tells ${m} ended`).toBe(true);
+    for (const m of ['grayscale', 'binarization'])
+      expect(
+        modules.some((text) => text.includes(`module ${m} succeeded; started Job`)),
+        `a hand-off tells ${m} ended`,
+      ).toBe(true);
     const end = events.find((e) => e.reason === 'RunSucceeded')?.message ?? '';
     expect(end).toMatch(/^module diff succeeded; /);
 
     const described = await kubectl('describe', 'cascaderun', name, '-n', h!.ns);
     expect(described).toMatch(/^Events:/m);
     const section = described.slice(described.search(/^Events:/m));
-    for (const reason of ['ModuleStarted', 'RunSucceeded']) expect(section).toMatch(new RegExp(`Normal\\s+${reason}\\s`));
+    for (const reason of ['ModuleStarted', 'RunSucceeded'])
+      expect(section).toMatch(new RegExp(`Normal\\s+${reason}\\s`));
     expect(section).toContain('cascade');
   });
 
@@ -60,9 +78,9 @@ describe('Kubernetes Events on the CascadeRun', QUEUE_PROXY_TEST, () => {
     const run = await runToEnd(failSecondScenario(200));
     expect(run.status?.phase).toBe('Failed');
     const name = run.metadata.name;
-    await expect.poll(async () => summary(await eventsOf(h!, name)), { timeout: 20_000 }).toEqual([
-      'Normal ModuleStarted', 'Normal ModuleStarted', 'Warning RunFailed',
-    ]);
+    await expect
+      .poll(async () => summary(await eventsOf(h!, name)), { timeout: 20_000 })
+      .toEqual(['Normal ModuleStarted', 'Normal ModuleStarted', 'Warning RunFailed']);
     const failed = (await eventsOf(h!, name)).find((e) => e.reason === 'RunFailed');
     expect(failed?.message, 'the Event names the module that failed').toMatch(/^module fail \(step 2\): /);
     const section = (await kubectl('describe', 'cascaderun', name, '-n', h!.ns)).split(/^Events:/m)[1] ?? '';

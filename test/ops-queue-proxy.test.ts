@@ -31,7 +31,9 @@ afterEach(async () => {
   hold?.release();
   await h?.stop();
   hold?.close();
-  h = undefined; hold = undefined; qp = undefined;
+  h = undefined;
+  hold = undefined;
+  qp = undefined;
 });
 
 const request = (i: number) => ({ turlinfo: `s3://in/${i}.tgz`, iuid: `qp-${i}`, oname: 'org', sname: 'src' });
@@ -44,7 +46,10 @@ async function probe(qp: QueueProxy): Promise<string> {
 }
 
 /** The function, and queue-proxy in front of it through a holding proxy. */
-async function heldFunction(containerConcurrency?: number, serviceFile?: string): Promise<{ h: Harness; hold: HoldingProxy; qp: QueueProxy }> {
+async function heldFunction(
+  containerConcurrency?: number,
+  serviceFile?: string,
+): Promise<{ h: Harness; hold: HoldingProxy; qp: QueueProxy }> {
   h = await cascadeHarness({ modules: oneModule, source: false });
   hold = await holdingProxy(Number(new URL(h.fns[0]!.url).port));
   qp = await startQueueProxy({ userPort: hold.port, namespace: h.ns, containerConcurrency, serviceFile });
@@ -65,7 +70,8 @@ function funcServiceFile(): string {
   return file;
 }
 
-const exitOf = (child: { once: (e: 'exit', f: (code: number | null) => void) => unknown }) => new Promise<number | null>((r) => child.once('exit', r));
+const exitOf = (child: { once: (e: 'exit', f: (code: number | null) => void) => unknown }) =>
+  new Promise<number | null>((r) => child.once('exit', r));
 
 /** Sum of the samples of `name` by one label. */
 function byLabel(all: Sample[], name: string, label: string): Record<string, number> {
@@ -75,7 +81,7 @@ function byLabel(all: Sample[], name: string, label: string): Record<string, num
 }
 
 describe('queue-proxy in front of the function', QUEUE_PROXY_TEST, () => {
-  it('the readiness probe goes through it and follows the function\'s /ready: ready, then not once the function drains', async () => {
+  it("the readiness probe goes through it and follows the function's /ready: ready, then not once the function drains", async () => {
     h = await cascadeHarness({ modules: oneModule, source: false, queueProxy: {} });
     const fn = h.fns[0]!;
     expect(await probe(h.queueProxy!)).toBe('200 queue');
@@ -87,7 +93,9 @@ describe('queue-proxy in front of the function', QUEUE_PROXY_TEST, () => {
     // before it answers the kubelet 503 (knative/serving pkg/queue/readiness).
     const failing = performance.now();
     await expect.poll(() => probe(h!.queueProxy!), { timeout: 30_000, interval: 50 }).toBe('503');
-    expect(performance.now() - failing, 'the aggressive retries before a failure is reported').toBeGreaterThanOrEqual(9_000);
+    expect(performance.now() - failing, 'the aggressive retries before a failure is reported').toBeGreaterThanOrEqual(
+      9_000,
+    );
     expect(await fnExit.then(() => probe(h!.queueProxy!)), 'the function is gone').toBe('503');
   });
 
@@ -98,7 +106,9 @@ describe('queue-proxy in front of the function', QUEUE_PROXY_TEST, () => {
     const settled: Answer[] = [];
     const burst = Array.from({ length: 15 }, (_, i) => send(qp.url, request(1 + i)).then((a) => (settled.push(a), a)));
     await expect.poll(() => settled.length, { timeout: 30_000, interval: 50 }).toBe(5);
-    expect(settled.map((a) => `${a.status} ${String(a.body.text).trim()}`)).toEqual(Array<string>(5).fill('503 pending request queue full'));
+    expect(settled.map((a) => `${a.status} ${String(a.body.text).trim()}`)).toEqual(
+      Array<string>(5).fill('503 pending request queue full'),
+    );
     expect(await probe(qp), 'probes are not queued').toBe('200 queue');
 
     hold.release();
@@ -116,47 +126,62 @@ describe('queue-proxy in front of the function', QUEUE_PROXY_TEST, () => {
   it.each([
     ['kubectl apply -k knative/', () => join(repoRoot, 'knative/service.yaml')],
     ['func deploy', funcServiceFile],
-  ])('SIGTERM as in a pod (%s): probes fail at once, the request in flight and new ones are served until it has drained, then both exit 0 within terminationGracePeriodSeconds', async (path, serviceFile) => {
-    const file = serviceFile();
-    const grace = readService(file).spec?.template?.spec?.timeoutSeconds ?? DEFAULT_REVISION_TIMEOUT_SECONDS;
-    const { h, qp, hold } = await heldFunction(undefined, file);
-    const fn = h.fns[0]!;
-    const { answer: held } = await heldRequest(qp, hold, 0);
-    const qpExit = exitOf(qp.child);
-    const fnExit = exitOf(fn.child);
+  ])(
+    'SIGTERM as in a pod (%s): probes fail at once, the request in flight and new ones are served until it has drained, then both exit 0 within terminationGracePeriodSeconds',
+    async (path, serviceFile) => {
+      const file = serviceFile();
+      const grace = readService(file).spec?.template?.spec?.timeoutSeconds ?? DEFAULT_REVISION_TIMEOUT_SECONDS;
+      const { h, qp, hold } = await heldFunction(undefined, file);
+      const fn = h.fns[0]!;
+      const { answer: held } = await heldRequest(qp, hold, 0);
+      const qpExit = exitOf(qp.child);
+      const fnExit = exitOf(fn.child);
 
-    // The kubelet: SIGTERM to queue-proxy, and the function's preStop hook waits for the drain.
-    const t0 = performance.now();
-    qp.child.kill('SIGTERM');
-    const drained = qp.waitForDrain().then((status) => ({ status, fnRunning: fn.child.exitCode === null }));
-    await expect.poll(() => probe(qp), { timeout: 10_000, interval: 50 }).toBe('503 shutting down');
-    // Until the endpoints drop the pod, requests still arrive and are served.
-    expect((await post(qp.url, request(1))).status).toBe(200);
-    const lastRequest = performance.now();
-    hold.release();
-    expect((await held).status, 'the request in flight at SIGTERM finished').toBe(200);
+      // The kubelet: SIGTERM to queue-proxy, and the function's preStop hook waits for the drain.
+      const t0 = performance.now();
+      qp.child.kill('SIGTERM');
+      const drained = qp.waitForDrain().then((status) => ({ status, fnRunning: fn.child.exitCode === null }));
+      await expect.poll(() => probe(qp), { timeout: 10_000, interval: 50 }).toBe('503 shutting down');
+      // Until the endpoints drop the pod, requests still arrive and are served.
+      expect((await post(qp.url, request(1))).status).toBe(200);
+      const lastRequest = performance.now();
+      hold.release();
+      expect((await held).status, 'the request in flight at SIGTERM finished').toBe(200);
 
-    expect(await drained, 'drained (30 s after the last request), the function still running').toEqual({ status: 200, fnRunning: true });
-    const drainedAt = performance.now();
-    // The preStop hook has returned: the kubelet sends SIGTERM to the function.
-    fn.child.kill('SIGTERM');
-    expect([await qpExit, await fnExit]).toEqual([0, 0]);
-    const ended = performance.now();
-    expect(await probe(qp)).toBe('refused');
-    expect((await h.listRuns()).map((r) => r.spec.pid).sort()).toEqual([request(0).iuid, request(1).iuid]);
+      expect(await drained, 'drained (30 s after the last request), the function still running').toEqual({
+        status: 200,
+        fnRunning: true,
+      });
+      const drainedAt = performance.now();
+      // The preStop hook has returned: the kubelet sends SIGTERM to the function.
+      fn.child.kill('SIGTERM');
+      expect([await qpExit, await fnExit]).toEqual([0, 0]);
+      const ended = performance.now();
+      expect(await probe(qp)).toBe('refused');
+      expect((await h.listRuns()).map((r) => r.spec.pid).sort()).toEqual([request(0).iuid, request(1).iuid]);
 
-    const quiet = (drainedAt - lastRequest) / 1000;
-    expect(quiet, 'queue-proxy\'s quiet period').toBeGreaterThanOrEqual(29);
-    expect((ended - drainedAt) / 1000, 'the function\'s shutdown after its SIGTERM, within its grace').toBeLessThan(25);
-    expect((ended - t0) / 1000, `the whole termination within terminationGracePeriodSeconds (${grace} s)`).toBeLessThan(grace);
-    process.stderr.write(`[shutdown budget] ${path}: drain ${((drainedAt - t0) / 1000).toFixed(1)} s, function ${((ended - drainedAt) / 1000).toFixed(2)} s, total ${((ended - t0) / 1000).toFixed(1)} s of ${grace} s\n`);
-  });
+      const quiet = (drainedAt - lastRequest) / 1000;
+      expect(quiet, "queue-proxy's quiet period").toBeGreaterThanOrEqual(29);
+      expect((ended - drainedAt) / 1000, "the function's shutdown after its SIGTERM, within its grace").toBeLessThan(
+        25,
+      );
+      expect(
+        (ended - t0) / 1000,
+        `the whole termination within terminationGracePeriodSeconds (${grace} s)`,
+      ).toBeLessThan(grace);
+      process.stderr.write(
+        `[shutdown budget] ${path}: drain ${((drainedAt - t0) / 1000).toFixed(1)} s, function ${((ended - drainedAt) / 1000).toFixed(2)} s, total ${((ended - t0) / 1000).toFixed(1)} s of ${grace} s\n`,
+      );
+    },
+  );
 
   it('one per machine: a second queue-proxy waits for the lock the first holds, and starts once the first has exited', async () => {
     h = await cascadeHarness({ modules: oneModule, source: false, queueProxy: {} });
     const first = h.queueProxy!;
     const userPort = Number(new URL(h.fns[0]!.url).port);
-    await expect(startQueueProxy({ userPort, namespace: h.ns, lockWaitSeconds: 1, log: () => {} })).rejects.toThrow(/another queue-proxy held .* \(pid \d+, started by pid \d+/);
+    await expect(startQueueProxy({ userPort, namespace: h.ns, lockWaitSeconds: 1, log: () => {} })).rejects.toThrow(
+      /another queue-proxy held .* \(pid \d+, started by pid \d+/,
+    );
     const waiting: string[] = [];
     const second = startQueueProxy({ userPort, namespace: h.ns, log: (m) => waiting.push(m) });
     await waitFor(() => waiting.length > 0, { message: 'the second says it waits' });
@@ -175,10 +200,19 @@ describe('queue-proxy in front of the function', QUEUE_PROXY_TEST, () => {
 
     const text = await scrape(h.queueProxy!.metricsUrl);
     const all = parseMetrics(text);
-    expect(byLabel(all, 'kn_serving_invocation_duration_seconds_count', 'http_response_status_code')).toEqual({ 200: 3, 400: 2 });
-    expect(byLabel(all, 'http_server_request_duration_seconds_count', 'http_response_status_code')).toEqual({ 200: 3, 400: 2 });
+    expect(byLabel(all, 'kn_serving_invocation_duration_seconds_count', 'http_response_status_code')).toEqual({
+      200: 3,
+      400: 2,
+    });
+    expect(byLabel(all, 'http_server_request_duration_seconds_count', 'http_response_status_code')).toEqual({
+      200: 3,
+      400: 2,
+    });
     expect(samples(all, 'kn_serving_queue_depth').length).toBe(1);
     // parses; the one lint finding is OpenTelemetry's Go runtime gauge, not Cascade's nor Knative's
-    expect(await promtoolCheck(text)).toEqual({ code: 3, problems: ['go_goroutine_count non-histogram and non-summary metrics should not have "_count" suffix'] });
+    expect(await promtoolCheck(text)).toEqual({
+      code: 3,
+      problems: ['go_goroutine_count non-histogram and non-summary metrics should not have "_count" suffix'],
+    });
   });
 });

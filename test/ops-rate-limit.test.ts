@@ -9,7 +9,10 @@ import { cascadeHarness, type Harness, QUEUE_PROXY_TEST } from './support/cascad
 import { parseMetrics, scrape, send, value } from './support/ops.ts';
 
 let h: Harness | undefined;
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 
 // 1 a second: the burst would have to take 20 s for every request to be
 // served, so a slow machine still sees 429s.
@@ -20,12 +23,20 @@ const request = (i: number) => ({ turlinfo: `s3://in/${i}.tgz`, iuid: `ops-rate-
 
 describe('rate limit', QUEUE_PROXY_TEST, () => {
   it(`CASCADE_RATE_LIMIT=${RATE}, CASCADE_RATE_BURST=${BURST}: a burst of ${REQUESTS} gets 429 with Retry-After beyond the burst`, async () => {
-    h = await cascadeHarness({ modules: successScenario(0), source: false, queueProxy: {}, env: { CASCADE_RATE_LIMIT: String(RATE), CASCADE_RATE_BURST: String(BURST) } });
+    h = await cascadeHarness({
+      modules: successScenario(0),
+      source: false,
+      queueProxy: {},
+      env: { CASCADE_RATE_LIMIT: String(RATE), CASCADE_RATE_BURST: String(BURST) },
+    });
     const started = Date.now();
     const answers = await Promise.all(Array.from({ length: REQUESTS }, (_, i) => send(h!.url(), request(i))));
     const elapsed = (Date.now() - started) / 1000;
 
-    expect(answers.map((a) => a.status).filter((s) => s !== 200 && s !== 429), 'only 200 and 429').toEqual([]);
+    expect(
+      answers.map((a) => a.status).filter((s) => s !== 200 && s !== 429),
+      'only 200 and 429',
+    ).toEqual([]);
     const served = answers.filter((a) => a.status === 200).length;
     const limited = answers.filter((a) => a.status === 429);
     // The full bucket serves the first BURST; tokens refill at RATE a second
@@ -41,15 +52,22 @@ describe('rate limit', QUEUE_PROXY_TEST, () => {
 
     // A 429 created nothing: one CascadeRun per request served.
     const runs = await h.listRuns();
-    expect(runs.map((r) => r.spec.pid).sort()).toEqual(answers.flatMap((a, i) => (a.status === 200 ? [request(i).iuid] : [])).sort());
+    expect(runs.map((r) => r.spec.pid).sort()).toEqual(
+      answers.flatMap((a, i) => (a.status === 200 ? [request(i).iuid] : [])).sort(),
+    );
 
     const metrics = parseMetrics(await scrape(h.fns[0]!.metricsUrl));
     expect(value(metrics, 'cascade_rate_limited_total')).toBe(limited.length);
     expect(value(metrics, 'response_status', { status: '429', path: '/run' })).toBe(limited.length);
     expect(value(metrics, 'response_status', { status: '200', path: '/run' })).toBe(served);
     const invocations = parseMetrics(await scrape(h.queueProxy!.metricsUrl));
-    expect(value(invocations, 'kn_serving_invocation_duration_seconds_count', { http_response_status_code: '429' }), 'queue-proxy saw the 429s').toBe(limited.length);
-    expect(value(invocations, 'kn_serving_invocation_duration_seconds_count', { http_response_status_code: '200' })).toBe(served);
+    expect(
+      value(invocations, 'kn_serving_invocation_duration_seconds_count', { http_response_status_code: '429' }),
+      'queue-proxy saw the 429s',
+    ).toBe(limited.length);
+    expect(
+      value(invocations, 'kn_serving_invocation_duration_seconds_count', { http_response_status_code: '200' }),
+    ).toBe(served);
 
     // As a sender does: wait as long as Retry-After says, send again.
     const wait = Math.max(...limited.map((a) => Number(a.headers?.get('retry-after'))));

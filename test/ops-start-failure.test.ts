@@ -21,7 +21,9 @@ function withoutCluster(): Record<string, string> {
 describe('a function that cannot start', () => {
   it('no cluster configuration: the reason logged once at fatal, exit 1', { timeout: 60_000 }, async () => {
     const failure = await startFunction({}, { ...sourceFunction(), baseEnv: withoutCluster() }).then(
-      () => { throw new Error('the function became ready without any cluster configuration'); },
+      () => {
+        throw new Error('the function became ready without any cluster configuration');
+      },
       (error: unknown) => String(error),
     );
     expect(failure).toContain('the function exited with 1');
@@ -47,8 +49,12 @@ const NO_SERVER = `import('${join(repoRoot, 'functions/cascade/runtime-overrides
 
 describe('a runtime whose shape the overrides were not written for', () => {
   it('the start is refused: one fatal line that says why, exit 1', { timeout: 60_000 }, async () => {
-    const failure = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', NO_SERVER], { cwd: repoRoot }).then(
-      () => { throw new Error('the process went on without its overrides'); },
+    const failure = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', NO_SERVER], {
+      cwd: repoRoot,
+    }).then(
+      () => {
+        throw new Error('the process went on without its overrides');
+      },
       (error: { code?: number; stdout?: string }) => error,
     );
     expect(failure.code).toBe(1);

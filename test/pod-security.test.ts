@@ -28,14 +28,22 @@ const REFUSED = /violates PodSecurity "restricted:latest"/;
 let ns = '';
 const core = () => adminKubeConfig().makeApiClient(CoreV1Api);
 const batch = () => adminKubeConfig().makeApiClient(BatchV1Api);
-const kubectl = (...args: string[]) => runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, '-n', ns, ...args]);
+const kubectl = (...args: string[]) =>
+  runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, '-n', ns, ...args]);
 
 beforeAll(async () => {
   ns = await createTestNamespace('cascade-restricted');
-  await runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, 'label', 'namespace', ns,
-    'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/enforce-version=latest']);
+  await runCommand(kubectlPath(), [
+    `--kubeconfig=${adminKubeconfigPath()}`,
+    'label',
+    'namespace',
+    ns,
+    'pod-security.kubernetes.io/enforce=restricted',
+    'pod-security.kubernetes.io/enforce-version=latest',
+  ]);
   // pods name their ServiceAccount, which must exist (ServiceAccount admission)
-  for (const name of ['cascade-function', 'cascade-janitor']) await core().createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name } } });
+  for (const name of ['cascade-function', 'cascade-janitor'])
+    await core().createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name } } });
 }, 60_000);
 
 /** The janitor CronJob as knative/janitor-cronjob.yaml has it, under `name`, less its securityContext when `bare`. */
@@ -50,12 +58,18 @@ function janitorCronJob(name: string, bare = false): V1CronJob {
 async function triggerJob(cronJob: string): Promise<string> {
   const job = `${cronJob}-manual`;
   await kubectl('create', 'job', job, `--from=cronjob/${cronJob}`);
-  return waitFor(async () => {
-    const pods = await core().listNamespacedPod({ namespace: ns, labelSelector: `job-name=${job}` });
-    if (pods.items.length > 0) return `pod created: ${pods.items[0]!.metadata!.name}`;
-    const events = await core().listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=${job},reason=FailedCreate` });
-    return events.items.length > 0 ? `refused: ${events.items[0]!.message}` : undefined;
-  }, { timeoutMs: 60_000, message: `the Job controller acted on Job ${job}` });
+  return waitFor(
+    async () => {
+      const pods = await core().listNamespacedPod({ namespace: ns, labelSelector: `job-name=${job}` });
+      if (pods.items.length > 0) return `pod created: ${pods.items[0]!.metadata!.name}`;
+      const events = await core().listNamespacedEvent({
+        namespace: ns,
+        fieldSelector: `involvedObject.name=${job},reason=FailedCreate`,
+      });
+      return events.items.length > 0 ? `refused: ${events.items[0]!.message}` : undefined;
+    },
+    { timeoutMs: 60_000, message: `the Job controller acted on Job ${job}` },
+  );
 }
 
 /**
@@ -63,11 +77,24 @@ async function triggerJob(cronJob: string): Promise<string> {
  * knative/service.yaml, for the user container: the template's pod spec
  * less the revision-only fields, probes on the container's port.
  */
-function servicePod(name: string, strip: (c: NonNullable<V1Pod['spec']>['containers'][number]) => void = () => {}, file = 'service.yaml'): V1Pod {
+function servicePod(
+  name: string,
+  strip: (c: NonNullable<V1Pod['spec']>['containers'][number]) => void = () => {},
+  file = 'service.yaml',
+): V1Pod {
   const template = manifest(file).spec.template;
   const spec = structuredClone(template.spec);
-  for (const revisionOnly of ['containerConcurrency', 'timeoutSeconds', 'responseStartTimeoutSeconds', 'idleTimeoutSeconds']) delete spec[revisionOnly];
-  const pod: V1Pod = { metadata: { name, labels: template.metadata.labels, annotations: template.metadata.annotations }, spec };
+  for (const revisionOnly of [
+    'containerConcurrency',
+    'timeoutSeconds',
+    'responseStartTimeoutSeconds',
+    'idleTimeoutSeconds',
+  ])
+    delete spec[revisionOnly];
+  const pod: V1Pod = {
+    metadata: { name, labels: template.metadata.labels, annotations: template.metadata.annotations },
+    spec,
+  };
   for (const c of pod.spec!.containers) {
     c.name ??= 'user-container'; // Knative's name for an unnamed container
     const port = c.ports?.[0]?.containerPort ?? 8080;
@@ -94,26 +121,44 @@ describe('a namespace enforcing Pod Security "restricted"', () => {
     expect(await triggerJob('cascade-janitor')).toMatch(/^pod created: cascade-janitor-manual-/);
   });
 
-  it('refuses the janitor\'s pods without their securityContext (FailedCreate)', async () => {
+  it("refuses the janitor's pods without their securityContext (FailedCreate)", async () => {
     await batch().createNamespacedCronJob({ namespace: ns, body: janitorCronJob('janitor-bare', true) });
     const outcome = await triggerJob('janitor-bare');
     expect(outcome).toMatch(/^refused: /);
     expect(outcome).toMatch(REFUSED);
   });
 
-  it('accepts a Pod with the Knative Service\'s pod spec (the user container)', async () => {
+  it("accepts a Pod with the Knative Service's pod spec (the user container)", async () => {
     expect(await createPod(servicePod('cascade-function'))).toBe('accepted');
     const pod = await core().readNamespacedPod({ namespace: ns, name: 'cascade-function' });
-    expect(pod.spec!.containers[0]!.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, readOnlyRootFilesystem: true });
+    expect(pod.spec!.containers[0]!.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      readOnlyRootFilesystem: true,
+    });
   });
 
-  it('accepts a Pod with the pod spec of the dead-letter sink\'s Knative Service (dead-letter-sink.yaml), and refuses it bare', async () => {
+  it("accepts a Pod with the pod spec of the dead-letter sink's Knative Service (dead-letter-sink.yaml), and refuses it bare", async () => {
     expect(await createPod(servicePod('cascade-dead-letters', undefined, 'dead-letter-sink.yaml'))).toBe('accepted');
-    expect(await createPod(servicePod('dead-letters-bare', (c) => { delete c.securityContext; }, 'dead-letter-sink.yaml'))).toMatch(REFUSED);
+    expect(
+      await createPod(
+        servicePod(
+          'dead-letters-bare',
+          (c) => {
+            delete c.securityContext;
+          },
+          'dead-letter-sink.yaml',
+        ),
+      ),
+    ).toMatch(REFUSED);
   });
 
   it('refuses that Pod without its securityContext', async () => {
-    const outcome = await createPod(servicePod('function-bare', (c) => { delete c.securityContext; }));
+    const outcome = await createPod(
+      servicePod('function-bare', (c) => {
+        delete c.securityContext;
+      }),
+    );
     expect(outcome).toMatch(REFUSED);
   });
 
@@ -124,7 +169,11 @@ describe('a namespace enforcing Pod Security "restricted"', () => {
     ['capabilities', /unrestricted capabilities/],
     ['seccompProfile', /seccompProfile/],
   ] as const)('refuses that Pod without %s', async (field, reason) => {
-    const outcome = await createPod(servicePod(`function-no-${field.toLowerCase()}`, (c) => { delete c.securityContext![field]; }));
+    const outcome = await createPod(
+      servicePod(`function-no-${field.toLowerCase()}`, (c) => {
+        delete c.securityContext![field];
+      }),
+    );
     expect(outcome).toMatch(REFUSED);
     expect(outcome).toMatch(reason);
   });

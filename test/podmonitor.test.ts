@@ -25,16 +25,37 @@ const PROMETHEUS_OPERATOR_MODULE = 'github.com/prometheus-operator/prometheus-op
 
 describe('knative/monitoring/podmonitor.yaml', () => {
   it('passes a server-side dry run against the real PodMonitor CRD, and a broken copy does not', async () => {
-    const kubectl = (...args: string[]) => runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, ...args]);
-    const crd = join(await downloadModule(PROMETHEUS_OPERATOR_MODULE), 'example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml');
+    const kubectl = (...args: string[]) =>
+      runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, ...args]);
+    const crd = join(
+      await downloadModule(PROMETHEUS_OPERATOR_MODULE),
+      'example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml',
+    );
     await kubectl('apply', '--server-side', '--force-conflicts', '-f', crd);
-    await kubectl('wait', '--for=condition=Established', '--timeout=120s', 'customresourcedefinition.apiextensions.k8s.io/podmonitors.monitoring.coreos.com');
+    await kubectl(
+      'wait',
+      '--for=condition=Established',
+      '--timeout=120s',
+      'customresourcedefinition.apiextensions.k8s.io/podmonitors.monitoring.coreos.com',
+    );
     const ns = await createTestNamespace('cascade-podmonitor');
-    const podMonitor = load(readFileSync(join(repoRoot, 'knative/monitoring/podmonitor.yaml'), 'utf8')) as { spec: { podMetricsEndpoints: Record<string, unknown>[] } };
+    const podMonitor = load(readFileSync(join(repoRoot, 'knative/monitoring/podmonitor.yaml'), 'utf8')) as {
+      spec: { podMetricsEndpoints: Record<string, unknown>[] };
+    };
     const dir = mkdtempSync(join(tmpdir(), 'cascade-podmonitor-'));
     const dryRun = (doc: unknown) => {
       writeFileSync(join(dir, 'podmonitor.yaml'), dump(doc));
-      return kubectl('apply', '-n', ns, '--dry-run=server', '--validate=strict', '-o', 'name', '-f', join(dir, 'podmonitor.yaml'));
+      return kubectl(
+        'apply',
+        '-n',
+        ns,
+        '--dry-run=server',
+        '--validate=strict',
+        '-o',
+        'name',
+        '-f',
+        join(dir, 'podmonitor.yaml'),
+      );
     };
     try {
       expect((await dryRun(podMonitor)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade');
@@ -49,25 +70,47 @@ describe('knative/monitoring/podmonitor.yaml', () => {
     }
   });
 
-  it('gives a real Prometheus one target per pod on port 9095 and queue-proxy\'s on 9091, IPv4 and IPv6 alike; targetPort 9095 gave none', async () => {
+  it("gives a real Prometheus one target per pod on port 9095 and queue-proxy's on 9091, IPv4 and IPv6 alike; targetPort 9095 gave none", async () => {
     const podMonitor = load(readFileSync(join(repoRoot, 'knative/monitoring/podmonitor.yaml'), 'utf8')) as PodMonitor;
     const dir = mkdtempSync(join(tmpdir(), 'cascade-podmonitor-sd-'));
     const pod = (name: string, ip: string, service: string) =>
-      podTargets({ namespace: 'cascade-operator', name, ip, labels: { 'serving.knative.dev/service': service, app: service } });
-    writeFileSync(join(dir, 'pods.json'), JSON.stringify([
-      ...pod('cascade-00001-deployment-a', '10.244.0.7', 'cascade'),
-      ...pod('cascade-00001-deployment-b', 'fd00::7', 'cascade'),
-      ...pod('other-00001-deployment-c', '10.244.0.8', 'other'),
-    ]));
+      podTargets({
+        namespace: 'cascade-operator',
+        name,
+        ip,
+        labels: { 'serving.knative.dev/service': service, app: service },
+      });
+    writeFileSync(
+      join(dir, 'pods.json'),
+      JSON.stringify([
+        ...pod('cascade-00001-deployment-a', '10.244.0.7', 'cascade'),
+        ...pod('cascade-00001-deployment-b', 'fd00::7', 'cascade'),
+        ...pod('other-00001-deployment-c', '10.244.0.8', 'other'),
+      ]),
+    );
     try {
       // What the deployment docs used to say: targetPort 9095, a port no container declares.
-      const before: PodMonitor = { metadata: { name: 'before' }, spec: { ...podMonitor.spec, podMetricsEndpoints: [{ targetPort: 9095, path: '/metrics' }] } };
+      const before: PodMonitor = {
+        metadata: { name: 'before' },
+        spec: { ...podMonitor.spec, podMetricsEndpoints: [{ targetPort: 9095, path: '/metrics' }] },
+      };
       const file = join(dir, 'pods.json');
-      const extraScrapeConfigs = [...podMonitorScrapeConfigs(podMonitor, 'cascade-operator', file), ...podMonitorScrapeConfigs(before, 'cascade-operator', file)];
+      const extraScrapeConfigs = [
+        ...podMonitorScrapeConfigs(podMonitor, 'cascade-operator', file),
+        ...podMonitorScrapeConfigs(before, 'cascade-operator', file),
+      ];
       prom = await startPrometheus(inject('prometheus'), [], { scrapeInterval: '1h', extraScrapeConfigs });
       // 3 pods of 5 declared ports each, for 3 jobs
-      const targets = await waitFor(async () => { const t = await prom!.targets(); return t.active.length + t.dropped === 45 && t; }, { message: 'the pods discovered' });
-      const active = targets.active.map((t) => `${t.scrapePool} ${t.scrapeUrl} ${t.labels.container} ${t.labels.pod}`).sort();
+      const targets = await waitFor(
+        async () => {
+          const t = await prom!.targets();
+          return t.active.length + t.dropped === 45 && t;
+        },
+        { message: 'the pods discovered' },
+      );
+      const active = targets.active
+        .map((t) => `${t.scrapePool} ${t.scrapeUrl} ${t.labels.container} ${t.labels.pod}`)
+        .sort();
       expect(active).toEqual([
         'podMonitor/cascade-operator/cascade/0 http://10.244.0.7:9095/metrics user-container cascade-00001-deployment-a',
         'podMonitor/cascade-operator/cascade/0 http://[fd00::7]:9095/metrics user-container cascade-00001-deployment-b',

@@ -24,7 +24,9 @@ import { buildImage, cleanContext, imagePath, type Image } from './support/image
 import { janitorKubeconfig } from './support/janitor.ts';
 
 const containerfile = parseContainerfile(readFileSync(join(repoRoot, 'Containerfile'), 'utf8'));
-const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  devDependencies: Record<string, string>;
+};
 // CI runs as root, so the process can run as the image's user; elsewhere it runs as the user running the tests.
 const asImageUser = process.getuid?.() === 0;
 let image: Image;
@@ -36,10 +38,14 @@ beforeAll(async () => {
   context = cleanContext();
   image = await buildImage(containerfile, context);
 }, 900_000);
-afterEach(async () => { await h?.stop(); h = undefined; });
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+});
 // The stages' directories hold two installs of the dependencies (about 450 MB).
 afterAll(() => {
-  for (const dir of [context, ...(image?.dirs ?? []), ...mounts]) if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [context, ...(image?.dirs ?? []), ...mounts])
+    if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Every file under `dir`, relative to it, not descending into `skip`. */
@@ -55,27 +61,59 @@ function mounted(files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'cascade-mount-'));
   mounts.add(dir);
   for (const [name, source] of Object.entries(files)) copyFileSync(source, join(dir, name));
-  if (asImageUser) for (const path of [dir, ...Object.keys(files).map((n) => join(dir, n))]) chownSync(path, image.uid, image.gid);
+  if (asImageUser)
+    for (const path of [dir, ...Object.keys(files).map((n) => join(dir, n))]) chownSync(path, image.uid, image.gid);
   return dir;
 }
 
 /** The image's process: its CMD (or `argv`) in its working directory, with its environment only. */
 function imageProcess(argv: string[], tmp: string): FunctionCommand & { env: Record<string, string> } {
   expect(argv[0]).toBe('node');
-  const env = { ...image.env, PATH: imagePath(), HOME: image.workdir, TMPDIR: tmp, NODE_OPTIONS: '--no-experimental-strip-types' };
-  return { cwd: image.workdir, args: argv.slice(1), baseEnv: env, env, ...(asImageUser ? { uid: image.uid, gid: image.gid } : {}) };
+  const env = {
+    ...image.env,
+    PATH: imagePath(),
+    HOME: image.workdir,
+    TMPDIR: tmp,
+    NODE_OPTIONS: '--no-experimental-strip-types',
+  };
+  return {
+    cwd: image.workdir,
+    args: argv.slice(1),
+    baseEnv: env,
+    env,
+    ...(asImageUser ? { uid: image.uid, gid: image.gid } : {}),
+  };
 }
 
 /** Entries of the shared temporary directories the image's user owns, but for the mounts given to it (none of its own making should appear). */
-const ownedInSharedTmp = () => asImageUser
-  ? ['/tmp', '/var/tmp', '/dev/shm'].filter(existsSync).flatMap((d) => readdirSync(d).map((n) => join(d, n)))
-    .filter((p) => !mounts.has(p) && (() => { try { return statSync(p).uid === image.uid; } catch { return false; } })())
-  : [];
+const ownedInSharedTmp = () =>
+  asImageUser
+    ? ['/tmp', '/var/tmp', '/dev/shm']
+        .filter(existsSync)
+        .flatMap((d) => readdirSync(d).map((n) => join(d, n)))
+        .filter(
+          (p) =>
+            !mounts.has(p) &&
+            (() => {
+              try {
+                return statSync(p).uid === image.uid;
+              } catch {
+                return false;
+              }
+            })(),
+        )
+    : [];
 
-describe('the image, from the Containerfile\'s stages run in clean copies', () => {
-  it('runs on the Node.js the Containerfile names, and holds the compiled function, the janitor and the build\'s identity', () => {
+describe("the image, from the Containerfile's stages run in clean copies", () => {
+  it("runs on the Node.js the Containerfile names, and holds the compiled function, the janitor and the build's identity", () => {
     expect(process.version).toBe(`v${containerfile.args.NODE_VERSION}`);
-    for (const f of ['build/functions/cascade/server.cjs', 'build/functions/cascade/function.cjs', 'build/functions/cascade/index.js', 'build/functions/janitor/main.js', 'build/build-info.json']) {
+    for (const f of [
+      'build/functions/cascade/server.cjs',
+      'build/functions/cascade/function.cjs',
+      'build/functions/cascade/index.js',
+      'build/functions/janitor/main.js',
+      'build/build-info.json',
+    ]) {
       expect(existsSync(join(image.workdir, f)), f).toBe(true);
     }
   });
@@ -83,44 +121,70 @@ describe('the image, from the Containerfile\'s stages run in clean copies', () =
   it('holds the production dependencies of the lock and compiled JavaScript, nothing else', () => {
     const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as Lockfile;
     const production = Object.entries(lock.packages as Record<string, { dev?: boolean; devOptional?: boolean }>)
-      .filter(([key, e]) => key && !e.dev && !e.devOptional).map(([key]) => key).sort();
-    const installed = JSON.parse(readFileSync(join(image.workdir, 'node_modules/.package-lock.json'), 'utf8')) as Lockfile;
+      .filter(([key, e]) => key && !e.dev && !e.devOptional)
+      .map(([key]) => key)
+      .sort();
+    const installed = JSON.parse(
+      readFileSync(join(image.workdir, 'node_modules/.package-lock.json'), 'utf8'),
+    ) as Lockfile;
     expect(Object.keys(installed.packages).sort()).toEqual(production);
     // A devDependency is there only where the production tree needs that package (kubectl-cascade's client-node brings its own @types/node).
     for (const dev of Object.keys(pkg.devDependencies)) {
-      if (!production.includes(`node_modules/${dev}`)) expect(existsSync(join(image.workdir, 'node_modules', dev)), dev).toBe(false);
+      if (!production.includes(`node_modules/${dev}`))
+        expect(existsSync(join(image.workdir, 'node_modules', dev)), dev).toBe(false);
     }
     expect(existsSync(join(image.workdir, 'node_modules/typescript'))).toBe(false);
 
     const own = filesUnder(image.workdir, ['node_modules']);
     expect(own.filter((f) => !f.startsWith('build/')).sort()).toEqual(['package-lock.json', 'package.json']);
     // and V8's code cache of the function's bundle, made by the build
-    expect(own.filter((f) => !/\.(c?js|c?js\.map|json)$/.test(f))).toEqual(['build/functions/cascade/function.code-cache']);
+    expect(own.filter((f) => !/\.(c?js|c?js\.map|json)$/.test(f))).toEqual([
+      'build/functions/cascade/function.code-cache',
+    ]);
   });
 
-  it('compiles the function\'s bundle with the build\'s code cache: V8 takes it under the image\'s command\'s flags, as its user', async () => {
+  it("compiles the function's bundle with the build's code cache: V8 takes it under the image's command's flags, as its user", async () => {
     const entry = image.cmd.at(-1)!;
     const probe = `process.stdout.write(String(require('./${entry}').load().cacheTaken)); process.exit(0)`;
     const fn = imageProcess([...image.cmd.slice(0, -1), '-e', probe], mounted());
-    const { stdout } = await promisify(execFile)(process.execPath, fn.args, { cwd: fn.cwd, uid: fn.uid, gid: fn.gid, env: fn.env });
+    const { stdout } = await promisify(execFile)(process.execPath, fn.args, {
+      cwd: fn.cwd,
+      uid: fn.uid,
+      gid: fn.gid,
+      env: fn.env,
+    });
     expect(stdout).toBe('true');
   });
 
-  it('serves a run end to end as the image\'s user under the function\'s ServiceAccount, loading no TypeScript and writing nothing; the CronJob\'s janitor sweeps', async () => {
+  it("serves a run end to end as the image's user under the function's ServiceAccount, loading no TypeScript and writing nothing; the CronJob's janitor sweeps", async () => {
     const before = ownedInSharedTmp();
     const tmp = mounted();
     const fn = imageProcess(image.cmd, tmp);
     h = await cascadeHarness({
       modules: successScenario(300),
-      start: (env) => startFunction({ ...env, KUBECONFIG: join(mounted({ kubeconfig: env.KUBECONFIG! }), 'kubeconfig') }, fn),
+      start: (env) =>
+        startFunction({ ...env, KUBECONFIG: join(mounted({ kubeconfig: env.KUBECONFIG! }), 'kubeconfig') }, fn),
     });
-    const health = await (await fetch(`${h.url()}/healthz`)).json() as Record<string, string>;
-    expect(health).toMatchObject({ status: 'OK', tag: 'dev', hash: 'unknown', date: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    const health = (await (await fetch(`${h.url()}/healthz`)).json()) as Record<string, string>;
+    expect(health).toMatchObject({
+      status: 'OK',
+      tag: 'dev',
+      hash: 'unknown',
+      date: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
 
-    const reply = await post(h.url(), { turlinfo: 's3://incoming/in.tgz', iuid: 'image-run-1', oname: 'org', sname: 'src' });
+    const reply = await post(h.url(), {
+      turlinfo: 's3://incoming/in.tgz',
+      iuid: 'image-run-1',
+      oname: 'org',
+      sname: 'src',
+    });
     expect(reply).toMatchObject({ status: 200, body: { run: `${SCENARIO}-image` } });
     const run = await h.waitEnded(`${SCENARIO}-image`);
-    expect(run.status).toMatchObject({ phase: 'Succeeded', info: `${OUT}${SCENARIO}/image-run-1/image-run-1-final.zip` });
+    expect(run.status).toMatchObject({
+      phase: 'Succeeded',
+      info: `${OUT}${SCENARIO}/image-run-1/image-run-1-final.zip`,
+    });
     expect(h.fns[0]!.errorLines()).toEqual([]);
 
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a YAML document read as it is
@@ -128,8 +192,16 @@ describe('the image, from the Containerfile\'s stages run in clean copies', () =
     const janitor = imageProcess(cronJob.spec.jobTemplate.spec.template.spec.containers[0].command, tmp);
     const kubeconfig = join(mounted({ kubeconfig: await janitorKubeconfig(h.ns) }), 'kubeconfig');
     const swept = await promisify(execFile)(process.execPath, janitor.args, {
-      cwd: janitor.cwd, uid: janitor.uid, gid: janitor.gid,
-      env: { ...janitor.env, KUBECONFIG: kubeconfig, POD_NAMESPACE: h.ns, SCENARIO_NAME: SCENARIO, OUT_MINIO_ADDRESS: OUT },
+      cwd: janitor.cwd,
+      uid: janitor.uid,
+      gid: janitor.gid,
+      env: {
+        ...janitor.env,
+        KUBECONFIG: kubeconfig,
+        POD_NAMESPACE: h.ns,
+        SCENARIO_NAME: SCENARIO,
+        OUT_MINIO_ADDRESS: OUT,
+      },
     });
     expect(JSON.parse(swept.stdout)).toMatchObject({ janitor: 'sweep', runsSeen: 1, errors: 0 });
 

@@ -141,11 +141,19 @@ beforeAll(async () => {
 
 describe('the ServiceAccounts of knative/ are least privilege', () => {
   it('reads resources as the table means them', () => {
-    expect(attributes('get', 'secrets', 'own')).toMatchObject({ group: '', resource: 'secrets', subresource: undefined });
+    expect(attributes('get', 'secrets', 'own')).toMatchObject({
+      group: '',
+      resource: 'secrets',
+      subresource: undefined,
+    });
     expect(attributes('get', 'pods/log', 'own')).toMatchObject({ group: '', resource: 'pods', subresource: 'log' });
     expect(attributes('get', 'batch/jobs', 'own')).toMatchObject({ group: 'batch', resource: 'jobs' });
-    expect(attributes('update', `${CASCADE}/cascaderuns/status`, 'cluster'))
-      .toMatchObject({ group: CASCADE, resource: 'cascaderuns', subresource: 'status', namespace: undefined });
+    expect(attributes('update', `${CASCADE}/cascaderuns/status`, 'cluster')).toMatchObject({
+      group: CASCADE,
+      resource: 'cascaderuns',
+      subresource: 'status',
+      namespace: undefined,
+    });
   });
 
   it.each(rows)('%s: %s %s in the %s namespace/scope → allowed %s', async (...row: Row) => {
@@ -157,15 +165,31 @@ describe('the ServiceAccounts of knative/ are least privilege', () => {
 describe('real calls agree with the reviews', () => {
   it('the function lists Jobs in its namespace but not Secrets, nor Jobs elsewhere', async () => {
     const kc = configs.get(FN)!;
-    await adminKubeConfig().makeApiClient(BatchV1Api).createNamespacedJob({ namespace, body: {
-      metadata: { name: 'listed' },
-      spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.invalid/x:1' }] } } },
-    } });
+    await adminKubeConfig()
+      .makeApiClient(BatchV1Api)
+      .createNamespacedJob({
+        namespace,
+        body: {
+          metadata: { name: 'listed' },
+          spec: {
+            suspend: true,
+            template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.invalid/x:1' }] } },
+          },
+        },
+      });
     const listed = await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace });
     expect(listed.items.map((j) => j.metadata?.name)).toEqual(['listed']);
-    const denied = async (call: Promise<unknown>) => apiStatus(await call.then(() => undefined, (e: unknown) => e));
+    const denied = async (call: Promise<unknown>) =>
+      apiStatus(
+        await call.then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      );
     expect(await denied(kc.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace }))).toBe(403);
     expect(await denied(kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: otherNamespace }))).toBe(403);
-    expect(await denied(kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: `${namespace}-x` } } }))).toBe(403);
+    expect(
+      await denied(kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: `${namespace}-x` } } })),
+    ).toBe(403);
   });
 });

@@ -11,7 +11,13 @@ import { postTo } from '../endpoint/resolve.ts';
 import { CliError } from '../io.ts';
 import type { Connection } from '../kube/connect.ts';
 import { followRun, getRun, patchRun } from '../kube/runs.ts';
-import { annotationPatch, controlResult, handledValue, REQUEST_ANNOTATION, requestValue } from '../runs/control-result.ts';
+import {
+  annotationPatch,
+  controlResult,
+  handledValue,
+  REQUEST_ANNOTATION,
+  requestValue,
+} from '../runs/control-result.ts';
 import { EXIT_ERROR } from '../runs/exit-code.ts';
 import { timeoutOption } from './timeout-option.ts';
 import { phaseOf, type RunObject } from '../runs/run-object.ts';
@@ -21,10 +27,18 @@ const WHAT: Record<Action, string> = {
   resume: 'resume a Failed or Cancelled run from the module where it stopped',
 };
 
-interface ControlOptions { url?: string; timeout: number }
+interface ControlOptions {
+  url?: string;
+  timeout: number;
+}
 
 /** Through the API server: the annotation set, then the run followed until it records the value handled. */
-async function byAnnotation(conn: Connection, action: Action, before: RunObject, timeoutSeconds: number): Promise<RunObject> {
+async function byAnnotation(
+  conn: Connection,
+  action: Action,
+  before: RunObject,
+  timeoutSeconds: number,
+): Promise<RunObject> {
   const name = before.metadata.name!;
   const key = REQUEST_ANNOTATION[action];
   const value = requestValue(Date.now(), before.metadata.annotations?.[key]);
@@ -32,8 +46,10 @@ async function byAnnotation(conn: Connection, action: Action, before: RunObject,
   const signal = AbortSignal.timeout(timeoutSeconds * 1000);
   const after = await followRun(conn, name, () => {}, { signal, until: (r) => handledValue(action, r) === value });
   if (handledValue(action, after) !== value) {
-    throw new CliError(`cascaderun/${name} has not handled the ${action} request within ${timeoutSeconds}s (phase ${phaseOf(after)}): `
-      + `it stays pending in its annotation ${key}=${value}, for the function (through the ApiServerSource) or the janitor's sweep`);
+    throw new CliError(
+      `cascaderun/${name} has not handled the ${action} request within ${timeoutSeconds}s (phase ${phaseOf(after)}): ` +
+        `it stays pending in its annotation ${key}=${value}, for the function (through the ApiServerSource) or the janitor's sweep`,
+    );
   }
   return after;
 }
@@ -43,7 +59,12 @@ async function byAnnotation(conn: Connection, action: Action, before: RunObject,
  * (it answers once the request is applied), or followed after a Broker's 202
  * (it only took the event).
  */
-async function byEvent(conn: Connection, action: Action, before: RunObject, opts: ControlOptions & { env: Ctx['io']['env'] }): Promise<RunObject> {
+async function byEvent(
+  conn: Connection,
+  action: Action,
+  before: RunObject,
+  opts: ControlOptions & { env: Ctx['io']['env'] },
+): Promise<RunObject> {
   const name = before.metadata.name!;
   const req = controlRequest(action, name);
   const res = await postTo(opts.url!, req, opts.env);
@@ -51,25 +72,40 @@ async function byEvent(conn: Connection, action: Action, before: RunObject, opts
   if (!outcome.ok) throw new CliError(outcome.message);
   if (res.status !== 202) return getRun(conn.kc, conn.namespace, name);
   const signal = AbortSignal.timeout(opts.timeout * 1000);
-  return followRun(conn, name, () => {}, { signal, until: (r) => controlResult(action, name, before, r).state !== 'pending' });
+  return followRun(conn, name, () => {}, {
+    signal,
+    until: (r) => controlResult(action, name, before, r).state !== 'pending',
+  });
 }
 
 export function registerControl(program: Command, ctx: Ctx, action: Action): void {
-  program.command(action).argument('<run>', 'the CascadeRun\'s name')
+  program
+    .command(action)
+    .argument('<run>', "the CascadeRun's name")
     .description(`${WHAT[action]}; exits 0 once the run shows it, 1 when it changed nothing or was not handled in time`)
-    .option('--url <url>', 'send the run-control CloudEvent to this URL (the function\'s, or the Broker\'s) instead of annotating the run')
+    .option(
+      '--url <url>',
+      "send the run-control CloudEvent to this URL (the function's, or the Broker's) instead of annotating the run",
+    )
     .addOption(timeoutOption('how long to wait for the run to show the request handled'))
-    .action(act(ctx, async (name: string, opts: ControlOptions, cmd: Command) => {
-      const conn = await connection(cmd);
-      const before = await getRun(conn.kc, conn.namespace, name); // a run that does not exist is named as kubectl names it
-      const after = opts.url ? await byEvent(conn, action, before, { ...opts, env: ctx.io.env }) : await byAnnotation(conn, action, before, opts.timeout);
-      const result = controlResult(action, name, before, after);
-      if (result.state === 'pending') throw new CliError(`the ${action} was taken, but cascaderun/${name} shows no ${action} (phase ${phaseOf(after)})`);
-      if (result.state === 'nothing') {
-        ctx.io.err.write(`error: ${result.message}\n`);
-        return EXIT_ERROR;
-      }
-      ctx.io.out.write(`${result.message}\n`);
-      return 0;
-    }));
+    .action(
+      act(ctx, async (name: string, opts: ControlOptions, cmd: Command) => {
+        const conn = await connection(cmd);
+        const before = await getRun(conn.kc, conn.namespace, name); // a run that does not exist is named as kubectl names it
+        const after = opts.url
+          ? await byEvent(conn, action, before, { ...opts, env: ctx.io.env })
+          : await byAnnotation(conn, action, before, opts.timeout);
+        const result = controlResult(action, name, before, after);
+        if (result.state === 'pending')
+          throw new CliError(
+            `the ${action} was taken, but cascaderun/${name} shows no ${action} (phase ${phaseOf(after)})`,
+          );
+        if (result.state === 'nothing') {
+          ctx.io.err.write(`error: ${result.message}\n`);
+          return EXIT_ERROR;
+        }
+        ctx.io.out.write(`${result.message}\n`);
+        return 0;
+      }),
+    );
 }

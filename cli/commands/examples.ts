@@ -7,18 +7,27 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     'kubectl cascade get RUN',
   ],
   submit: [
-    '# start a run of the function\'s scenario and follow it to its end',
+    "# start a run of the function's scenario and follow it to its end",
     'kubectl cascade submit -n cascade-operator --iuid 33e65374 --turlinfo s3://in/x.tgz --watch',
     '# through a port-forward, with another scenario',
     'kubectl cascade submit --url http://localhost:8080 --iuid 33e65374 --turlinfo s3://in/x.tgz --scenario slow',
   ],
-  list: ['kubectl cascade list', 'kubectl cascade list -A --phase Failed', 'kubectl cascade list -l app=Cascade -o name', 'kubectl cascade list -o wide'],
+  list: [
+    'kubectl cascade list',
+    'kubectl cascade list -A --phase Failed',
+    'kubectl cascade list -l app=Cascade -o name',
+    'kubectl cascade list -o wide',
+  ],
   get: ['kubectl cascade get RUN', 'kubectl cascade get RUN -o yaml'],
   watch: ['kubectl cascade watch RUN; echo "exit $?"   # 0 succeeded, 2 failed, 3 cancelled, 130 Ctrl-C'],
   logs: ['kubectl cascade logs RUN', 'kubectl cascade logs RUN --module grayscale -f'],
   cancel: ['kubectl cascade cancel RUN', 'kubectl cascade cancel RUN --url http://localhost:8080 --timeout 2m'],
   resume: ['kubectl cascade resume RUN', 'kubectl cascade resume RUN --timeout 30s'],
-  lint: ['kubectl cascade lint scenario.yaml', 'kubectl cascade lint -n cascade-operator cao.yaml scenarios/', 'cat cao.yaml | kubectl cascade lint --offline -'],
+  lint: [
+    'kubectl cascade lint scenario.yaml',
+    'kubectl cascade lint -n cascade-operator cao.yaml scenarios/',
+    'cat cao.yaml | kubectl cascade lint --offline -',
+  ],
   version: ['kubectl cascade version', 'kubectl cascade version --client'],
 };
 

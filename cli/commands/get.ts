@@ -18,38 +18,54 @@ export function runSummary(run: RunObject, now: number, p: Palette): string[] {
   const cond = status.conditions?.find((c) => c.type === 'Succeeded');
   const elapsed = span(status.startTime, status.completionTime, now);
   const pairs: [string, string | undefined][] = [
-    ['Name', run.metadata.name], ['Namespace', run.metadata.namespace], ['Scenario', spec.scenarioname],
-    ['IUID', spec.pid], ['Input', spec.turlinfo], ['Phase', p.phase(phaseOf(run))], ['Step', stepOf(run)],
-    ['Reason', cond?.reason], ['Message', cond?.message], ['Started', status.startTime],
-    ['Duration', elapsed === undefined ? undefined : formatElapsed(elapsed)], ['Info', status.info],
+    ['Name', run.metadata.name],
+    ['Namespace', run.metadata.namespace],
+    ['Scenario', spec.scenarioname],
+    ['IUID', spec.pid],
+    ['Input', spec.turlinfo],
+    ['Phase', p.phase(phaseOf(run))],
+    ['Step', stepOf(run)],
+    ['Reason', cond?.reason],
+    ['Message', cond?.message],
+    ['Started', status.startTime],
+    ['Duration', elapsed === undefined ? undefined : formatElapsed(elapsed)],
+    ['Info', status.info],
   ];
   return pairs.filter(([, value]) => value).map(([key, value]) => `${`${key}:`.padEnd(11)}${value}`);
 }
 
 export function registerGet(program: Command, ctx: Ctx): void {
-  program.command('get').argument('<run>', 'the CascadeRun\'s name')
+  program
+    .command('get')
+    .argument('<run>', "the CascadeRun's name")
     .description('show a run and one row per module (Job, phase, started, duration, result, reason, attempts)')
     .addOption(outputOption())
-    .action(act(ctx, async (name: string, opts: { output?: OutputFormat }, cmd: Command) => {
-      const { kc, namespace } = await connection(cmd);
-      const run = await getRun(kc, namespace, name);
-      const { io } = ctx;
-      if (opts.output === 'json' || opts.output === 'yaml') {
-        printObject(io, opts.output, run);
+    .action(
+      act(ctx, async (name: string, opts: { output?: OutputFormat }, cmd: Command) => {
+        const { kc, namespace } = await connection(cmd);
+        const run = await getRun(kc, namespace, name);
+        const { io } = ctx;
+        if (opts.output === 'json' || opts.output === 'yaml') {
+          printObject(io, opts.output, run);
+          return 0;
+        }
+        if (opts.output === 'name') {
+          printNames(io, GROUP, [run.metadata.name]);
+          return 0;
+        }
+        const p = outPalette(io);
+        const rows = moduleRows(run, io.now(), p);
+        const wide = opts.output === 'wide';
+        const messages = moduleSlots(run).map((s) => s.record?.message ?? '');
+        printLines(io, [
+          ...runSummary(run, io.now(), p),
+          '',
+          ...table(
+            wide ? [...MODULE_HEADERS, 'message'] : [...MODULE_HEADERS],
+            wide ? rows.map((r, i) => [...r, messages[i]!]) : rows,
+          ),
+        ]);
         return 0;
-      }
-      if (opts.output === 'name') {
-        printNames(io, GROUP, [run.metadata.name]);
-        return 0;
-      }
-      const p = outPalette(io);
-      const rows = moduleRows(run, io.now(), p);
-      const wide = opts.output === 'wide';
-      const messages = moduleSlots(run).map((s) => s.record?.message ?? '');
-      printLines(io, [
-        ...runSummary(run, io.now(), p), '',
-        ...table(wide ? [...MODULE_HEADERS, 'message'] : [...MODULE_HEADERS], wide ? rows.map((r, i) => [...r, messages[i]!]) : rows),
-      ]);
-      return 0;
-    }));
+      }),
+    );
 }

@@ -12,11 +12,24 @@ import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
 import type { Connection } from '../kube/connect.ts';
 import { lintJobs, type LintJob } from '../lint/jobs.ts';
-import { dryRunErrors, formatLintError, manifestErrors, mergeErrors, scenarioInputs, schemaErrors, type LintError, type ScenarioDoc } from '../lint/report.ts';
+import {
+  dryRunErrors,
+  formatLintError,
+  manifestErrors,
+  mergeErrors,
+  scenarioInputs,
+  schemaErrors,
+  type LintError,
+  type ScenarioDoc,
+} from '../lint/report.ts';
 import { EXIT_ERROR } from '../runs/exit-code.ts';
 
 /** A file to lint: its label in what lint prints, and its text (or why it could not be read). */
-interface Source { label: string; text?: string; error?: string }
+interface Source {
+  label: string;
+  text?: string;
+  error?: string;
+}
 
 const LINTED = /\.(ya?ml|json)$/;
 
@@ -35,9 +48,14 @@ export function sourcesOf(args: readonly string[]): Source[] {
     let isDir = false;
     try {
       isDir = statSync(arg).isDirectory();
-    } catch { /* read() says why */ }
+    } catch {
+      /* read() says why */
+    }
     if (!isDir) return [read(arg, arg)];
-    return readdirSync(arg).filter((f) => LINTED.test(f)).sort().map((f) => read(join(arg, f), join(arg, f)));
+    return readdirSync(arg)
+      .filter((f) => LINTED.test(f))
+      .sort()
+      .map((f) => read(join(arg, f), join(arg, f)));
   });
 }
 
@@ -53,7 +71,14 @@ async function dryRun(kc: KubeConfig, namespace: string, jobs: LintJob[]): Promi
       const e = error as { code?: number; body?: unknown };
       if (e.code !== 422 && e.code !== 400) throw error;
       const status = (typeof e.body === 'string' ? JSON.parse(e.body) : e.body) as Parameters<typeof dryRunErrors>[1];
-      refused.push(...dryRunErrors(module.modulename, status, job.spec?.template.spec?.containers[0]?.env ?? [], module.configuration));
+      refused.push(
+        ...dryRunErrors(
+          module.modulename,
+          status,
+          job.spec?.template.spec?.containers[0]?.env ?? [],
+          module.configuration,
+        ),
+      );
     }
   }
   return refused;
@@ -70,22 +95,39 @@ const refusal = (error: unknown): Parameters<typeof manifestErrors>[1] | undefin
  * --dry-run=server` does it: created when none of its name exists, else
  * replaced; unknown fields refused (fieldValidation Strict).
  */
-async function dryRunOperator(kc: KubeConfig, namespace: string, manifest: Record<string, unknown>, input: unknown): Promise<LintError[]> {
+async function dryRunOperator(
+  kc: KubeConfig,
+  namespace: string,
+  manifest: Record<string, unknown>,
+  input: unknown,
+): Promise<LintError[]> {
   const { CustomObjectsApi } = await clientNode();
   const api = kc.makeApiClient(CustomObjectsApi);
   const at = { group: GROUP, version: VERSION, plural: 'cascadeautooperators', namespace };
-  const metadata: Record<string, unknown> = { ...(manifest.metadata as Record<string, unknown> | undefined), namespace };
+  const metadata: Record<string, unknown> = {
+    ...(manifest.metadata as Record<string, unknown> | undefined),
+    namespace,
+  };
   const name = typeof metadata.name === 'string' ? metadata.name : '';
   let existing: { metadata?: { resourceVersion?: string } } | undefined;
   if (name) {
-    existing = await api.getNamespacedCustomObject({ ...at, name }).then((o) => o as typeof existing, (e: { code?: number }) => {
-      if (e.code === 404) return undefined;
-      throw e;
-    });
+    existing = await api.getNamespacedCustomObject({ ...at, name }).then(
+      (o) => o as typeof existing,
+      (e: { code?: number }) => {
+        if (e.code === 404) return undefined;
+        throw e;
+      },
+    );
   }
   try {
     const options = { dryRun: 'All', fieldValidation: 'Strict' };
-    if (existing) await api.replaceNamespacedCustomObject({ ...at, name, ...options, body: { ...manifest, metadata: { ...metadata, resourceVersion: existing.metadata?.resourceVersion } } });
+    if (existing)
+      await api.replaceNamespacedCustomObject({
+        ...at,
+        name,
+        ...options,
+        body: { ...manifest, metadata: { ...metadata, resourceVersion: existing.metadata?.resourceVersion } },
+      });
     else await api.createNamespacedCustomObject({ ...at, ...options, body: { ...manifest, metadata } });
     return [];
   } catch (error) {
@@ -97,15 +139,26 @@ async function dryRunOperator(kc: KubeConfig, namespace: string, manifest: Recor
 
 /** A bare scenario file, as the CascadeAutoOperator that would hold it. */
 const operatorOf = (input: unknown, name: string): Record<string, unknown> => ({
-  apiVersion: `${GROUP}/${VERSION}`, kind: 'CascadeAutoOperator', metadata: { name }, spec: { scenarioconfig: input },
+  apiVersion: `${GROUP}/${VERSION}`,
+  kind: 'CascadeAutoOperator',
+  metadata: { name },
+  spec: { scenarioconfig: input },
 });
 
 /** One document: the schema's errors, then (online) those of the server's dry runs, each field once. */
-async function lintDoc(doc: ScenarioDoc, scenario: string | undefined, conn: Connection | undefined): Promise<{ errors: LintError[]; jobs: number }> {
+async function lintDoc(
+  doc: ScenarioDoc,
+  scenario: string | undefined,
+  conn: Connection | undefined,
+): Promise<{ errors: LintError[]; jobs: number }> {
   const { input, name, manifest } = doc;
   const { errors } = schemaErrors(input);
   const scenarioName = scenario ?? name ?? 'scenario';
-  const jobs = lintJobs((input as { cascademodules?: unknown } | null)?.cascademodules, conn?.namespace ?? 'default', scenarioName);
+  const jobs = lintJobs(
+    (input as { cascademodules?: unknown } | null)?.cascademodules,
+    conn?.namespace ?? 'default',
+    scenarioName,
+  );
   if (!conn) return { errors, jobs: jobs.length };
   const server = [
     ...(await dryRunOperator(conn.kc, conn.namespace, manifest ?? operatorOf(input, scenarioName), input)),
@@ -121,32 +174,49 @@ function parse(source: Source): ReturnType<typeof scenarioInputs> {
   return parsed.ok ? parsed : { ok: false, message: `${source.label}: ${parsed.message}` };
 }
 
-interface LintOptions { scenario?: string; offline?: boolean }
+interface LintOptions {
+  scenario?: string;
+  offline?: boolean;
+}
 
 export function registerLint(program: Command, ctx: Ctx): void {
-  program.command('lint').argument('<file...>', 'scenario files ({"cascademodules": [...]}) or CascadeAutoOperator manifests, JSON or YAML (several documents each); a directory\'s .yaml, .yml and .json files; - for stdin')
-    .description('validate scenarios as the function would, then dry-run each CascadeAutoOperator and each module\'s Job on the API server')
-    .option('--scenario <name>', 'the scenario\'s name in the Job names (default: the CascadeAutoOperator\'s, else "scenario")')
+  program
+    .command('lint')
+    .argument(
+      '<file...>',
+      'scenario files ({"cascademodules": [...]}) or CascadeAutoOperator manifests, JSON or YAML (several documents each); a directory\'s .yaml, .yml and .json files; - for stdin',
+    )
+    .description(
+      "validate scenarios as the function would, then dry-run each CascadeAutoOperator and each module's Job on the API server",
+    )
+    .option(
+      '--scenario <name>',
+      'the scenario\'s name in the Job names (default: the CascadeAutoOperator\'s, else "scenario")',
+    )
     .option('--offline', 'the schema only: no API server is asked')
-    .action(act(ctx, async (files: string[], opts: LintOptions, cmd: Command) => {
-      const conn = opts.offline ? undefined : await connection(cmd);
-      const checked = conn ? `schema, and the CascadeAutoOperator and each Job dry-run in namespace ${conn.namespace}` : 'schema only, offline';
-      let failed = false;
-      for (const source of sourcesOf(files)) {
-        const parsed = parse(source);
-        if (!parsed.ok) {
-          ctx.io.err.write(`error: ${parsed.message}\n`);
-          failed = true;
-          continue;
+    .action(
+      act(ctx, async (files: string[], opts: LintOptions, cmd: Command) => {
+        const conn = opts.offline ? undefined : await connection(cmd);
+        const checked = conn
+          ? `schema, and the CascadeAutoOperator and each Job dry-run in namespace ${conn.namespace}`
+          : 'schema only, offline';
+        let failed = false;
+        for (const source of sourcesOf(files)) {
+          const parsed = parse(source);
+          if (!parsed.ok) {
+            ctx.io.err.write(`error: ${parsed.message}\n`);
+            failed = true;
+            continue;
+          }
+          for (const [i, doc] of parsed.docs.entries()) {
+            const label = parsed.docs.length > 1 ? `${source.label}#${i + 1}` : source.label;
+            const { errors, jobs } = await lintDoc(doc, opts.scenario, conn);
+            for (const e of errors) ctx.io.err.write(`${label}: ${formatLintError(e)}\n`);
+            if (errors.length === 0) ctx.io.out.write(`${label}: ${jobs} module(s) valid (${checked})\n`);
+            failed ||= errors.length > 0;
+          }
         }
-        for (const [i, doc] of parsed.docs.entries()) {
-          const label = parsed.docs.length > 1 ? `${source.label}#${i + 1}` : source.label;
-          const { errors, jobs } = await lintDoc(doc, opts.scenario, conn);
-          for (const e of errors) ctx.io.err.write(`${label}: ${formatLintError(e)}\n`);
-          if (errors.length === 0) ctx.io.out.write(`${label}: ${jobs} module(s) valid (${checked})\n`);
-          failed ||= errors.length > 0;
-        }
-      }
-      return failed ? EXIT_ERROR : 0;
-    }));
+        return failed ? EXIT_ERROR : 0;
+      }),
+    );
 }

@@ -13,7 +13,10 @@ import { goneReason, jobsOfStep, prefixLines, splitChunk } from '../runs/log-lin
 import { isFinal, wasReached, type RunObject } from '../runs/run-object.ts';
 import { moduleSlots } from '../runs/view.ts';
 
-interface LogsOptions { module?: string; follow?: boolean }
+interface LogsOptions {
+  module?: string;
+  follow?: boolean;
+}
 
 class LogPrinter {
   failures = 0;
@@ -33,14 +36,24 @@ class LogPrinter {
   }
 }
 
-async function printLogs({ kc, namespace }: Connection, run: RunObject, modules: string[], out: LogPrinter): Promise<void> {
+async function printLogs(
+  { kc, namespace }: Connection,
+  run: RunObject,
+  modules: string[],
+  out: LogPrinter,
+): Promise<void> {
   for (const { name, record } of moduleSlots(run)) {
     if (!record || !wasReached(record) || !modules.includes(name)) continue;
     for (const job of jobsOfStep(record)) {
       const pods = await podsOfJob(kc, namespace, job.jobName);
       const started = job.earlier || Boolean(record.startTime);
-      if (pods.length === 0 && started) out.note(name, `no pod of Job ${job.jobName} (${goneReason(job, run.status?.phase)})`);
-      for (const pod of pods) await podLog(kc, namespace, pod).then((text) => out.lines(name, text), (e: unknown) => out.missing(name, pod, e));
+      if (pods.length === 0 && started)
+        out.note(name, `no pod of Job ${job.jobName} (${goneReason(job, run.status?.phase)})`);
+      for (const pod of pods)
+        await podLog(kc, namespace, pod).then(
+          (text) => out.lines(name, text),
+          (e: unknown) => out.missing(name, pod, e),
+        );
     }
   }
 }
@@ -60,12 +73,19 @@ function startedAttempt(run: RunObject, step: number): number {
  * the run ends. Every wait is a watch started again when the API server ends
  * it, so a step that starts late (a Queued run, a retry's backoff) is waited for.
  */
-async function followStep(conn: Connection, runName: string, { step, name }: { step: number; name: string }, out: LogPrinter): Promise<void> {
+async function followStep(
+  conn: Connection,
+  runName: string,
+  { step, name }: { step: number; name: string },
+  out: LogPrinter,
+): Promise<void> {
   const { kc, namespace } = conn;
   let followed = 0;
   for (;;) {
     const done = (r: RunObject) => isFinal(r) || recordOf(r, step)?.phase === 'Succeeded';
-    const run = await followRun(conn, runName, () => {}, { until: (r) => done(r) || startedAttempt(r, step) > followed });
+    const run = await followRun(conn, runName, () => {}, {
+      until: (r) => done(r) || startedAttempt(r, step) > followed,
+    });
     const attempt = startedAttempt(run, step);
     if (attempt <= followed) return;
     followed = attempt;
@@ -75,7 +95,9 @@ async function followStep(conn: Connection, runName: string, { step, name }: { s
       return !done(now) && (recordOf(now, step)?.attempt ?? 1) === attempt;
     };
     // A step that is over has its pod now or never (a succeeded step's Job is deleted).
-    const pod = done(run) ? (await podsOfJob(kc, namespace, record.jobName))[0] : await awaitPod(kc, namespace, record.jobName, stillDue);
+    const pod = done(run)
+      ? (await podsOfJob(kc, namespace, record.jobName))[0]
+      : await awaitPod(kc, namespace, record.jobName, stillDue);
     if (pod) await streamPod(conn, pod, name, out);
     else if (done(run) || done(await getRun(kc, namespace, runName))) return;
   }
@@ -99,18 +121,23 @@ async function followLogs(conn: Connection, runName: string, modules: string[], 
 }
 
 export function registerLogs(program: Command, ctx: Ctx): void {
-  program.command('logs').argument('<run>', 'the CascadeRun\'s name')
-    .description('print the pod logs of each module\'s Job in order, each line prefixed with its module')
+  program
+    .command('logs')
+    .argument('<run>', "the CascadeRun's name")
+    .description("print the pod logs of each module's Job in order, each line prefixed with its module")
     .option('--module <name>', 'only this module')
     .option('-f, --follow', 'stream the logs as the modules run, until the run ends')
-    .action(act(ctx, async (name: string, opts: LogsOptions, cmd: Command) => {
-      const conn = await connection(cmd);
-      const run = await getRun(conn.kc, conn.namespace, name);
-      const all = moduleSlots(run).map((s) => s.name);
-      if (opts.module !== undefined && !all.includes(opts.module)) throw new CliError(`run ${name} has no module ${opts.module} (its modules: ${all.join(', ')})`);
-      const modules = opts.module === undefined ? all : [opts.module];
-      const out = new LogPrinter(ctx.io);
-      await (opts.follow ? followLogs(conn, name, modules, out) : printLogs(conn, run, modules, out));
-      return out.failures > 0 ? EXIT_ERROR : 0;
-    }));
+    .action(
+      act(ctx, async (name: string, opts: LogsOptions, cmd: Command) => {
+        const conn = await connection(cmd);
+        const run = await getRun(conn.kc, conn.namespace, name);
+        const all = moduleSlots(run).map((s) => s.name);
+        if (opts.module !== undefined && !all.includes(opts.module))
+          throw new CliError(`run ${name} has no module ${opts.module} (its modules: ${all.join(', ')})`);
+        const modules = opts.module === undefined ? all : [opts.module];
+        const out = new LogPrinter(ctx.io);
+        await (opts.follow ? followLogs(conn, name, modules, out) : printLogs(conn, run, modules, out));
+        return out.failures > 0 ? EXIT_ERROR : 0;
+      }),
+    );
 }

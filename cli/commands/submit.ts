@@ -12,45 +12,60 @@ import type { Connection } from '../kube/connect.ts';
 import { timeoutOption } from './timeout-option.ts';
 import { watchRun } from './watch.ts';
 
-interface SubmitOptions extends SubmitFields { watch?: boolean; url?: string; timeout: number }
+interface SubmitOptions extends SubmitFields {
+  watch?: boolean;
+  url?: string;
+  timeout: number;
+}
 
 /**
  * The run a request through the Broker made: the run of the iuid that was
  * there already (the function answers a known iuid with it), else the new
  * one, waited for up to `timeout` seconds.
  */
-async function brokerRun(conn: Connection, iuid: string, before: { names: Set<string>; resourceVersion: string }, timeout: number): Promise<string> {
+async function brokerRun(
+  conn: Connection,
+  iuid: string,
+  before: { names: Set<string>; resourceVersion: string },
+  timeout: number,
+): Promise<string> {
   const [known] = before.names;
   if (known !== undefined) return known;
   const made = await awaitNewRun(conn, iuid, before, AbortSignal.timeout(timeout * 1000));
   if (made) return made.metadata.name!;
-  throw new CliError(`the Broker took the run request, but no run of iuid ${iuid} appeared within ${timeout}s: the function may have refused it `
-    + '(the Broker hands a refused event, with the function\'s reason, to its dead-letter sink); send it to the function with --url to read its reply');
+  throw new CliError(
+    `the Broker took the run request, but no run of iuid ${iuid} appeared within ${timeout}s: the function may have refused it ` +
+      "(the Broker hands a refused event, with the function's reason, to its dead-letter sink); send it to the function with --url to read its reply",
+  );
 }
 
 export function registerSubmit(program: Command, ctx: Ctx): void {
-  program.command('submit')
-    .description('start a run (the public run request); prints the run\'s name')
-    .requiredOption('--iuid <id>', 'the input\'s id (names the run)')
-    .requiredOption('--turlinfo <url>', 'the input\'s URL, handed to the first module as s3path')
-    .option('--scenario <name>', 'the CascadeAutoOperator whose scenario runs (default: the function\'s SCENARIO_NAME)')
+  program
+    .command('submit')
+    .description("start a run (the public run request); prints the run's name")
+    .requiredOption('--iuid <id>', "the input's id (names the run)")
+    .requiredOption('--turlinfo <url>', "the input's URL, handed to the first module as s3path")
+    .option('--scenario <name>', "the CascadeAutoOperator whose scenario runs (default: the function's SCENARIO_NAME)")
     .option('--watch', 'follow the run until it ends, as `watch` does (and exit as it does)')
-    .option('--url <url>', 'the function\'s URL (default: the Knative Service\'s status.url, else the Broker\'s address)')
+    .option('--url <url>', "the function's URL (default: the Knative Service's status.url, else the Broker's address)")
     .addOption(timeoutOption('through the Broker: how long to wait for the run to appear'))
-    .action(act(ctx, async (opts: SubmitOptions, cmd: Command) => {
-      const { kc, namespace } = await connection(cmd);
-      const endpoint = await resolveEndpoint(kc, namespace, opts.url);
-      const before = endpoint.kind === 'broker' ? await runsOfIuid(kc, namespace, opts.iuid) : undefined;
-      const req = submitRequest(endpoint, opts);
-      const res = await postTo(endpoint.url, req, ctx.io.env, namespace);
-      const reply = submitReply(endpoint, opts, res.status, res.text);
-      if (!reply.ok) throw new CliError(reply.message);
-      const run = reply.run ?? await brokerRun({ kc, namespace }, opts.iuid, before!, opts.timeout);
-      // The function creates the run in its own namespace, which -n may not name.
-      const where = reply.namespace ?? namespace;
-      ctx.io.out.write(`${run}\n`);
-      if (where !== namespace) ctx.io.err.write(`cascaderun/${run} is in namespace ${where}: give -n ${where} to other commands\n`);
-      if (reply.warning) throw new CliError(reply.warning);
-      return opts.watch ? watchRun(ctx.io, kc, where, run) : 0;
-    }));
+    .action(
+      act(ctx, async (opts: SubmitOptions, cmd: Command) => {
+        const { kc, namespace } = await connection(cmd);
+        const endpoint = await resolveEndpoint(kc, namespace, opts.url);
+        const before = endpoint.kind === 'broker' ? await runsOfIuid(kc, namespace, opts.iuid) : undefined;
+        const req = submitRequest(endpoint, opts);
+        const res = await postTo(endpoint.url, req, ctx.io.env, namespace);
+        const reply = submitReply(endpoint, opts, res.status, res.text);
+        if (!reply.ok) throw new CliError(reply.message);
+        const run = reply.run ?? (await brokerRun({ kc, namespace }, opts.iuid, before!, opts.timeout));
+        // The function creates the run in its own namespace, which -n may not name.
+        const where = reply.namespace ?? namespace;
+        ctx.io.out.write(`${run}\n`);
+        if (where !== namespace)
+          ctx.io.err.write(`cascaderun/${run} is in namespace ${where}: give -n ${where} to other commands\n`);
+        if (reply.warning) throw new CliError(reply.warning);
+        return opts.watch ? watchRun(ctx.io, kc, where, run) : 0;
+      }),
+    );
 }

@@ -10,4 +10,5 @@ export function parseTimeout(text: string): number {
 }
 
 /** --timeout <seconds>, 60 unless given. */
-export const timeoutOption = (what: string) => new Option('--timeout <seconds>', `${what} (60, 60s, 2m)`).argParser(parseTimeout).default(60);
+export const timeoutOption = (what: string) =>
+  new Option('--timeout <seconds>', `${what} (60, 60s, 2m)`).argParser(parseTimeout).default(60);

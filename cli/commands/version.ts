@@ -9,23 +9,31 @@ import { clientNode } from '../kube/client.ts';
 export function cliVersion(): string {
   for (const path of ['../../package.json', '../../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'cascade' && pkg.version) return pkg.version;
-    } catch { /* not there: the other layout */ }
+    } catch {
+      /* not there: the other layout */
+    }
   }
   return 'unknown';
 }
 
 export function registerVersion(program: Command, ctx: Ctx): void {
-  program.command('version')
-    .description('print the CLI\'s version and the API server\'s, as kubectl version does')
-    .option('--client', 'the CLI\'s version only: no API server is asked')
-    .action(act(ctx, async (opts: { client?: boolean }, cmd: Command) => {
-      ctx.io.out.write(`Client Version: ${cliVersion()}\n`);
-      if (opts.client) return 0;
-      const { VersionApi } = await clientNode();
-      const server = await (await connection(cmd)).kc.makeApiClient(VersionApi).getCode();
-      ctx.io.out.write(`Server Version: ${server.gitVersion}\n`);
-      return 0;
-    }));
+  program
+    .command('version')
+    .description("print the CLI's version and the API server's, as kubectl version does")
+    .option('--client', "the CLI's version only: no API server is asked")
+    .action(
+      act(ctx, async (opts: { client?: boolean }, cmd: Command) => {
+        ctx.io.out.write(`Client Version: ${cliVersion()}\n`);
+        if (opts.client) return 0;
+        const { VersionApi } = await clientNode();
+        const server = await (await connection(cmd)).kc.makeApiClient(VersionApi).getCode();
+        ctx.io.out.write(`Server Version: ${server.gitVersion}\n`);
+        return 0;
+      }),
+    );
 }

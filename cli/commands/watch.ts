@@ -45,10 +45,16 @@ export async function watchRun(io: Io, kc: KubeConfig, namespace: string, name: 
 }
 
 export function registerWatch(program: Command, ctx: Ctx): void {
-  program.command('watch').argument('<run>', 'the CascadeRun\'s name')
-    .description('follow a run until it ends, one line per module with its state and elapsed time; exits 0 if it succeeded, 2 if it failed, 3 if it was cancelled, 130 on Ctrl-C')
-    .action(act(ctx, async (name: string, _opts: unknown, cmd: Command) => {
-      const { kc, namespace } = await connection(cmd);
-      return watchRun(ctx.io, kc, namespace, name);
-    }));
+  program
+    .command('watch')
+    .argument('<run>', "the CascadeRun's name")
+    .description(
+      'follow a run until it ends, one line per module with its state and elapsed time; exits 0 if it succeeded, 2 if it failed, 3 if it was cancelled, 130 on Ctrl-C',
+    )
+    .action(
+      act(ctx, async (name: string, _opts: unknown, cmd: Command) => {
+        const { kc, namespace } = await connection(cmd);
+        return watchRun(ctx.io, kc, namespace, name);
+      }),
+    );
 }

@@ -7,7 +7,11 @@ export const SERVICE = { group: 'serving.knative.dev', version: 'v1', plural: 's
 export const BROKER = { group: 'eventing.knative.dev', version: 'v1', plural: 'brokers', name: 'default' } as const;
 
 interface KnativeObject {
-  status?: { url?: string; address?: { url?: string }; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+  status?: {
+    url?: string;
+    address?: { url?: string };
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
 }
 
 /** A request goes as a plain JSON post to the function (its reply names the run), or as a CloudEvent to the Broker (202). */
@@ -17,10 +21,19 @@ export type Discovery = { ok: true; endpoint: Endpoint } | { ok: false; reason: 
 
 function ready(obj: KnativeObject): { ready: boolean; why: string } {
   const c = obj.status?.conditions?.find((x) => x.type === 'Ready');
-  return { ready: c?.status === 'True', why: c ? `Ready is ${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}` : 'no Ready condition yet' };
+  return {
+    ready: c?.status === 'True',
+    why: c
+      ? `Ready is ${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`
+      : 'no Ready condition yet',
+  };
 }
 
-export function discoverEndpoint(service: KnativeObject | undefined, broker: KnativeObject | undefined, namespace: string): Discovery {
+export function discoverEndpoint(
+  service: KnativeObject | undefined,
+  broker: KnativeObject | undefined,
+  namespace: string,
+): Discovery {
   const notes: string[] = [];
   if (service) {
     const r = ready(service);
@@ -33,7 +46,10 @@ export function discoverEndpoint(service: KnativeObject | undefined, broker: Kna
     if (r.ready && url) return { ok: true, endpoint: { kind: 'broker', url } };
     notes.push(`Broker ${BROKER.name}: ${r.ready ? 'no status.address.url' : r.why}`);
   } else notes.push(`no Broker ${BROKER.name}`);
-  return { ok: false, reason: `no URL to send to in namespace ${namespace} (${notes.join('; ')}): give one with --url` };
+  return {
+    ok: false,
+    reason: `no URL to send to in namespace ${namespace} (${notes.join('; ')}): give one with --url`,
+  };
 }
 
 /** A host only a pod reaches: a cluster Service's DNS name (Knative's cluster-local visibility gives one). */
@@ -49,7 +65,9 @@ export function isClusterLocal(url: string): boolean {
 
 /** What to do when a cluster-local URL cannot be reached from here: the two ways that work from outside. */
 export function clusterLocalHint(url: string, namespace: string): string {
-  return `${url} is cluster-local: only pods reach it. From outside the cluster, port-forward to the function `
-    + `(kubectl port-forward -n ${namespace} $(kubectl get pod -n ${namespace} -l serving.knative.dev/service=${SERVICE.name} -o name | head -1) 8080:8080) `
-    + 'and give --url http://localhost:8080, or send the run request to the Broker from inside the cluster';
+  return (
+    `${url} is cluster-local: only pods reach it. From outside the cluster, port-forward to the function ` +
+    `(kubectl port-forward -n ${namespace} $(kubectl get pod -n ${namespace} -l serving.knative.dev/service=${SERVICE.name} -o name | head -1) 8080:8080) ` +
+    'and give --url http://localhost:8080, or send the run request to the Broker from inside the cluster'
+  );
 }

@@ -5,7 +5,11 @@ import { clientNode } from '../kube/client.ts';
 import { CliError } from '../io.ts';
 import { BROKER, clusterLocalHint, discoverEndpoint, isClusterLocal, SERVICE, type Endpoint } from './discover.ts';
 
-async function read(kc: KubeConfig, namespace: string, at: typeof SERVICE | typeof BROKER): Promise<object | undefined> {
+async function read(
+  kc: KubeConfig,
+  namespace: string,
+  at: typeof SERVICE | typeof BROKER,
+): Promise<object | undefined> {
   const { CustomObjectsApi } = await clientNode();
   try {
     return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...at, namespace })) as object;
@@ -26,8 +30,15 @@ export async function resolveEndpoint(kc: KubeConfig, namespace: string, url: st
  * A POST to the endpoint, with CASCADE_AUTH_TOKEN as the caller's bearer
  * token when set. A cluster-local URL that cannot be reached says how to reach it.
  */
-export async function postTo(url: string, req: { headers: Record<string, string>; body: string }, env: Record<string, string | undefined>, namespace?: string): Promise<{ status: number; text: string }> {
-  const auth: Record<string, string> = env.CASCADE_AUTH_TOKEN ? { authorization: `Bearer ${env.CASCADE_AUTH_TOKEN}` } : {};
+export async function postTo(
+  url: string,
+  req: { headers: Record<string, string>; body: string },
+  env: Record<string, string | undefined>,
+  namespace?: string,
+): Promise<{ status: number; text: string }> {
+  const auth: Record<string, string> = env.CASCADE_AUTH_TOKEN
+    ? { authorization: `Bearer ${env.CASCADE_AUTH_TOKEN}` }
+    : {};
   let res: Response;
   try {
     res = await fetch(url, { method: 'POST', headers: { ...req.headers, ...auth }, body: req.body });

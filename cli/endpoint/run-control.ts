@@ -11,11 +11,18 @@ export type Action = 'cancel' | 'resume';
 
 export const TYPE_OF: Record<Action, string> = { cancel: CANCEL_REQUESTED, resume: RESUME_REQUESTED };
 
-export function controlRequest(action: Action, runname: string, id: string = randomUUID()): { headers: Record<string, string>; body: string } {
+export function controlRequest(
+  action: Action,
+  runname: string,
+  id: string = randomUUID(),
+): { headers: Record<string, string>; body: string } {
   return {
     headers: {
       'content-type': 'application/json',
-      'ce-specversion': '1.0', 'ce-id': id, 'ce-source': '/kubectl-cascade', 'ce-type': TYPE_OF[action],
+      'ce-specversion': '1.0',
+      'ce-id': id,
+      'ce-source': '/kubectl-cascade',
+      'ce-type': TYPE_OF[action],
     },
     body: JSON.stringify({ runname }),
   };
@@ -29,9 +36,15 @@ export function controlOutcome(action: Action, status: number, body: string): Co
   let error = body.trim();
   try {
     error = String((JSON.parse(body) as { error?: unknown }).error ?? error);
-  } catch { /* not JSON: the text as it is */ }
+  } catch {
+    /* not JSON: the text as it is */
+  }
   if (status === 400 && /unsupported event type|unknown event type/i.test(error)) {
-    return { ok: false, unavailable: true, message: `run control is not available yet on this deployment: the function does not take ${TYPE_OF[action]} (it answered 400: ${error})` };
+    return {
+      ok: false,
+      unavailable: true,
+      message: `run control is not available yet on this deployment: the function does not take ${TYPE_OF[action]} (it answered 400: ${error})`,
+    };
   }
   return { ok: false, unavailable: false, message: `${action} refused: ${status} ${error}`.trimEnd() };
 }

@@ -9,7 +9,13 @@ export interface Palette {
 }
 
 const SGR: Record<string, number> = {
-  Succeeded: 32, Failed: 31, Cancelled: 35, Running: 36, Retrying: 33, Queued: 90, Pending: 90,
+  Succeeded: 32,
+  Failed: 31,
+  Cancelled: 35,
+  Running: 36,
+  Retrying: 33,
+  Queued: 90,
+  Pending: 90,
 };
 
 export function colourEnabled(isTTY: boolean | undefined, env: Record<string, string | undefined>): boolean {
@@ -17,7 +23,8 @@ export function colourEnabled(isTTY: boolean | undefined, env: Record<string, st
 }
 
 export function palette(enabled: boolean): Palette {
-  const wrap = (code: number | undefined, text: string) => (enabled && code !== undefined ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const wrap = (code: number | undefined, text: string) =>
+    enabled && code !== undefined ? `\x1b[${code}m${text}\x1b[0m` : text;
   return {
     enabled,
     phase: (phase, text = phase) => wrap(SGR[phase], text),

@@ -5,13 +5,28 @@ import { table, visibleWidth } from './table.ts';
 
 describe('durations', () => {
   it.each([
-    [0, '0s'], [45_000, '45s'], [119_000, '119s'], [192_000, '3m12s'], [600_000, '10m'], [25 * 60_000, '25m'],
-    [3 * 3600_000, '3h'], [(2 * 60 + 15) * 60_000 + 3600_000, '3h15m'], [10 * 3600_000, '10h'], [(3 * 24 + 4) * 3600_000, '3d4h'], [12 * 24 * 3600_000, '12d'],
+    [0, '0s'],
+    [45_000, '45s'],
+    [119_000, '119s'],
+    [192_000, '3m12s'],
+    [600_000, '10m'],
+    [25 * 60_000, '25m'],
+    [3 * 3600_000, '3h'],
+    [(2 * 60 + 15) * 60_000 + 3600_000, '3h15m'],
+    [10 * 3600_000, '10h'],
+    [(3 * 24 + 4) * 3600_000, '3d4h'],
+    [12 * 24 * 3600_000, '12d'],
   ])('an age of %i ms is %s, as kubectl prints it', (ms, text) => {
     expect(formatAge(ms)).toBe(text);
   });
 
-  it.each([[400, '0.4s'], [12_345, '12.3s'], [184_000, '3m04s'], [3_720_000, '1h02m'], [-5, '0.0s']])('%i ms elapsed is %s', (ms, text) => {
+  it.each([
+    [400, '0.4s'],
+    [12_345, '12.3s'],
+    [184_000, '3m04s'],
+    [3_720_000, '1h02m'],
+    [-5, '0.0s'],
+  ])('%i ms elapsed is %s', (ms, text) => {
     expect(formatElapsed(ms)).toBe(text);
   });
 
@@ -24,17 +39,29 @@ describe('durations', () => {
 
 describe('tables', () => {
   it('upper-cases the headers and aligns the columns three spaces apart, without trailing blanks', () => {
-    expect(table(['name', 'phase', 'age'], [['a-long-name', 'Running', '3s'], ['b', 'Failed', '']])).toEqual([
-      'NAME          PHASE     AGE',
-      'a-long-name   Running   3s',
-      'b             Failed',
-    ]);
+    expect(
+      table(
+        ['name', 'phase', 'age'],
+        [
+          ['a-long-name', 'Running', '3s'],
+          ['b', 'Failed', ''],
+        ],
+      ),
+    ).toEqual(['NAME          PHASE     AGE', 'a-long-name   Running   3s', 'b             Failed']);
   });
 
   it('gives colour codes no width', () => {
     const p = palette(true);
     expect(visibleWidth(p.phase('Failed'))).toBe(6);
-    expect(table(['phase', 'x'], [[p.phase('Failed'), '1'], ['Running', '2']])[1]).toBe(`${p.phase('Failed')}    1`);
+    expect(
+      table(
+        ['phase', 'x'],
+        [
+          [p.phase('Failed'), '1'],
+          ['Running', '2'],
+        ],
+      )[1],
+    ).toBe(`${p.phase('Failed')}    1`);
   });
 });
 

@@ -9,8 +9,10 @@ export function visibleWidth(text: string): number {
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
   const all = [headers.map((h) => h.toUpperCase()), ...rows];
   const widths = headers.map((_, i) => Math.max(...all.map((r) => visibleWidth(r[i] ?? ''))));
-  return all.map((row) => row
-    .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i]! - visibleWidth(cell) + 3)))
-    .join('')
-    .trimEnd());
+  return all.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat(widths[i]! - visibleWidth(cell) + 3)))
+      .join('')
+      .trimEnd(),
+  );
 }

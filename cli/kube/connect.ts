@@ -21,10 +21,12 @@ export async function connect(flags: KubeFlags): Promise<Connection> {
   if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
   else kc.loadFromDefault();
   if (flags.context) {
-    if (!kc.getContextObject(flags.context)) throw new Error(`context "${flags.context}" does not exist in the kubeconfig`);
+    if (!kc.getContextObject(flags.context))
+      throw new Error(`context "${flags.context}" does not exist in the kubeconfig`);
     kc.setCurrentContext(flags.context);
   }
-  if (!kc.getCurrentCluster()) throw new Error('no cluster in the kubeconfig: give one with --kubeconfig or $KUBECONFIG');
+  if (!kc.getCurrentCluster())
+    throw new Error('no cluster in the kubeconfig: give one with --kubeconfig or $KUBECONFIG');
   // kubectl talks plain HTTP to an http:// server (without any kubeconfig, to
   // localhost:8080); client-node only does with skipTLSVerify, which TLS alone reads.
   kc.clusters = kc.clusters.map((c) => (c.server.startsWith('http://') ? { ...c, skipTLSVerify: true } : c));
@@ -44,12 +46,18 @@ export function serverHost(server: string | undefined): string | undefined {
 }
 
 /** kubectl's words for an API server that cannot be reached (undici's fetch fails with the socket's error as its cause). */
-function unreachable(e: { code?: unknown; cause?: { code?: unknown; address?: unknown; port?: unknown } }, server: string | undefined): string | undefined {
+function unreachable(
+  e: { code?: unknown; cause?: { code?: unknown; address?: unknown; port?: unknown } },
+  server: string | undefined,
+): string | undefined {
   const code = e.code ?? e.cause?.code;
-  const host = serverHost(server) ?? (e.cause?.address ? `${String(e.cause.address)}:${String(e.cause.port)}` : undefined);
+  const host =
+    serverHost(server) ?? (e.cause?.address ? `${String(e.cause.address)}:${String(e.cause.port)}` : undefined);
   if (!host) return undefined;
-  if (code === 'ECONNREFUSED') return `The connection to the server ${host} was refused - did you specify the right host or port?`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Unable to connect to the server: dial tcp: lookup ${host.replace(/:\d+$/, '')}: no such host`;
+  if (code === 'ECONNREFUSED')
+    return `The connection to the server ${host} was refused - did you specify the right host or port?`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `Unable to connect to the server: dial tcp: lookup ${host.replace(/:\d+$/, '')}: no such host`;
   return undefined;
 }
 
@@ -66,7 +74,9 @@ export function describeError(error: unknown, server?: string): string {
     let status: { reason?: string; message?: string } = {};
     try {
       status = (typeof e.body === 'string' ? JSON.parse(e.body) : e.body) as typeof status;
-    } catch { /* not a Status */ }
+    } catch {
+      /* not a Status */
+    }
     return `Error from server (${status.reason ?? e.code}): ${status.message ?? String(e.body)}`;
   }
   return error instanceof Error ? error.message : String(error);

@@ -3,7 +3,8 @@ import { Writable } from 'node:stream';
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { clientNode } from './client.ts';
 
-const byCreation = (a: V1Pod, b: V1Pod) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? ''));
+const byCreation = (a: V1Pod, b: V1Pod) =>
+  String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? ''));
 const selector = (jobName: string) => `job-name=${jobName}`;
 
 /** The Job's pods, oldest first (a Job retried by its backoffLimit has several). */
@@ -18,7 +19,12 @@ export async function podsOfJob(kc: KubeConfig, namespace: string, jobName: stri
  * server ends a watch after a while: it is started again while `stillDue`
  * says the pod is still to come, else the wait ends with none.
  */
-export async function awaitPod(kc: KubeConfig, namespace: string, jobName: string, stillDue: () => Promise<boolean>): Promise<V1Pod | undefined> {
+export async function awaitPod(
+  kc: KubeConfig,
+  namespace: string,
+  jobName: string,
+  stillDue: () => Promise<boolean>,
+): Promise<V1Pod | undefined> {
   const { CoreV1Api } = await clientNode();
   for (;;) {
     const list = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: selector(jobName) });
@@ -31,18 +37,32 @@ export async function awaitPod(kc: KubeConfig, namespace: string, jobName: strin
 }
 
 /** The first pod of the Job that a watch from `resourceVersion` sees, or undefined when the watch ends first. */
-async function watchForPod(kc: KubeConfig, namespace: string, jobName: string, resourceVersion: string | undefined): Promise<V1Pod | undefined> {
+async function watchForPod(
+  kc: KubeConfig,
+  namespace: string,
+  jobName: string,
+  resourceVersion: string | undefined,
+): Promise<V1Pod | undefined> {
   const { Watch } = await clientNode();
   return new Promise((resolve, reject) => {
     let pod: V1Pod | undefined;
     let controller: AbortController | undefined;
     const query = { labelSelector: selector(jobName), resourceVersion };
-    void new Watch(kc).watch(`/api/v1/namespaces/${namespace}/pods`, query, (phase, obj: V1Pod) => {
-      if (pod || phase !== 'ADDED') return;
-      pod = obj;
-      controller?.abort();
-    }, () => resolve(pod))
-      .then((c) => { controller = c; if (pod) c.abort(); }, reject);
+    void new Watch(kc)
+      .watch(
+        `/api/v1/namespaces/${namespace}/pods`,
+        query,
+        (phase, obj: V1Pod) => {
+          if (pod || phase !== 'ADDED') return;
+          pod = obj;
+          controller?.abort();
+        },
+        () => resolve(pod),
+      )
+      .then((c) => {
+        controller = c;
+        if (pod) c.abort();
+      }, reject);
   });
 }
 
@@ -50,15 +70,30 @@ export const containerOf = (pod: V1Pod): string => pod.spec?.containers[0]?.name
 
 export async function podLog(kc: KubeConfig, namespace: string, pod: V1Pod): Promise<string> {
   const { CoreV1Api } = await clientNode();
-  return kc.makeApiClient(CoreV1Api).readNamespacedPodLog({ namespace, name: pod.metadata!.name!, container: containerOf(pod) });
+  return kc
+    .makeApiClient(CoreV1Api)
+    .readNamespacedPodLog({ namespace, name: pod.metadata!.name!, container: containerOf(pod) });
 }
 
 /** Streams the pod's log to `onChunk` until the container ends. */
-export async function followPodLog(kc: KubeConfig, namespace: string, pod: V1Pod, onChunk: (text: string) => void): Promise<void> {
+export async function followPodLog(
+  kc: KubeConfig,
+  namespace: string,
+  pod: V1Pod,
+  onChunk: (text: string) => void,
+): Promise<void> {
   const { Log } = await clientNode();
   return new Promise((resolve, reject) => {
-    const sink = new Writable({ write(chunk: Buffer, _enc, next) { onChunk(chunk.toString()); next(); } });
-    new Log(kc).log(namespace, pod.metadata!.name!, containerOf(pod), sink, (err: unknown) => (err ? reject(err) : resolve()), { follow: true })
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, next) {
+        onChunk(chunk.toString());
+        next();
+      },
+    });
+    new Log(kc)
+      .log(namespace, pod.metadata!.name!, containerOf(pod), sink, (err: unknown) => (err ? reject(err) : resolve()), {
+        follow: true,
+      })
       .catch(reject);
   });
 }

@@ -12,7 +12,10 @@ function retryAfterMs(error: unknown): number | undefined {
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 10) * 1000 : 1000;
 }
 
-export async function retryTooManyRequests<T>(call: () => Promise<T>, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<T> {
+export async function retryTooManyRequests<T>(
+  call: () => Promise<T>,
+  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();

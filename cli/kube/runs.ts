@@ -11,12 +11,18 @@ import { retryTooManyRequests } from './retry.ts';
 
 const AT = { group: GROUP, version: VERSION, plural: CASCADE_RUN_PLURAL };
 
-export async function listRuns(kc: KubeConfig, namespace: string | undefined, labelSelector?: string): Promise<RunObject[]> {
+export async function listRuns(
+  kc: KubeConfig,
+  namespace: string | undefined,
+  labelSelector?: string,
+): Promise<RunObject[]> {
   const { CustomObjectsApi } = await clientNode();
   const api = kc.makeApiClient(CustomObjectsApi);
-  const list = await retryTooManyRequests(() => namespace === undefined
-    ? api.listClusterCustomObject({ ...AT, labelSelector })
-    : api.listNamespacedCustomObject({ ...AT, namespace, labelSelector }));
+  const list = await retryTooManyRequests(() =>
+    namespace === undefined
+      ? api.listClusterCustomObject({ ...AT, labelSelector })
+      : api.listNamespacedCustomObject({ ...AT, namespace, labelSelector }),
+  );
   return (list as { items: RunObject[] }).items;
 }
 
@@ -30,7 +36,9 @@ export async function getRun(kc: KubeConfig, namespace: string, name: string): P
 export async function patchRun(kc: KubeConfig, namespace: string, name: string, patch: object[]): Promise<RunObject> {
   const { CustomObjectsApi } = await clientNode();
   const api = kc.makeApiClient(CustomObjectsApi);
-  return (await retryTooManyRequests(() => api.patchNamespacedCustomObject({ ...AT, namespace, name, body: patch }))) as RunObject;
+  return (await retryTooManyRequests(() =>
+    api.patchNamespacedCustomObject({ ...AT, namespace, name, body: patch }),
+  )) as RunObject;
 }
 
 export interface FollowOptions {
@@ -43,7 +51,12 @@ export interface FollowOptions {
  * Calls `onChange` with the run now and at every change, until `until` holds
  * (resolved with the run then) or `signal` aborts.
  */
-export async function followRun(conn: Connection, name: string, onChange: (run: RunObject) => void, opts: FollowOptions = {}): Promise<RunObject> {
+export async function followRun(
+  conn: Connection,
+  name: string,
+  onChange: (run: RunObject) => void,
+  opts: FollowOptions = {},
+): Promise<RunObject> {
   const { kc, namespace } = conn;
   const { signal, until = isFinal } = opts;
   const { Watch } = await clientNode();
@@ -55,35 +68,63 @@ export async function followRun(conn: Connection, name: string, onChange: (run: 
       let latest = run;
       let gone = false;
       let controller: AbortController | undefined;
-      const query = { fieldSelector: `metadata.name=${name}`, resourceVersion: run.metadata.resourceVersion, allowWatchBookmarks: true };
-      void new Watch(kc).watch(path, query, (phase, obj: RunObject & { code?: number }) => {
-        if (phase === 'ERROR') gone = obj.code === 410;
-        else if (phase === 'DELETED') reject(new Error(`cascaderun ${name} was deleted`));
-        else if (phase === 'BOOKMARK') latest = { ...latest, metadata: { ...latest.metadata, resourceVersion: obj.metadata.resourceVersion } };
-        else {
-          latest = obj;
-          onChange(obj);
-          if (until(obj)) controller?.abort();
-        }
-      }, () => {
-        // Ended (by the server, by us, or 410 Gone): read the run again after 410, else go on from where it was.
-        if (gone) getRun(kc, namespace, name).then((r) => { onChange(r); resolve(r); }, reject);
-        else resolve(latest);
-      }).then((c) => {
-        controller = c;
-        if (signal?.aborted) c.abort();
-        else signal?.addEventListener('abort', () => c.abort(), { once: true });
-      }, reject);
+      const query = {
+        fieldSelector: `metadata.name=${name}`,
+        resourceVersion: run.metadata.resourceVersion,
+        allowWatchBookmarks: true,
+      };
+      void new Watch(kc)
+        .watch(
+          path,
+          query,
+          (phase, obj: RunObject & { code?: number }) => {
+            if (phase === 'ERROR') gone = obj.code === 410;
+            else if (phase === 'DELETED') reject(new Error(`cascaderun ${name} was deleted`));
+            else if (phase === 'BOOKMARK')
+              latest = { ...latest, metadata: { ...latest.metadata, resourceVersion: obj.metadata.resourceVersion } };
+            else {
+              latest = obj;
+              onChange(obj);
+              if (until(obj)) controller?.abort();
+            }
+          },
+          () => {
+            // Ended (by the server, by us, or 410 Gone): read the run again after 410, else go on from where it was.
+            if (gone)
+              getRun(kc, namespace, name).then((r) => {
+                onChange(r);
+                resolve(r);
+              }, reject);
+            else resolve(latest);
+          },
+        )
+        .then((c) => {
+          controller = c;
+          if (signal?.aborted) c.abort();
+          else signal?.addEventListener('abort', () => c.abort(), { once: true });
+        }, reject);
     });
   }
   return run;
 }
 
 /** The runs of `iuid` now, and the resourceVersion to watch for new ones from. */
-export async function runsOfIuid(kc: KubeConfig, namespace: string, iuid: string): Promise<{ names: Set<string>; resourceVersion: string }> {
+export async function runsOfIuid(
+  kc: KubeConfig,
+  namespace: string,
+  iuid: string,
+): Promise<{ names: Set<string>; resourceVersion: string }> {
   const { CustomObjectsApi } = await clientNode();
-  const list = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ ...AT, namespace, labelSelector: iuidSelector(iuid) })) as { items: RunObject[]; metadata: { resourceVersion: string } };
-  return { names: new Set(list.items.filter((r) => r.spec?.pid === iuid).map((r) => r.metadata.name ?? '')), resourceVersion: list.metadata.resourceVersion };
+  const list = (await kc
+    .makeApiClient(CustomObjectsApi)
+    .listNamespacedCustomObject({ ...AT, namespace, labelSelector: iuidSelector(iuid) })) as {
+    items: RunObject[];
+    metadata: { resourceVersion: string };
+  };
+  return {
+    names: new Set(list.items.filter((r) => r.spec?.pid === iuid).map((r) => r.metadata.name ?? '')),
+    resourceVersion: list.metadata.resourceVersion,
+  };
 }
 
 const iuidSelector = (iuid: string) => `${LABEL_IUID_HASH}=${shortHash(iuid, 16)}`;
@@ -93,7 +134,12 @@ const iuidSelector = (iuid: string) => `${LABEL_IUID_HASH}=${shortHash(iuid, 16)
  * watch that is started again (after a fresh list) whenever the API server
  * ends it; undefined when `signal` aborts first.
  */
-export async function awaitNewRun(conn: Connection, iuid: string, since: { names: Set<string>; resourceVersion: string }, signal: AbortSignal): Promise<RunObject | undefined> {
+export async function awaitNewRun(
+  conn: Connection,
+  iuid: string,
+  since: { names: Set<string>; resourceVersion: string },
+  signal: AbortSignal,
+): Promise<RunObject | undefined> {
   const { kc, namespace } = conn;
   let resourceVersion = since.resourceVersion;
   while (!signal.aborted) {
@@ -107,7 +153,12 @@ export async function awaitNewRun(conn: Connection, iuid: string, since: { names
   return undefined;
 }
 
-async function watchNewRun({ kc, namespace }: Connection, iuid: string, from: { known: Set<string>; resourceVersion: string }, signal: AbortSignal): Promise<RunObject | undefined> {
+async function watchNewRun(
+  { kc, namespace }: Connection,
+  iuid: string,
+  from: { known: Set<string>; resourceVersion: string },
+  signal: AbortSignal,
+): Promise<RunObject | undefined> {
   const { Watch } = await clientNode();
   const { known, resourceVersion } = from;
   const path = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`;
@@ -115,11 +166,17 @@ async function watchNewRun({ kc, namespace }: Connection, iuid: string, from: { 
     let found: RunObject | undefined;
     let controller: AbortController | undefined;
     const query = { labelSelector: iuidSelector(iuid), resourceVersion };
-    void new Watch(kc).watch(path, query, (phase, obj: RunObject) => {
-      if (found || phase !== 'ADDED' || obj.spec?.pid !== iuid || known.has(obj.metadata.name ?? '')) return;
-      found = obj;
-      controller?.abort();
-    }, () => resolve(found))
+    void new Watch(kc)
+      .watch(
+        path,
+        query,
+        (phase, obj: RunObject) => {
+          if (found || phase !== 'ADDED' || obj.spec?.pid !== iuid || known.has(obj.metadata.name ?? '')) return;
+          found = obj;
+          controller?.abort();
+        },
+        () => resolve(found),
+      )
       .then((c) => {
         controller = c;
         if (found || signal.aborted) c.abort();

@@ -6,16 +6,29 @@ import * as v from 'valibot';
 import { CascadeModuleSchema, type CascadeModule } from '../../shared/api/scenario.ts';
 import { buildJob } from '../../shared/core/job-manifest.ts';
 
-export interface LintJob { index: number; module: CascadeModule; job: V1Job }
+export interface LintJob {
+  index: number;
+  module: CascadeModule;
+  job: V1Job;
+}
 
-const standIn = (index: number): CascadeModule => ({ modulename: `module-${index}`, template: { spec: { containers: [{ name: 'x' }] } } });
+const standIn = (index: number): CascadeModule => ({
+  modulename: `module-${index}`,
+  template: { spec: { containers: [{ name: 'x' }] } },
+});
 
 /** A Job for each module that the schema takes (the others are reported by the schema already). */
 export function lintJobs(rawModules: unknown, namespace: string, scenarioName: string): LintJob[] {
   if (!Array.isArray(rawModules)) return [];
   const parsed = rawModules.map((raw) => v.safeParse(CascadeModuleSchema, raw));
   const modules = parsed.map((r, i) => (r.success ? r.output : standIn(i)));
-  const run = { name: `${scenarioName}-lint`.slice(0, 63).replace(/-+$/, ''), uid: '00000000-0000-0000-0000-000000000000', iuid: 'lint', turlinfo: 's3://lint/input', modules };
+  const run = {
+    name: `${scenarioName}-lint`.slice(0, 63).replace(/-+$/, ''),
+    uid: '00000000-0000-0000-0000-000000000000',
+    iuid: 'lint',
+    turlinfo: 's3://lint/input',
+    modules,
+  };
   return parsed.flatMap((r, index) => {
     if (!r.success) return [];
     const job = buildJob({ namespace, scenarioName, outMinioAddress: 'http://lint.invalid/' }, run, index);

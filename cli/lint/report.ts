@@ -18,9 +18,16 @@ export function formatLintError(e: LintError): string {
 }
 
 /** One document's scenario, and the CascadeAutoOperator manifest it came in (kept whole) with its name. */
-export interface ScenarioDoc { input: unknown; name?: string; manifest?: Record<string, unknown> }
+export interface ScenarioDoc {
+  input: unknown;
+  name?: string;
+  manifest?: Record<string, unknown>;
+}
 
-const notYaml = (error: unknown) => ({ ok: false as const, message: `not JSON or YAML: ${(error as Error).message.split('\n')[0]}` });
+const notYaml = (error: unknown) => ({
+  ok: false as const,
+  message: `not JSON or YAML: ${(error as Error).message.split('\n')[0]}`,
+});
 
 /** The scenario of a file: a scenario (`{cascademodules: [...]}`) or a CascadeAutoOperator manifest (also kept whole), in JSON or YAML. */
 export function scenarioInput(text: string): ({ ok: true } & ScenarioDoc) | { ok: false; message: string } {
@@ -34,7 +41,12 @@ export function scenarioInput(text: string): ({ ok: true } & ScenarioDoc) | { ok
 /** Every document of a file (YAML's `---` separates them), empty ones left out. */
 export function scenarioInputs(text: string): { ok: true; docs: ScenarioDoc[] } | { ok: false; message: string } {
   try {
-    return { ok: true, docs: loadAll(text).filter((doc) => doc !== null && doc !== undefined).map(scenarioOf) };
+    return {
+      ok: true,
+      docs: loadAll(text)
+        .filter((doc) => doc !== null && doc !== undefined)
+        .map(scenarioOf),
+    };
   } catch (error) {
     return notYaml(error);
   }
@@ -64,7 +76,10 @@ export function schemaErrors(input: unknown): { scenario?: Scenario; errors: Lin
       const line = describeIssue(issue);
       const message = line.slice(line.indexOf(': ') + 2);
       if (first?.key === 'cascademodules' && typeof second?.key === 'number') {
-        const field = rest.map((p) => (typeof p.key === 'number' ? `[${p.key}]` : `.${String(p.key)}`)).join('').replace(/^\./, '');
+        const field = rest
+          .map((p) => (typeof p.key === 'number' ? `[${p.key}]` : `.${String(p.key)}`))
+          .join('')
+          .replace(/^\./, '');
         return { module: moduleLabel(input, second.key), field: field || '(module)', message };
       }
       return { field: line.slice(0, line.indexOf(': ')), message };
@@ -73,7 +88,11 @@ export function schemaErrors(input: unknown): { scenario?: Scenario; errors: Lin
 }
 
 /** A Job field of the dry run's error, as the module's field it came from. */
-export function moduleField(jobField: string, env: readonly { name: string }[], configuration: Record<string, string> = {}): string {
+export function moduleField(
+  jobField: string,
+  env: readonly { name: string }[],
+  configuration: Record<string, string> = {},
+): string {
   const envMatch = /^spec\.template\.spec\.containers\[0\]\.env\[(\d+)\]/.exec(jobField);
   const name = envMatch ? env[Number(envMatch[1])]?.name : undefined;
   if (name !== undefined && name in configuration) return `configuration.${name}`;
@@ -83,14 +102,30 @@ export function moduleField(jobField: string, env: readonly { name: string }[], 
   return jobField || '(Job)';
 }
 
-interface StatusCause { field?: string; message?: string; reason?: string }
-interface KubeStatus { message?: string; details?: { causes?: StatusCause[] } }
+interface StatusCause {
+  field?: string;
+  message?: string;
+  reason?: string;
+}
+interface KubeStatus {
+  message?: string;
+  details?: { causes?: StatusCause[] };
+}
 
 /** The errors of a refused dry run (a Kubernetes Status), under `module`. */
-export function dryRunErrors(module: string, status: KubeStatus, env: readonly { name: string }[], configuration?: Record<string, string>): LintError[] {
+export function dryRunErrors(
+  module: string,
+  status: KubeStatus,
+  env: readonly { name: string }[],
+  configuration?: Record<string, string>,
+): LintError[] {
   const causes = status.details?.causes ?? [];
   if (causes.length === 0) return [{ module, field: '(Job)', message: status.message ?? 'refused by the API server' }];
-  return causes.map((c) => ({ module, field: moduleField(c.field ?? '', env, configuration), message: c.message ?? c.reason ?? 'invalid' }));
+  return causes.map((c) => ({
+    module,
+    field: moduleField(c.field ?? '', env, configuration),
+    message: c.message ?? c.reason ?? 'invalid',
+  }));
 }
 
 const SCENARIO_PATH = /^spec\.scenarioconfig\.cascademodules\[(\d+)\]\.?(.*)$/;
@@ -109,11 +144,15 @@ export function manifestField(input: unknown, field: string): { module?: string;
  */
 export function manifestErrors(input: unknown, status: KubeStatus): LintError[] {
   const causes = status.details?.causes ?? [];
-  if (causes.length > 0) return causes.map((c) => ({ ...manifestField(input, c.field ?? ''), message: c.message ?? c.reason ?? 'invalid' }));
+  if (causes.length > 0)
+    return causes.map((c) => ({ ...manifestField(input, c.field ?? ''), message: c.message ?? c.reason ?? 'invalid' }));
   const message = status.message ?? 'refused by the API server';
   const fields = [...message.matchAll(/(unknown|duplicate) field "([^"]+)"/g)];
   if (fields.length === 0) return [{ field: '(CascadeAutoOperator)', message }];
-  return fields.map(([, kind, field]) => ({ ...manifestField(input, field!), message: `${kind} field (the API server's strict field validation refuses it)` }));
+  return fields.map(([, kind, field]) => ({
+    ...manifestField(input, field!),
+    message: `${kind} field (the API server's strict field validation refuses it)`,
+  }));
 }
 
 /** Errors of all checks, each field said once: the first check that names it (the schema, then the server's dry runs) keeps it. */

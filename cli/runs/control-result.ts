@@ -12,17 +12,26 @@ export type ControlResult = { state: 'done' | 'nothing'; message: string } | { s
 const RESUMABLE = ['Failed', 'Cancelled'];
 
 function cancelResult(name: string, before: RunObject, after: RunObject): ControlResult {
-  if (isFinal(before)) return { state: 'nothing', message: `cascaderun/${name} had already ended ${phaseOf(before)}: nothing to cancel` };
+  if (isFinal(before))
+    return { state: 'nothing', message: `cascaderun/${name} had already ended ${phaseOf(before)}: nothing to cancel` };
   if (phaseOf(after) === 'Cancelled') return { state: 'done', message: `cascaderun/${name} cancelled` };
-  if (isFinal(after)) return { state: 'nothing', message: `cascaderun/${name} ended ${phaseOf(after)} before the cancel: nothing to cancel` };
+  if (isFinal(after))
+    return {
+      state: 'nothing',
+      message: `cascaderun/${name} ended ${phaseOf(after)} before the cancel: nothing to cancel`,
+    };
   return { state: 'pending' };
 }
 
 function resumeResult(name: string, before: RunObject, after: RunObject): ControlResult {
   if (!RESUMABLE.includes(phaseOf(before))) {
-    return { state: 'nothing', message: `cascaderun/${name} is ${phaseOf(before)}: only a Failed or Cancelled run can be resumed` };
+    return {
+      state: 'nothing',
+      message: `cascaderun/${name} is ${phaseOf(before)}: only a Failed or Cancelled run can be resumed`,
+    };
   }
-  if ((after.status?.resumes ?? 0) > (before.status?.resumes ?? 0)) return { state: 'done', message: `cascaderun/${name} resumed (phase ${phaseOf(after)})` };
+  if ((after.status?.resumes ?? 0) > (before.status?.resumes ?? 0))
+    return { state: 'done', message: `cascaderun/${name} resumed (phase ${phaseOf(after)})` };
   return { state: 'pending' };
 }
 
@@ -31,7 +40,10 @@ export function controlResult(action: ControlAction, name: string, before: RunOb
 }
 
 /** The annotation that asks for the action through the API server, as `kubectl annotate` does. */
-export const REQUEST_ANNOTATION: Record<ControlAction, string> = { cancel: ANNOTATION_CANCEL_REQUESTED_AT, resume: ANNOTATION_RESUME_REQUESTED_AT };
+export const REQUEST_ANNOTATION: Record<ControlAction, string> = {
+  cancel: ANNOTATION_CANCEL_REQUESTED_AT,
+  resume: ANNOTATION_RESUME_REQUESTED_AT,
+};
 
 /** The annotation's value the run records as handled last. */
 export function handledValue(action: ControlAction, run: RunObject): string | undefined {

@@ -26,7 +26,14 @@ export interface ConditionView {
 export interface RunObject {
   apiVersion?: string;
   kind?: string;
-  metadata: { name?: string; namespace?: string; creationTimestamp?: string | Date; uid?: string; resourceVersion?: string; annotations?: Record<string, string> };
+  metadata: {
+    name?: string;
+    namespace?: string;
+    creationTimestamp?: string | Date;
+    uid?: string;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+  };
   spec?: { pid?: string; scenarioname?: string; modules?: string[]; turlinfo?: string };
   status?: {
     phase?: string;
@@ -67,7 +74,12 @@ export function createdAt(run: RunObject): number {
  */
 export function wasReached(record: ModuleRecordView | undefined): boolean {
   if (!record) return false;
-  return Boolean(record.startTime) || record.phase !== 'Pending' || (record.attempts?.length ?? 0) > 0 || (record.attempt ?? 1) > 1;
+  return (
+    Boolean(record.startTime) ||
+    record.phase !== 'Pending' ||
+    (record.attempts?.length ?? 0) > 0 ||
+    (record.attempt ?? 1) > 1
+  );
 }
 
 /** The state shown for a step: `Waiting` until it is reached, then its record's phase. */

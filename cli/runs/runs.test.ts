@@ -20,12 +20,16 @@ function run(name: string, created: number, status: RunObject['status'] = undefi
 
 const pending = (step: number, name: string) => ({ step, name, jobName: `job-${name}`, phase: 'Pending' });
 const queued = run('q', 0, {
-  phase: 'Queued', conditions: [{ type: 'Succeeded', status: 'Unknown', reason: 'Queued' }],
+  phase: 'Queued',
+  conditions: [{ type: 'Succeeded', status: 'Unknown', reason: 'Queued' }],
   modules: [pending(0, 'a'), pending(1, 'bb'), pending(2, 'c')],
 });
 
 const running = run('r1', 0, {
-  phase: 'Running', currentStep: 1, currentModule: 'bb', startTime: at(1),
+  phase: 'Running',
+  currentStep: 1,
+  currentModule: 'bb',
+  startTime: at(1),
   conditions: [{ type: 'Succeeded', status: 'Unknown', reason: 'Running' }],
   modules: [
     { step: 0, name: 'a', jobName: 'job-a', phase: 'Succeeded', startTime: at(1), completionTime: at(3), result: 'ok' },
@@ -34,9 +38,13 @@ const running = run('r1', 0, {
 });
 
 describe('exit status', () => {
-  it('0 when the run succeeded, 2 failed, 3 cancelled (1 is the CLI\'s own error); none while it goes on', () => {
+  it("0 when the run succeeded, 2 failed, 3 cancelled (1 is the CLI's own error); none while it goes on", () => {
     expect([exitCodeOf('Succeeded'), exitCodeOf('Failed'), exitCodeOf('Cancelled')]).toEqual([0, 2, 3]);
-    expect([exitCodeOf('Running'), exitCodeOf('Queued'), exitCodeOf(undefined)]).toEqual([undefined, undefined, undefined]);
+    expect([exitCodeOf('Running'), exitCodeOf('Queued'), exitCodeOf(undefined)]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(EXIT_ERROR).toBe(1);
   });
 });
@@ -58,7 +66,9 @@ describe('list and get rows', () => {
   it('a Queued run, every step listed Pending but none started, shows no step, no Job and Waiting steps', () => {
     expect(runRow(queued, T0 + 5000, off)).toEqual(['q', 'demo', 'Queued', '-', '5s', '-']);
     expect(moduleRows(queued, T0, off).map((r) => r.slice(0, 4).concat(r[8]!))).toEqual([
-      ['1', 'a', '-', 'Waiting', '0'], ['2', 'bb', '-', 'Waiting', '0'], ['3', 'c', '-', 'Waiting', '0'],
+      ['1', 'a', '-', 'Waiting', '0'],
+      ['2', 'bb', '-', 'Waiting', '0'],
+      ['3', 'c', '-', 'Waiting', '0'],
     ]);
     expect(screenLines(queued, T0, off).slice(1)).toEqual(['  · a   Waiting', '  · bb  Waiting', '  · c   Waiting']);
     expect(changeLines(queued, new Map(), T0)).toEqual(['run q Queued']);
@@ -79,16 +89,18 @@ describe('list and get rows', () => {
   });
 
   it('attempts: the current attempt when the run records one, else earlier attempts + 1', () => {
-    const retried = run('r2', 0, { modules: [
-      { step: 0, name: 'a', jobName: 'job-a-a3', phase: 'Running', attempt: 3 },
-      { step: 1, name: 'bb', jobName: 'job-bb', phase: 'Failed', attempts: [{}] },
-    ] });
+    const retried = run('r2', 0, {
+      modules: [
+        { step: 0, name: 'a', jobName: 'job-a-a3', phase: 'Running', attempt: 3 },
+        { step: 1, name: 'bb', jobName: 'job-bb', phase: 'Failed', attempts: [{}] },
+      ],
+    });
     expect(moduleRows(retried, T0, off).map((r) => r[8])).toEqual(['3', '2', '0']);
   });
 });
 
 describe('watch screen', () => {
-  it('the run\'s line, then one line per module with its state and elapsed time', () => {
+  it("the run's line, then one line per module with its state and elapsed time", () => {
     expect(screenLines(running, T0 + 10_000, off)).toEqual([
       'r1  Running  9.0s',
       '  ✓ a   Succeeded     2.0s  ok',
@@ -99,12 +111,28 @@ describe('watch screen', () => {
 
   it('plain lines say only what changed since the last ones', () => {
     const shown: Shown = new Map();
-    expect(changeLines(running, shown, T0 + 10_000)).toEqual(['a Succeeded in 2.0s (ok)', 'bb Running', 'run r1 Running']);
+    expect(changeLines(running, shown, T0 + 10_000)).toEqual([
+      'a Succeeded in 2.0s (ok)',
+      'bb Running',
+      'run r1 Running',
+    ]);
     expect(changeLines(running, shown, T0 + 11_000)).toEqual([]);
-    const done = { ...running, status: { ...running.status!, phase: 'Failed', completionTime: at(8), modules: [
-      running.status!.modules![0]!, { ...running.status!.modules![1]!, phase: 'Failed', completionTime: at(8), reason: 'BackoffLimitExceeded' },
-    ] } };
-    expect(changeLines(done, shown, T0 + 12_000)).toEqual(['bb Failed in 5.0s (BackoffLimitExceeded)', 'run r1 Failed in 7.0s']);
+    const done = {
+      ...running,
+      status: {
+        ...running.status!,
+        phase: 'Failed',
+        completionTime: at(8),
+        modules: [
+          running.status!.modules![0]!,
+          { ...running.status!.modules![1]!, phase: 'Failed', completionTime: at(8), reason: 'BackoffLimitExceeded' },
+        ],
+      },
+    };
+    expect(changeLines(done, shown, T0 + 12_000)).toEqual([
+      'bb Failed in 5.0s (BackoffLimitExceeded)',
+      'run r1 Failed in 7.0s',
+    ]);
   });
 
   it('a redraw moves up over the lines drawn and clears them', () => {
@@ -127,9 +155,17 @@ describe('log lines', () => {
 });
 
 describe('logs of Jobs that are gone', () => {
-  const resumed = { step: 1, name: 'fail', jobName: 'job-fail-a2', phase: 'Failed', attempt: 2, startTime: at(5), attempts: [{ attempt: 1, jobName: 'job-fail', phase: 'Failed' }] };
+  const resumed = {
+    step: 1,
+    name: 'fail',
+    jobName: 'job-fail-a2',
+    phase: 'Failed',
+    attempt: 2,
+    startTime: at(5),
+    attempts: [{ attempt: 1, jobName: 'job-fail', phase: 'Failed' }],
+  };
 
-  it('lists the step\'s Jobs, earlier attempts first', () => {
+  it("lists the step's Jobs, earlier attempts first", () => {
     expect(jobsOfStep(resumed)).toEqual([
       { jobName: 'job-fail', attempt: 1, phase: 'Failed', earlier: true },
       { jobName: 'job-fail-a2', attempt: 2, phase: 'Failed', earlier: false },
@@ -138,8 +174,12 @@ describe('logs of Jobs that are gone', () => {
 
   it('says why each is gone: an earlier attempt by how it ended, a succeeded step, a cancelled run', () => {
     const [first, current] = jobsOfStep(resumed);
-    expect(goneReason(first!, 'Failed')).toBe('attempt 1 ended Failed: Cascade deletes an earlier attempt\'s Job when the step is retried or resumed');
-    expect(goneReason({ ...current!, phase: 'Succeeded' }, 'Succeeded')).toMatch(/^Cascade deletes a succeeded step's Job/);
+    expect(goneReason(first!, 'Failed')).toBe(
+      "attempt 1 ended Failed: Cascade deletes an earlier attempt's Job when the step is retried or resumed",
+    );
+    expect(goneReason({ ...current!, phase: 'Succeeded' }, 'Succeeded')).toMatch(
+      /^Cascade deletes a succeeded step's Job/,
+    );
     expect(goneReason(current!, 'Cancelled')).toBe('Cascade deletes the Jobs of a cancelled run');
   });
 });
@@ -149,7 +189,12 @@ describe('watch screen in colour', () => {
     const on = palette(true);
     const lines = screenLines({ ...running, status: { ...running.status!, startTime: undefined } }, T0 + 10_000, on);
     const plain = lines.map((l) => l.replaceAll(/\x1b\[[0-9;]*m/g, ''));
-    expect(plain).toEqual(['r1  Running', '  ✓ a   Succeeded     2.0s  ok', '  ▶ bb  Running       7.0s', '  · c   Waiting']);
+    expect(plain).toEqual([
+      'r1  Running',
+      '  ✓ a   Succeeded     2.0s  ok',
+      '  ▶ bb  Running       7.0s',
+      '  · c   Waiting',
+    ]);
     for (const line of lines) expect(line).not.toMatch(/ (\x1b\[[0-9;]*m)*$/);
   });
 });

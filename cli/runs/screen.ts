@@ -7,7 +7,13 @@ import { phaseOf, stepState, wasReached, type RunObject } from './run-object.ts'
 import { moduleSlots } from './view.ts';
 
 const MARK: Record<string, string> = {
-  Succeeded: '✓', Failed: '✗', Cancelled: '⊘', Running: '▶', Pending: '…', Retrying: '↻', Waiting: '·',
+  Succeeded: '✓',
+  Failed: '✗',
+  Cancelled: '⊘',
+  Running: '▶',
+  Pending: '…',
+  Retrying: '↻',
+  Waiting: '·',
 };
 
 function elapsedText(start: string | undefined, end: string | undefined, now: number): string {
@@ -28,7 +34,10 @@ export function screenLines(run: RunObject, now: number, p: Palette): string[] {
     const extra = [record?.result, record?.reason].filter(Boolean).join('  ');
     // no trailing blanks, even inside a colour: a terminal keeps them
     const more = elapsed !== '' || extra !== '';
-    const parts = [`  ${p.phase(state, MARK[state] ?? '?')} ${name.padEnd(width)}`, p.phase(state, more ? state.padEnd(9) : state)];
+    const parts = [
+      `  ${p.phase(state, MARK[state] ?? '?')} ${name.padEnd(width)}`,
+      p.phase(state, more ? state.padEnd(9) : state),
+    ];
     if (more) parts.push(elapsed.padStart(7));
     if (extra) parts.push(p.dim(extra));
     return parts.join('  ');
@@ -46,13 +55,18 @@ export function changeLines(run: RunObject, shown: Shown, now: number): string[]
     if (!record || !wasReached(record) || shown.get(`module:${name}`) === record.phase) continue;
     shown.set(`module:${name}`, record.phase);
     const took = record.completionTime ? ` in ${elapsedText(record.startTime, record.completionTime, now)}` : '';
-    const extra = [record.result, record.reason].filter(Boolean).map((s) => ` (${s})`).join('');
+    const extra = [record.result, record.reason]
+      .filter(Boolean)
+      .map((s) => ` (${s})`)
+      .join('');
     out.push(`${name} ${record.phase}${took}${extra}`);
   }
   const phase = phaseOf(run);
   if (shown.get('run') !== phase) {
     shown.set('run', phase);
-    const took = run.status?.completionTime ? ` in ${elapsedText(run.status.startTime, run.status.completionTime, now)}` : '';
+    const took = run.status?.completionTime
+      ? ` in ${elapsedText(run.status.startTime, run.status.completionTime, now)}`
+      : '';
     out.push(`run ${run.metadata.name ?? ''} ${phase}${took}`);
   }
   return out;

@@ -8,7 +8,17 @@ export const PHASES = ['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'C
 
 export const LIST_HEADERS = ['name', 'scenario', 'phase', 'step', 'age', 'duration'] as const;
 export const LIST_WIDE_HEADERS = [...LIST_HEADERS, 'iuid', 'module', 'reason'] as const;
-export const MODULE_HEADERS = ['step', 'module', 'job', 'phase', 'started', 'duration', 'result', 'reason', 'attempts'] as const;
+export const MODULE_HEADERS = [
+  'step',
+  'module',
+  'job',
+  'phase',
+  'started',
+  'duration',
+  'result',
+  'reason',
+  'attempts',
+] as const;
 
 /** Newest first (by creation time, then name), optionally only those in `phase`. */
 export function selectRuns(runs: readonly RunObject[], phase?: string): RunObject[] {
@@ -38,8 +48,12 @@ export function runRow(run: RunObject, now: number, p: Palette, wide = false): s
   const { spec = {}, status = {} } = run;
   const elapsed = span(status.startTime, status.completionTime, now);
   const row = [
-    run.metadata.name ?? '', spec.scenarioname ?? '', p.phase(phaseOf(run)), stepOf(run) ?? '-',
-    formatAge(now - createdAt(run)), elapsed === undefined ? '-' : formatElapsed(elapsed),
+    run.metadata.name ?? '',
+    spec.scenarioname ?? '',
+    p.phase(phaseOf(run)),
+    stepOf(run) ?? '-',
+    formatAge(now - createdAt(run)),
+    elapsed === undefined ? '-' : formatElapsed(elapsed),
   ];
   return wide ? [...row, spec.pid ?? '', status.currentModule ?? '', reasonOf(run)] : row;
 }
@@ -67,10 +81,15 @@ export function moduleRows(run: RunObject, now: number, p: Palette): string[][] 
     // A retry or resume not started yet: its Job is made when it starts.
     const job = record.startTime || record.phase !== 'Pending' ? record.jobName : '-';
     return [
-      String(step + 1), name, job, p.phase(stepState(record)),
+      String(step + 1),
+      name,
+      job,
+      p.phase(stepState(record)),
       record.startTime ? `${formatAge(now - Date.parse(record.startTime))} ago` : '-',
       elapsed === undefined ? '-' : formatElapsed(elapsed),
-      record.result ?? '', record.reason ?? '', attemptsOf(record),
+      record.result ?? '',
+      record.reason ?? '',
+      attemptsOf(record),
     ];
   });
 }

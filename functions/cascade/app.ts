@@ -53,8 +53,9 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
       if (!note) return;
       // Written beside the reply, yet counted as in flight: the drain after
       // SIGTERM waits for it, so the Event of a decision is not lost at exit.
-      g.track(() => store.recordEvent(run, note, new Date()))
-        .catch((error) => log.warn({ err: error, run: run.metadata.name }, 'Kubernetes Event not recorded'));
+      g.track(() => store.recordEvent(run, note, new Date())).catch((error) =>
+        log.warn({ err: error, run: run.metadata.name }, 'Kubernetes Event not recorded'),
+      );
     },
   };
   const counter = perScenario((scenario) => {
@@ -66,7 +67,21 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
     };
   });
   const notify = sinkNotifier(sinkOf(config, log), log, FUNCTION_SINK_POLICY);
-  const deps: EngineDeps = { config, store, log, now: () => new Date(), notify, outbox, hooks, counter, queue: runQueue(), finishedJobs: finishedJobs(), runs: runCache(), scenarioSource: {}, wakeups: new Map() };
+  const deps: EngineDeps = {
+    config,
+    store,
+    log,
+    now: () => new Date(),
+    notify,
+    outbox,
+    hooks,
+    counter,
+    queue: runQueue(),
+    finishedJobs: finishedJobs(),
+    runs: runCache(),
+    scenarioSource: {},
+    wakeups: new Map(),
+  };
   // Started beside the reply that ended a run, yet in flight: the drain after SIGTERM waits for it.
   hooks.promoted = (scenario, runs) => void g.track(() => wakePromoted(deps, scenario, runs));
   return deps;
@@ -103,11 +118,19 @@ export function createApp(config: Config, log: Logger): App {
     async shutdown() {
       const graceEnds = Date.now() + config.shutdownGraceSeconds * 1000;
       const left = await g.drain(config.shutdownGraceSeconds * 1000);
-      log.info({ left }, left === 0 ? 'drained: every request in flight finished' : 'grace period over with requests in flight');
+      log.info(
+        { left },
+        left === 0 ? 'drained: every request in flight finished' : 'grace period over with requests in flight',
+      );
       // Run-end events being sent get the rest of the grace period; what is
       // not sent by then stays owed in its run's status, for the janitor.
       const owed = await sends.drain(Math.max(0, graceEnds - Date.now()));
-      log.info({ owed }, owed === 0 ? 'drained: every run-end event being sent was sent' : 'run-end events still owed at exit: left to the janitor');
+      log.info(
+        { owed },
+        owed === 0
+          ? 'drained: every run-end event being sent was sent'
+          : 'run-end events still owed at exit: left to the janitor',
+      );
       server?.close();
     },
   };

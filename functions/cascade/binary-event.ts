@@ -40,7 +40,9 @@ function daysIn(year: number, month: number): number {
 export function isRfc3339(value: string): boolean {
   const m = DATE_TIME.exec(value);
   if (!m) return false;
-  const [year, month, day, hour, minute, second, offsetHour, offsetMinute] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
+  const [year, month, day, hour, minute, second, offsetHour, offsetMinute] = m
+    .slice(1)
+    .map((x) => Number(x ?? 0)) as number[];
   const dateOk = day! >= 1 && day! <= daysIn(year!, month!);
   return dateOk && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHour! <= 23 && offsetMinute! <= 59;
 }
@@ -71,7 +73,9 @@ function attributesTaken(headers: Headers): boolean {
 export function checkedBinaryEvent(headers: Headers, body: unknown): CheckedEvent | undefined {
   if (headers['content-type'] !== 'application/json' || !isObject(body)) return undefined;
   const { 'ce-id': id, 'ce-type': type, 'ce-source': source, 'ce-specversion': specversion } = headers;
-  if (typeof id !== 'string' || typeof type !== 'string' || typeof source !== 'string' || specversion !== '1.0') return undefined;
-  if (id === '' || type === '' || source === '' || !PLAIN_SOURCE.test(source) || !attributesTaken(headers)) return undefined;
+  if (typeof id !== 'string' || typeof type !== 'string' || typeof source !== 'string' || specversion !== '1.0')
+    return undefined;
+  if (id === '' || type === '' || source === '' || !PLAIN_SOURCE.test(source) || !attributesTaken(headers))
+    return undefined;
   return { id, type, data: body };
 }

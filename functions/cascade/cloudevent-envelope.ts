@@ -9,9 +9,7 @@ import { quote } from '../../shared/api/reason.ts';
 export type Headers = Record<string, string | string[] | undefined>;
 
 export type Envelope =
-  | { kind: 'plain' }
-  | { kind: 'event'; mode: 'binary' | 'structured' }
-  | { kind: 'malformed'; reason: string };
+  { kind: 'plain' } | { kind: 'event'; mode: 'binary' | 'structured' } | { kind: 'malformed'; reason: string };
 
 export const SPEC_VERSION = '1.0';
 const REQUIRED = ['specversion', 'id', 'source', 'type'] as const;
@@ -35,7 +33,8 @@ function attributeProblem(mode: 'binary' | 'structured', attrs: Record<string, u
   }
   const bad = REQUIRED.find((a) => typeof attrs[a] !== 'string' || attrs[a] === '');
   if (bad) return `${mode} CloudEvent: attribute ${named(bad)} must be a non-empty string`;
-  if (attrs.specversion !== SPEC_VERSION) return `${mode} CloudEvent: specversion ${quote(attrs.specversion)} is not supported, only "${SPEC_VERSION}"`;
+  if (attrs.specversion !== SPEC_VERSION)
+    return `${mode} CloudEvent: specversion ${quote(attrs.specversion)} is not supported, only "${SPEC_VERSION}"`;
   return undefined;
 }
 
@@ -48,12 +47,17 @@ function structuredBody(body: unknown): Record<string, unknown> | string {
       return 'structured CloudEvent: the body is not JSON';
     }
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'structured CloudEvent: the body must be a JSON object';
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return 'structured CloudEvent: the body must be a JSON object';
   return parsed as Record<string, unknown>;
 }
 
 function structured(type: string, body: unknown): Envelope {
-  if (type !== STRUCTURED) return { kind: 'malformed', reason: `structured CloudEvents of media type ${quote(type)} are not supported, only ${STRUCTURED}` };
+  if (type !== STRUCTURED)
+    return {
+      kind: 'malformed',
+      reason: `structured CloudEvents of media type ${quote(type)} are not supported, only ${STRUCTURED}`,
+    };
   const event = structuredBody(body);
   if (typeof event === 'string') return { kind: 'malformed', reason: event };
   const problem = attributeProblem('structured', event);

@@ -36,7 +36,12 @@ export function gate(limits: BucketLimits, nowMs: number): Gate {
     async drain(graceMs) {
       closing = true;
       if (inFlight > 0) {
-        await Promise.race([new Promise<void>((r) => { idle = r; }), new Promise((r) => setTimeout(r, graceMs).unref())]);
+        await Promise.race([
+          new Promise<void>((r) => {
+            idle = r;
+          }),
+          new Promise((r) => setTimeout(r, graceMs).unref()),
+        ]);
       }
       return inFlight;
     },

@@ -14,15 +14,23 @@ import type { Request } from './inputs.ts';
 
 function route(deps: EngineDeps, req: Request): Promise<Outcome> {
   switch (req.kind) {
-    case 'run': return startRun(deps, req.body);
-    case 'result': return acceptModuleResult(deps, req.body);
-    case 'job': return observeJobEvent(deps, req);
-    case 'resume': return resumeRun(deps, req);
-    case 'cancel': return cancelRun(deps, req.target);
+    case 'run':
+      return startRun(deps, req.body);
+    case 'result':
+      return acceptModuleResult(deps, req.body);
+    case 'job':
+      return observeJobEvent(deps, req);
+    case 'resume':
+      return resumeRun(deps, req);
+    case 'cancel':
+      return cancelRun(deps, req.target);
     // The decision applies what the run's annotations request (shared/core/apply-requests.ts).
-    case 'run-requests': return observeRun(deps, req.runname);
-    case 'ignored': return Promise.resolve(accepted({ ignored: req.reason }));
-    case 'invalid': return Promise.resolve(invalid(req.reason));
+    case 'run-requests':
+      return observeRun(deps, req.runname);
+    case 'ignored':
+      return Promise.resolve(accepted({ ignored: req.reason }));
+    case 'invalid':
+      return Promise.resolve(invalid(req.reason));
   }
 }
 
@@ -31,7 +39,8 @@ function logFields(req: Request): Record<string, string> {
   if (req.kind === 'result') return { run: req.body.runname, module: req.body.modulename };
   if (req.kind === 'job') return { run: req.runname, job: req.job, change: req.change };
   if (req.kind === 'resume') return { run: req.target.runname ?? '', iuid: req.target.iuid ?? '' };
-  if (req.kind === 'cancel') return req.target.runname === undefined ? { iuid: req.target.iuid ?? '' } : { run: req.target.runname };
+  if (req.kind === 'cancel')
+    return req.target.runname === undefined ? { iuid: req.target.iuid ?? '' } : { run: req.target.runname };
   if (req.kind === 'run-requests') return { run: req.runname };
   return {};
 }
@@ -45,7 +54,9 @@ function logFields(req: Request): Record<string, string> {
 export function failureOutcome(error: unknown): Outcome {
   const kind = apiErrorKind(error);
   const reason = apiMessage(error);
-  return kind === 'transient' || kind === 'conflict' ? unavailable(`Kubernetes API unavailable, retry: ${reason}`) : failed(reason);
+  return kind === 'transient' || kind === 'conflict'
+    ? unavailable(`Kubernetes API unavailable, retry: ${reason}`)
+    : failed(reason);
 }
 
 export async function handleRequest(deps: EngineDeps, req: Request, eventId: string | undefined): Promise<Outcome> {
@@ -57,7 +68,10 @@ export async function handleRequest(deps: EngineDeps, req: Request, eventId: str
     return outcome;
   } catch (error) {
     const outcome = failureOutcome(error);
-    log[outcome.kind === 'unavailable' ? 'warn' : 'error']({ err: error, kind: apiErrorKind(error), outcome }, 'request failed');
+    log[outcome.kind === 'unavailable' ? 'warn' : 'error'](
+      { err: error, kind: apiErrorKind(error), outcome },
+      'request failed',
+    );
     return outcome;
   }
 }

@@ -90,20 +90,32 @@ export async function handle(context: RuntimeContext, body?: unknown) {
 
 const build = buildInfo(process.env);
 
-export const liveness = Object.assign((_req: unknown, reply: ProbeReply) => {
-  reply.code(200).header('content-type', 'application/json').send({ app_name: 'cascadescenariocontroller-auto', status: 'OK', ...build });
-}, { path: '/healthz' });
+export const liveness = Object.assign(
+  (_req: unknown, reply: ProbeReply) => {
+    reply
+      .code(200)
+      .header('content-type', 'application/json')
+      .send({ app_name: 'cascadescenariocontroller-auto', status: 'OK', ...build });
+  },
+  { path: '/healthz' },
+);
 
-export const readiness = Object.assign(async (_req: unknown, reply: ProbeReply) => {
-  let ready = false;
-  try {
-    ready = !(await loaded()).draining();
-  } catch {
-    ready = false;
-  }
-  reply.code(ready ? 200 : 503).header('content-type', 'text/plain').send(ready ? 'OK' : 'not ready');
-  return reply;
-}, { path: '/ready' });
+export const readiness = Object.assign(
+  async (_req: unknown, reply: ProbeReply) => {
+    let ready = false;
+    try {
+      ready = !(await loaded()).draining();
+    } catch {
+      ready = false;
+    }
+    reply
+      .code(ready ? 200 : 503)
+      .header('content-type', 'text/plain')
+      .send(ready ? 'OK' : 'not ready');
+    return reply;
+  },
+  { path: '/ready' },
+);
 
 let stopping: Promise<void> | undefined;
 

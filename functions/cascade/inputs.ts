@@ -6,8 +6,20 @@ import * as v from 'valibot';
 import { parseWith } from '../../shared/api/parse.ts';
 import { quote } from '../../shared/api/reason.ts';
 import {
-  APISERVER_EVENTS, CascadeRunEventSchema, JobEventSchema, MODULE_FINISHED, ModuleResultSchema, ResumeRequestIdSchema, RUN_CANCEL_REQUESTED,
-  RUN_REQUESTED, RUN_RESUME_REQUESTED, RunRequestSchema, RunTargetSchema, type ModuleResult, type RunRequest, type RunTarget,
+  APISERVER_EVENTS,
+  CascadeRunEventSchema,
+  JobEventSchema,
+  MODULE_FINISHED,
+  ModuleResultSchema,
+  ResumeRequestIdSchema,
+  RUN_CANCEL_REQUESTED,
+  RUN_REQUESTED,
+  RUN_RESUME_REQUESTED,
+  RunRequestSchema,
+  RunTargetSchema,
+  type ModuleResult,
+  type RunRequest,
+  type RunTarget,
 } from '../../shared/api/events.ts';
 import type { JobChange } from '../../shared/core/job-event.ts';
 import { observeJob, type ObservedJob } from '../../shared/core/observed-job.ts';
@@ -43,7 +55,11 @@ function dataOf(data: unknown): unknown {
   }
 }
 
-function parse<S extends v.GenericSchema>(schema: S, what: string, data: unknown): v.InferOutput<S> | { invalid: string } {
+function parse<S extends v.GenericSchema>(
+  schema: S,
+  what: string,
+  data: unknown,
+): v.InferOutput<S> | { invalid: string } {
   if (typeof data === 'symbol') return { invalid: `${what}: the data is not JSON` };
   const r = parseWith(schema, data);
   return r.ok ? r.value : { invalid: `${what}: ${r.reason}` };
@@ -69,7 +85,9 @@ function asJob(change: JobChange, data: unknown): Request {
 
 function jobChange(type: string): JobChange | undefined {
   const verb = type.slice(type.lastIndexOf('.') + 1);
-  return APISERVER_EVENTS.includes(type) && (verb === 'add' || verb === 'update' || verb === 'delete') ? verb : undefined;
+  return APISERVER_EVENTS.includes(type) && (verb === 'add' || verb === 'update' || verb === 'delete')
+    ? verb
+    : undefined;
 }
 
 /** A resume request: its id is the CloudEvent's, else the plain body's `requestId`, else the body's digest. */
@@ -97,7 +115,8 @@ function asCascadeRun(type: string, data: unknown): Request {
   const r = parse(CascadeRunEventSchema, 'ApiServerSource event', data);
   if ('invalid' in r) return { kind: 'invalid', reason: r.invalid };
   const { name } = r.metadata;
-  if (type.endsWith('.delete') || pendingRequests(r).length === 0) return { kind: 'ignored', reason: `CascadeRun ${quote(name)}: no request pending` };
+  if (type.endsWith('.delete') || pendingRequests(r).length === 0)
+    return { kind: 'ignored', reason: `CascadeRun ${quote(name)}: no request pending` };
   return { kind: 'run-requests', runname: name };
 }
 
@@ -125,7 +144,10 @@ const ACTIONS: Record<string, (data: unknown) => Request> = {
 function asAction(action: unknown, data: unknown): Request {
   const known = typeof action === 'string' && Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
   if (known) return known(data);
-  return { kind: 'invalid', reason: `unknown action ${typeof action === 'string' ? quote(action) : `of type ${typeof action}`}: must be one of ${Object.keys(ACTIONS).join(', ')}` };
+  return {
+    kind: 'invalid',
+    reason: `unknown action ${typeof action === 'string' ? quote(action) : `of type ${typeof action}`}: must be one of ${Object.keys(ACTIONS).join(', ')}`,
+  };
 }
 
 /** A plain POST: the Go controller's run request (`POST /run` before) or module status (`POST /`), or a control request (`action`). */

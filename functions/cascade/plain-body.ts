@@ -1,7 +1,8 @@
 // A plain body (no CloudEvent): what the function takes is a JSON object. Pure.
 import type { Headers } from './cloudevent-envelope.ts';
 
-export const NOT_AN_OBJECT = 'the body must be a JSON object: a run request {turlinfo, iuid, oname?, sname?} or a module result {runname, modulename, moduleresult}';
+export const NOT_AN_OBJECT =
+  'the body must be a JSON object: a run request {turlinfo, iuid, oname?, sname?} or a module result {runname, modulename, moduleresult}';
 
 /**
  * A body sent as `application/json` that is a JSON string. faas-js-runtime's

@@ -29,14 +29,24 @@ function cloudEventDetail(errors: readonly unknown[], message: string | undefine
 
 /** How a refusal before the function is answered; undefined when the error is no refusal (a fault: 500). */
 export function refusalOf(error: RuntimeError, bodyLimit: number): Refusal | undefined {
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { statusCode: 413, reason: `the body is larger than the limit of ${bodyLimit} bytes` };
-  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return { statusCode: 400, reason: 'the body is empty: a JSON object was expected' };
-  if (error.cloudEventErrors) return { statusCode: 400, reason: `not a valid CloudEvent: ${cloudEventDetail(error.cloudEventErrors, error.message)}` };
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return { statusCode: 413, reason: `the body is larger than the limit of ${bodyLimit} bytes` };
+  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    return { statusCode: 400, reason: 'the body is empty: a JSON object was expected' };
+  if (error.cloudEventErrors)
+    return {
+      statusCode: 400,
+      reason: `not a valid CloudEvent: ${cloudEventDetail(error.cloudEventErrors, error.message)}`,
+    };
   const status = error.statusCode;
   if (status === undefined || status < 400 || status > 499) return undefined;
   if (error.name === 'SyntaxError' && /prototype property/.test(error.message ?? '')) {
-    return { statusCode: 400, reason: 'the body is refused: a JSON key "__proto__" or "constructor" with "prototype" could poison objects' };
+    return {
+      statusCode: 400,
+      reason: 'the body is refused: a JSON key "__proto__" or "constructor" with "prototype" could poison objects',
+    };
   }
-  if (error.name === 'SyntaxError') return { statusCode: 400, reason: `the body is not JSON: ${firstLine(error.message)}` };
+  if (error.name === 'SyntaxError')
+    return { statusCode: 400, reason: `the body is not JSON: ${firstLine(error.message)}` };
   return { statusCode: status, reason: firstLine(error.message) };
 }

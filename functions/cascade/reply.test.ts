@@ -17,10 +17,12 @@ describe('reply', () => {
 
   it.each([
     ['an outcome', (reason: string) => reply(invalid(reason))],
-    ['a 500 of the API server\'s words', (reason: string) => reply(failed(reason))],
+    ["a 500 of the API server's words", (reason: string) => reply(failed(reason))],
     ['a refusal before the function', (reason: string) => refused(400, reason)],
   ])('the reason of %s is one line of at most REASON_MAX characters', (_n, make) => {
-    const error = String((make(`iuid "ab\ncd-1"\r\n${'x'.repeat(10_000)}\u2028`).body as Record<string, unknown>).error);
+    const error = String(
+      (make(`iuid "ab\ncd-1"\r\n${'x'.repeat(10_000)}\u2028`).body as Record<string, unknown>).error,
+    );
     expect(error).not.toMatch(LINE_BREAKING);
     expect(error.length).toBeLessThanOrEqual(REASON_MAX);
     expect(error.startsWith('iuid "ab\\ncd-1"\\r\\n')).toBe(true);

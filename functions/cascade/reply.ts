@@ -30,7 +30,11 @@ export function refused(statusCode: number, reason: string): Reply {
 
 /** The token bucket is empty: 429, retry after the given seconds. */
 export function rateLimited(retryAfterSeconds: number): Reply {
-  return { statusCode: 429, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) }, body: { error: 'rate limit exceeded, retry later' } };
+  return {
+    statusCode: 429,
+    headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) },
+    body: { error: 'rate limit exceeded, retry later' },
+  };
 }
 
 /**

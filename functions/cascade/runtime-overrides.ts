@@ -44,7 +44,12 @@ interface RuntimeReply {
   removeHeader(name: string): RuntimeReply;
 }
 type Hook = (request: RuntimeRequest, reply: RuntimeReply, done: Done) => void;
-type SendHook = (request: RuntimeRequest, reply: RuntimeReply, payload: unknown, done: (error: Error | null, payload: unknown) => void) => void;
+type SendHook = (
+  request: RuntimeRequest,
+  reply: RuntimeReply,
+  payload: unknown,
+  done: (error: Error | null, payload: unknown) => void,
+) => void;
 /** The part of a fastify 4 instance used here. */
 export interface RuntimeServer {
   version: string;
@@ -60,8 +65,11 @@ export interface RuntimeServer {
 
 /** Why the server is not of the shape the overrides were written for, when it is created; undefined if it is. */
 export function shapeProblem(server: Partial<RuntimeServer>): string | undefined {
-  if (typeof server.version !== 'string' || !server.version.startsWith('4.')) return `fastify ${String(server.version)}, not 4`;
-  const missing = ['addHook', 'setErrorHandler', 'setNotFoundHandler', 'hasRequestDecorator', 'hasRoute'].filter((m) => typeof server[m as keyof RuntimeServer] !== 'function');
+  if (typeof server.version !== 'string' || !server.version.startsWith('4.'))
+    return `fastify ${String(server.version)}, not 4`;
+  const missing = ['addHook', 'setErrorHandler', 'setNotFoundHandler', 'hasRequestDecorator', 'hasRoute'].filter(
+    (m) => typeof server[m as keyof RuntimeServer] !== 'function',
+  );
   return missing.length > 0 ? `fastify lacks ${missing.join(', ')}` : undefined;
 }
 
@@ -84,7 +92,13 @@ export function isSdkValidationError(error: Error): error is Error & { errors: u
 
 function described(error: Error & Partial<RuntimeError>): RuntimeError {
   const { name, message, code, statusCode } = error;
-  return { name, message, code, statusCode, ...(isSdkValidationError(error) ? { cloudEventErrors: error.errors } : {}) };
+  return {
+    name,
+    message,
+    code,
+    statusCode,
+    ...(isSdkValidationError(error) ? { cloudEventErrors: error.errors } : {}),
+  };
 }
 
 /** The CORS headers among a reply's headers (the runtime's `access-control-*`), to be removed. */
@@ -106,7 +120,12 @@ export function installOverrides(server: RuntimeServer, log: Logger, authToken?:
   // execTimer, callerToken
   server.addHook('onRequest', (request, reply, done) => {
     request.execTimer = () => {};
-    if (authToken === undefined || request.routeOptions.url !== '/' || callerAllowed(request.headers.authorization, authToken)) return done();
+    if (
+      authToken === undefined ||
+      request.routeOptions.url !== '/' ||
+      callerAllowed(request.headers.authorization, authToken)
+    )
+      return done();
     reply.headers({ 'www-authenticate': CHALLENGE });
     refuse(request, reply, 401, 'no valid caller token: send Authorization: Bearer <the token of CASCADE_AUTH_TOKEN>');
   });
@@ -138,7 +157,12 @@ export function installOverrides(server: RuntimeServer, log: Logger, authToken?:
   });
   // notFound
   server.setNotFoundHandler((request, reply) => {
-    refuse(request, reply, 404, `no route ${request.method} ${quote(request.url.split('?')[0])}: the function serves POST / (the Go controller's POST /run is now POST /)`);
+    refuse(
+      request,
+      reply,
+      404,
+      `no route ${request.method} ${quote(request.url.split('?')[0])}: the function serves POST / (the Go controller's POST /run is now POST /)`,
+    );
   });
 }
 
@@ -155,7 +179,11 @@ export function refuseToStart(log: Logger, reason: string): never {
  * turn means the overrides would never run: `fail` is called, as it is for a
  * server of another shape.
  */
-export function overrideRuntime(log: Logger, authToken?: string, fail: (reason: string) => void = (reason) => refuseToStart(log, reason)): void {
+export function overrideRuntime(
+  log: Logger,
+  authToken?: string,
+  fail: (reason: string) => void = (reason) => refuseToStart(log, reason),
+): void {
   let seen = false;
   const onInit = (message: unknown) => {
     unsubscribe(CHANNEL, onInit);

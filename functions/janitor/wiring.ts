@@ -11,10 +11,19 @@ import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
 
 export function janitorLogger(config: Pick<Config, 'logLevel' | 'scenarioName'>): Logger {
-  return pino({ level: config.logLevel, base: { app: 'cascade-janitor', scenario: config.scenarioName } }, pino.destination(2));
+  return pino(
+    { level: config.logLevel, base: { app: 'cascade-janitor', scenario: config.scenarioName } },
+    pino.destination(2),
+  );
 }
 
 export function janitorDeps(config: Config, log: Logger): EngineDeps {
   const store = connectStore(config.namespace, DEFAULT_RETRY);
-  return { config, store, log, now: () => new Date(), notify: sinkNotifier(sinkOf(config, log), log, JANITOR_SINK_POLICY) };
+  return {
+    config,
+    store,
+    log,
+    now: () => new Date(),
+    notify: sinkNotifier(sinkOf(config, log), log, JANITOR_SINK_POLICY),
+  };
 }

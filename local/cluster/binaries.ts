@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { buildScript, defaultBinDir } from './paths.ts';
 
 /** The control plane's components, and kubectl of the same version for the tests and `npm start`. */
-export const componentBinaries = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'kubectl'];
+export const componentBinaries = [
+  'etcd',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kwok',
+  'kubectl',
+];
 
 export function missingBinaries(binDir: string): string[] {
   return componentBinaries.filter((name) => {

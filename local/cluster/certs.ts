@@ -38,8 +38,21 @@ async function signed(dir: string, stem: string, subj: string, extensions: strin
   const [key, csr, crt] = ['key', 'csr', 'crt'].map((e) => join(dir, `${stem}.${e}`)) as [string, string, string];
   await runCommand('openssl', ['req', '-new', ...ecKey, '-keyout', key, '-out', csr, '-subj', subj]);
   await runCommand('openssl', [
-    'x509', '-req', '-in', csr, '-CA', join(dir, 'ca.crt'), '-CAkey', join(dir, 'ca.key'),
-    '-set_serial', `0x${randomBytes(12).toString('hex')}`, '-out', crt, ...days, '-extfile', ext,
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    join(dir, 'ca.crt'),
+    '-CAkey',
+    join(dir, 'ca.key'),
+    '-set_serial',
+    `0x${randomBytes(12).toString('hex')}`,
+    '-out',
+    crt,
+    ...days,
+    '-extfile',
+    ext,
   ]);
 }
 
@@ -57,14 +70,25 @@ function leafExtensions(usage: 'serverAuth' | 'clientAuth', san?: string): strin
 export async function createPki(dir: string, serviceIp: string): Promise<Pki> {
   await mkdir(dir, { recursive: true });
   await runCommand('openssl', [
-    'req', '-x509', '-new', ...ecKey, '-keyout', join(dir, 'ca.key'), '-out', join(dir, 'ca.crt'),
-    ...days, '-subj', '/CN=cascade-local-ca',
+    'req',
+    '-x509',
+    '-new',
+    ...ecKey,
+    '-keyout',
+    join(dir, 'ca.key'),
+    '-out',
+    join(dir, 'ca.crt'),
+    ...days,
+    '-subj',
+    '/CN=cascade-local-ca',
   ]);
   const san = `IP:127.0.0.1,IP:${serviceIp},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local`;
   const jobs: Promise<void>[] = [
     signed(dir, 'apiserver', subject('kube-apiserver'), leafExtensions('serverAuth', san)),
     runCommand('openssl', ['genrsa', '-out', join(dir, 'sa.key'), '2048']).then(() =>
-      runCommand('openssl', ['rsa', '-in', join(dir, 'sa.key'), '-pubout', '-out', join(dir, 'sa.pub')]).then(() => undefined),
+      runCommand('openssl', ['rsa', '-in', join(dir, 'sa.key'), '-pubout', '-out', join(dir, 'sa.pub')]).then(
+        () => undefined,
+      ),
     ),
   ];
   for (const [name, id] of Object.entries(clientIdentities)) {

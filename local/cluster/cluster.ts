@@ -37,7 +37,12 @@ export interface RunningCluster extends ClusterInfo {
 
 async function allocatePorts(): Promise<Ports> {
   const [etcdClient, etcdPeer, apiserver, controllerManager, scheduler, kwok] = (await freePorts(6)) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   return { etcdClient, etcdPeer, apiserver, controllerManager, scheduler, kwok };
 }
@@ -94,7 +99,12 @@ export async function startCluster(options: StartOptions = {}): Promise<RunningC
   const server = `https://127.0.0.1:${ports.apiserver}`;
   const kubeconfigs = await writeKubeconfigs(paths, pki, server);
   const info: ClusterInfo = {
-    stateDir: paths.root, kubeconfig: paths.adminKubeconfig, server, ports, binDir, startedAt: new Date().toISOString(),
+    stateDir: paths.root,
+    kubeconfig: paths.adminKubeconfig,
+    server,
+    ports,
+    binDir,
+    startedAt: new Date().toISOString(),
     ...(options.limits ? { limits: options.limits } : {}),
   };
   if (options.tieToProcess) {
@@ -103,7 +113,14 @@ export async function startCluster(options: StartOptions = {}): Promise<RunningC
   }
   await writeClusterInfo(info);
   const context: CommandContext = {
-    binDir, pki, ports, etcdDataDir: paths.etcdData, auditLog: paths.auditLog, kubeconfigs, stageFiles: await stageFiles(), limits: options.limits,
+    binDir,
+    pki,
+    ports,
+    etcdDataDir: paths.etcdData,
+    auditLog: paths.auditLog,
+    kubeconfigs,
+    stageFiles: await stageFiles(),
+    limits: options.limits,
   };
   try {
     const { assertAlive } = await launchControlPlane(context, paths, log);

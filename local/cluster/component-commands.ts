@@ -52,7 +52,9 @@ export interface ApiLimits {
 export const RAISED_LIMITS: ApiLimits = { kubeApiQps: 1000, kubeApiBurst: 2000, concurrentJobSyncs: 50 };
 
 function flags(pairs: Record<string, number | undefined>): string[] {
-  return Object.entries(pairs).filter(([, v]) => v !== undefined).map(([flag, v]) => `--${flag}=${v}`);
+  return Object.entries(pairs)
+    .filter(([, v]) => v !== undefined)
+    .map(([flag, v]) => `--${flag}=${v}`);
 }
 
 /** Rate limit flags of a client component (controller manager, scheduler). */
@@ -140,7 +142,10 @@ export function apiserverCommand(c: CommandContext): Command {
       '--audit-log-maxbackup=1',
       '--profiling=false',
       '--v=1',
-      ...flags({ 'max-requests-inflight': c.limits?.maxRequestsInflight, 'max-mutating-requests-inflight': c.limits?.maxMutatingRequestsInflight }),
+      ...flags({
+        'max-requests-inflight': c.limits?.maxRequestsInflight,
+        'max-mutating-requests-inflight': c.limits?.maxMutatingRequestsInflight,
+      }),
     ],
   };
 }

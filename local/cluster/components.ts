@@ -33,8 +33,14 @@ export async function commandContext(stateDir: string): Promise<{ context: Comma
   if (!info) throw new Error(`cluster: no cluster.json in ${stateDir}`);
   const paths = statePaths(stateDir);
   const context: CommandContext = {
-    binDir: info.binDir ?? defaultBinDir(), pki: pkiIn(paths.pki), ports: info.ports, etcdDataDir: paths.etcdData, auditLog: paths.auditLog,
-    kubeconfigs: componentKubeconfigs(paths), stageFiles: await stageFiles(), limits: info.limits,
+    binDir: info.binDir ?? defaultBinDir(),
+    pki: pkiIn(paths.pki),
+    ports: info.ports,
+    etcdDataDir: paths.etcdData,
+    auditLog: paths.auditLog,
+    kubeconfigs: componentKubeconfigs(paths),
+    stageFiles: await stageFiles(),
+    limits: info.limits,
   };
   return { context, paths };
 }

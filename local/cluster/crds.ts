@@ -31,7 +31,13 @@ export async function applyCrds(kubeconfig: string, dir = crdsDir): Promise<stri
   const kubectl = join(await ensureBinaries(), 'kubectl');
   const base = [`--kubeconfig=${kubeconfig}`];
   const applied = await runCommand(kubectl, [
-    ...base, 'apply', '--server-side', '--force-conflicts', '-o', 'name', ...files.flatMap((f) => ['-f', f]),
+    ...base,
+    'apply',
+    '--server-side',
+    '--force-conflicts',
+    '-o',
+    'name',
+    ...files.flatMap((f) => ['-f', f]),
   ]);
   const crds = applied
     .split('\n')

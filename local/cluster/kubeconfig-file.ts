@@ -17,9 +17,7 @@ export async function writeKubeconfig(file: string, spec: KubeconfigSpec): Promi
   const doc = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [
-      { name, cluster: { server: spec.server, 'certificate-authority-data': await b64(spec.caCert) } },
-    ],
+    clusters: [{ name, cluster: { server: spec.server, 'certificate-authority-data': await b64(spec.caCert) } }],
     users: [
       {
         name: spec.user,

@@ -86,7 +86,11 @@ export function componentHealthy(name: ComponentName, context: CommandContext): 
  * and waits until its health endpoint answers; throws with the tail of its log
  * if it exits or does not get healthy in time.
  */
-export async function launchComponent(name: ComponentName, context: CommandContext, paths: StatePaths): Promise<Component> {
+export async function launchComponent(
+  name: ComponentName,
+  context: CommandContext,
+  paths: StatePaths,
+): Promise<Component> {
   const launch = launches[name];
   const component = startProcess(launch.name, launch.command(context), {
     logFile: join(paths.logs, `${launch.name}.log`),
@@ -124,7 +128,9 @@ export async function launchControlPlane(
   const apiserver = await launchComponent('kube-apiserver', context, paths);
   log('cluster: starting kube-controller-manager, kube-scheduler, kwok');
   const rest = await Promise.all(
-    (['kube-controller-manager', 'kube-scheduler', 'kwok'] as const).map((name) => launchComponent(name, context, paths)),
+    (['kube-controller-manager', 'kube-scheduler', 'kwok'] as const).map((name) =>
+      launchComponent(name, context, paths),
+    ),
   );
   const components = [etcd, apiserver, ...rest];
   const assertAlive = async () => {

@@ -16,7 +16,8 @@ export function nodeManifest(name: string, extra: { labels?: Record<string, stri
     metadata: {
       name,
       annotations: {
-        [kwokNodeAnnotation.key]: kwokNodeAnnotation.value, 'node.alpha.kubernetes.io/ttl': '0',
+        [kwokNodeAnnotation.key]: kwokNodeAnnotation.value,
+        'node.alpha.kubernetes.io/ttl': '0',
         ...(extra.pods === undefined ? {} : { [KWOK_PODS]: String(extra.pods) }),
       },
       labels: {

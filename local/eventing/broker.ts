@@ -125,7 +125,7 @@ function roundRobin(addresses: Map<string, string[]>) {
     return {
       name,
       next() {
-        const urls = d.uri ? [d.uri] : addresses.get(key) ?? [];
+        const urls = d.uri ? [d.uri] : (addresses.get(key) ?? []);
         return urls.length > 0 ? urls[(start + attempt++) % urls.length] : undefined;
       },
     };
@@ -138,13 +138,22 @@ function text(b: Uint8Array): string {
 
 function dispatchIo(stop: AbortSignal, attempts: Attempt[], onAttempt?: (a: Attempt) => void) {
   return {
-    send: (target: string, event: CloudEvent, timeoutMs: number | undefined) => sendEvent(target, event, timeoutMs, stop),
+    send: (target: string, event: CloudEvent, timeoutMs: number | undefined) =>
+      sendEvent(target, event, timeoutMs, stop),
     // Once stopped, no wait: the retries left fail at once, their send aborted too.
-    sleep: (ms: number) => new Promise<void>((resolve) => {
-      if (stop.aborted) return resolve();
-      const timer = setTimeout(resolve, ms);
-      stop.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-    }),
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) => {
+        if (stop.aborted) return resolve();
+        const timer = setTimeout(resolve, ms);
+        stop.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
+      }),
     record: (a: Attempt) => {
       if (stop.aborted) return;
       attempts.push(a);
@@ -164,7 +173,10 @@ function ingress(path: string, async: boolean, fanOut: (event: CloudEvent) => Pr
     if (req.method !== 'POST') return void res.writeHead(405).end();
     if (req.url?.split('?')[0]?.replace(/\/$/, '') !== path) return void res.writeHead(404).end();
     const parsed = parseMessage(req.headers, await readBody(req));
-    if (parsed.kind !== 'event') return void res.writeHead(400, { 'content-type': 'text/plain' }).end(parsed.kind === 'invalid' ? parsed.reason : 'not a CloudEvent');
+    if (parsed.kind !== 'event')
+      return void res
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end(parsed.kind === 'invalid' ? parsed.reason : 'not a CloudEvent');
     const ttl = Number(parsed.event.attributes[TTL] ?? DEFAULT_TTL);
     if (!(ttl > 0)) return void res.writeHead(400).end();
     const done = fanOut({ ...parsed.event, attributes: { ...parsed.event.attributes, [TTL]: String(ttl) } });
@@ -174,12 +186,21 @@ function ingress(path: string, async: boolean, fanOut: (event: CloudEvent) => Pr
 }
 
 /** A delivery that failed finally, to the dead-letter sink as Knative sends it, when there is one. */
-async function toDeadLetterSink(event: CloudEvent, final: Extract<Final, { kind: 'failed' }>, sink: Destination | undefined, send: (e: CloudEvent, sink: Destination) => Promise<Final>) {
+async function toDeadLetterSink(
+  event: CloudEvent,
+  final: Extract<Final, { kind: 'failed' }>,
+  sink: Destination | undefined,
+  send: (e: CloudEvent, sink: Destination) => Promise<Final>,
+) {
   const letter = sink ? deadLetter(event, { ...final, dest: final.target }) : undefined;
   if (letter?.kind === 'panic') {
-    return { deadLettered: false, outcome: `lost: its ${letter.bytes}-byte failure body would make Knative's dispatcher panic (over ${ERROR_BODY_MAX} bytes)` };
+    return {
+      deadLettered: false,
+      outcome: `lost: its ${letter.bytes}-byte failure body would make Knative's dispatcher panic (over ${ERROR_BODY_MAX} bytes)`,
+    };
   }
-  const deadLettered = letter?.kind === 'event' && sink !== undefined && (await send(letter.event, sink)).kind !== 'failed';
+  const deadLettered =
+    letter?.kind === 'event' && sink !== undefined && (await send(letter.event, sink)).kind !== 'failed';
   return { deadLettered, outcome: deadLettered ? 'sent to the dead-letter sink' : 'lost' };
 }
 
@@ -192,7 +213,9 @@ async function listen(handle: (req: IncomingMessage, res: ServerResponse) => Pro
 /** Knative's fan-out answers an error after 15 minutes; the deliveries still go on. */
 function withinFanOutTimeout(all: Promise<boolean>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), FANOUT_TIMEOUT_MS); });
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), FANOUT_TIMEOUT_MS);
+  });
   return Promise.race([all, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -201,7 +224,12 @@ function tracker() {
   const inFlight = new Set<Promise<void>>();
   return {
     track(p: Promise<unknown>): void {
-      const tracked = p.then(() => undefined, () => undefined).finally(() => inFlight.delete(tracked));
+      const tracked = p
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => inFlight.delete(tracked));
       inFlight.add(tracked);
     },
     async settled(): Promise<void> {
@@ -223,7 +251,16 @@ interface Delivering {
 }
 
 /** The Broker's fan-out of one event to every Trigger that takes it, replies and dead letters included. */
-function fanOutOf({ config, route, io, stopping, failures, inFlight, log, opts }: Delivering): (event: CloudEvent) => Promise<boolean> {
+function fanOutOf({
+  config,
+  route,
+  io,
+  stopping,
+  failures,
+  inFlight,
+  log,
+  opts,
+}: Delivering): (event: CloudEvent) => Promise<boolean> {
   /** One Trigger's delivery, retries and dead-letter sink included: true when it ended well (delivered, replied, or dead-lettered). */
   async function deliver(event: CloudEvent, trigger: Trigger): Promise<boolean> {
     const spec = effectiveDelivery(trigger.delivery, config.broker.delivery);
@@ -234,10 +271,21 @@ function fanOutOf({ config, route, io, stopping, failures, inFlight, log, opts }
     if (stopping.aborted) return false;
     if (final.kind === 'reply') return ingest(ttl, final.event);
     if (final.kind === 'delivered') return true;
-    const { deadLettered, outcome } = await toDeadLetterSink(event, final, spec.deadLetterSink, (e, sink) => dispatch(e, route(sink, `${trigger.name} dead-letter sink`), policy, io));
-    const failure = { trigger: trigger.name, event, status: final.status, reason: text(final.body), attempts: final.attempts, deadLettered };
+    const { deadLettered, outcome } = await toDeadLetterSink(event, final, spec.deadLetterSink, (e, sink) =>
+      dispatch(e, route(sink, `${trigger.name} dead-letter sink`), policy, io),
+    );
+    const failure = {
+      trigger: trigger.name,
+      event,
+      status: final.status,
+      reason: text(final.body),
+      attempts: final.attempts,
+      deadLettered,
+    };
     failures.push(failure);
-    log(`broker: ${event.attributes.type} ${event.attributes.id} to Trigger ${trigger.name} failed after ${final.attempts} attempt(s) with ${final.status}: ${failure.reason}; ${outcome}`);
+    log(
+      `broker: ${event.attributes.type} ${event.attributes.id} to Trigger ${trigger.name} failed after ${final.attempts} attempt(s) with ${final.status}: ${failure.reason}; ${outcome}`,
+    );
     return deadLettered;
   }
 
@@ -258,7 +306,10 @@ function fanOutOf({ config, route, io, stopping, failures, inFlight, log, opts }
     const deliveries: Promise<boolean>[] = [];
     for (const trigger of config.triggers) {
       if (trigger.broker !== config.broker.name || !matches(trigger.filter, event.attributes)) continue;
-      const p = deliver(event, trigger).catch((e: unknown) => { log(`broker: ${String(e)}`); return false; });
+      const p = deliver(event, trigger).catch((e: unknown) => {
+        log(`broker: ${String(e)}`);
+        return false;
+      });
       inFlight.track(p);
       deliveries.push(p);
     }
@@ -277,7 +328,16 @@ export async function startBroker(opts: BrokerOptions): Promise<RunningBroker> {
   const inFlight = tracker();
   const log = opts.log ?? (() => {});
   const io = dispatchIo(stopping.signal, attempts, opts.onAttempt);
-  const fanOut = fanOutOf({ config, route: roundRobin(addresses), io, stopping: stopping.signal, failures, inFlight, log, opts });
+  const fanOut = fanOutOf({
+    config,
+    route: roundRobin(addresses),
+    io,
+    stopping: stopping.signal,
+    failures,
+    inFlight,
+    log,
+    opts,
+  });
 
   const path = `/${opts.namespace}/${config.broker.name}`;
   const async = opts.async ?? config.broker.async === true;

@@ -34,7 +34,8 @@ function mediaType(headers: Headers): string {
 function validated(mode: 'binary' | 'structured', event: CloudEvent): Parsed {
   const missing = REQUIRED.filter((a) => !event.attributes[a]);
   if (missing.length > 0) return { kind: 'invalid', reason: `${mode} CloudEvent without ${missing.join(', ')}` };
-  if (event.attributes.specversion !== '1.0') return { kind: 'invalid', reason: `specversion ${event.attributes.specversion} is not 1.0` };
+  if (event.attributes.specversion !== '1.0')
+    return { kind: 'invalid', reason: `specversion ${event.attributes.specversion} is not 1.0` };
   return { kind: 'event', mode, event };
 }
 
@@ -49,14 +50,16 @@ function decodeHeaderValue(value: string): string {
 function binary(headers: Headers, body: Uint8Array): Parsed {
   const attributes: Record<string, string> = {};
   for (const name of Object.keys(headers)) {
-    if (name.startsWith('ce-') && name.length > 3) attributes[name.slice(3)] = decodeHeaderValue(header(headers, name) ?? '');
+    if (name.startsWith('ce-') && name.length > 3)
+      attributes[name.slice(3)] = decodeHeaderValue(header(headers, name) ?? '');
   }
   const type = header(headers, 'content-type');
   if (type) attributes.datacontenttype = type;
   return validated('binary', body.length > 0 ? { attributes, data: body } : { attributes });
 }
 
-const isJsonType = (type: string | undefined) => type === undefined || /^application\/(.+\+)?json(;|$)/i.test(type) || /^text\/json(;|$)/i.test(type);
+const isJsonType = (type: string | undefined) =>
+  type === undefined || /^application\/(.+\+)?json(;|$)/i.test(type) || /^text\/json(;|$)/i.test(type);
 
 function structured(body: Uint8Array): Parsed {
   let parsed: unknown;
@@ -65,14 +68,21 @@ function structured(body: Uint8Array): Parsed {
   } catch {
     return { kind: 'invalid', reason: 'structured CloudEvent whose body is not JSON' };
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { kind: 'invalid', reason: 'structured CloudEvent that is not a JSON object' };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { kind: 'invalid', reason: 'structured CloudEvent that is not a JSON object' };
   const { data, data_base64: base64, ...rest } = parsed as Record<string, unknown>;
-  const attributes = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, String(v)]));
+  const attributes = Object.fromEntries(
+    Object.entries(rest)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .map(([k, v]) => [k, String(v)]),
+  );
   const event: CloudEvent = { attributes };
   if (typeof base64 === 'string') event.data = Buffer.from(base64, 'base64');
   else if (data !== undefined) {
     if (attributes.datacontenttype === undefined) attributes.datacontenttype = 'application/json';
-    event.data = encoder.encode(typeof data === 'string' && !isJsonType(attributes.datacontenttype) ? data : JSON.stringify(data));
+    event.data = encoder.encode(
+      typeof data === 'string' && !isJsonType(attributes.datacontenttype) ? data : JSON.stringify(data),
+    );
   }
   return validated('structured', event);
 }
@@ -85,16 +95,20 @@ function structured(body: Uint8Array): Parsed {
  */
 export function parseMessage(headers: Headers, body: Uint8Array): Parsed {
   const type = mediaType(headers);
-  if (type.startsWith('application/cloudevents-batch')) return { kind: 'invalid', reason: 'batched CloudEvents are not supported' };
+  if (type.startsWith('application/cloudevents-batch'))
+    return { kind: 'invalid', reason: 'batched CloudEvents are not supported' };
   if (type === STRUCTURED) return structured(body);
-  if (type.startsWith('application/cloudevents')) return { kind: 'invalid', reason: `event format ${type} is not supported` };
+  if (type.startsWith('application/cloudevents'))
+    return { kind: 'invalid', reason: `event format ${type} is not supported` };
   if (header(headers, 'ce-specversion') !== undefined) return binary(headers, body);
   return { kind: 'none' };
 }
 
 /** A header value as the binding writes it: printable ASCII but `%` and `"` as is, the rest percent-encoded. */
 function encodeHeaderValue(value: string): string {
-  return [...value].map((c) => (/^[\x20-\x7e]$/.test(c) && c !== '%' && c !== '"' ? c : encodeURIComponent(c))).join('');
+  return [...value]
+    .map((c) => (/^[\x20-\x7e]$/.test(c) && c !== '%' && c !== '"' ? c : encodeURIComponent(c)))
+    .join('');
 }
 
 /** A CloudEvent as a binary-mode HTTP request (Knative's default delivery format). */
@@ -113,7 +127,8 @@ export type ReplyMeaning =
   /** `subscriber`: the status and body are the subscriber's own (a non-2xx), not the filter's 502. */
   | { kind: 'failed'; status: number; body: Uint8Array; subscriber: boolean };
 
-export const NOT_A_CLOUDEVENT = 'received a non-empty response not recognized as CloudEvent. The response MUST be either empty or a valid CloudEvent';
+export const NOT_A_CLOUDEVENT =
+  'received a non-empty response not recognized as CloudEvent. The response MUST be either empty or a valid CloudEvent';
 
 /**
  * What a subscriber's answer means to the Broker's filter: a non-2xx is a
@@ -155,9 +170,23 @@ export type DeadLetter =
  * 1024-byte buffer: a body over 768 bytes overruns it and the dispatcher
  * panics (`panic` here).
  */
-export function deadLetter(event: CloudEvent, failure: { extensions: boolean; dest: string; status: number; body: Uint8Array }): DeadLetter {
+export function deadLetter(
+  event: CloudEvent,
+  failure: { extensions: boolean; dest: string; status: number; body: Uint8Array },
+): DeadLetter {
   if (!failure.extensions) return { kind: 'event', event };
   if (failure.body.length > ERROR_BODY_MAX) return { kind: 'panic', bytes: failure.body.length };
   const data = Buffer.from(failure.body).toString('base64');
-  return { kind: 'event', event: { ...event, attributes: { ...event.attributes, knativeerrordest: failure.dest, knativeerrorcode: String(failure.status), knativeerrordata: data } } };
+  return {
+    kind: 'event',
+    event: {
+      ...event,
+      attributes: {
+        ...event.attributes,
+        knativeerrordest: failure.dest,
+        knativeerrorcode: String(failure.status),
+        knativeerrordata: data,
+      },
+    },
+  };
 }

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../shared/api/group.ts';
-import { APISERVER_EVENTS, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, RUN_REQUESTED } from '../../shared/api/events.ts';
+import {
+  APISERVER_EVENTS,
+  MODULE_FINISHED,
+  RUN_CANCEL_REQUESTED,
+  RUN_RESUME_REQUESTED,
+  RUN_REQUESTED,
+} from '../../shared/api/events.ts';
 import { destinationKey, matches, parseBroker, parseTriggers } from './config.ts';
 
 const knative = join(import.meta.dirname, '../../knative');
@@ -11,20 +17,32 @@ describe('knative/triggers.yaml and knative/broker.yaml, as the stand-in reads t
   const triggers = parseTriggers(readFileSync(join(knative, 'triggers.yaml'), 'utf8'));
   const broker = parseBroker(readFileSync(join(knative, 'broker.yaml'), 'utf8'));
 
-  it('one Trigger per event the function takes, each to Service/cascade; the ApiServerSource\'s by type, kind and apiversion', () => {
-    const takes = (t: (typeof triggers)[number]) => [t.filter.type, t.filter.kind, t.filter.apiversion].filter(Boolean).join(' ');
+  it("one Trigger per event the function takes, each to Service/cascade; the ApiServerSource's by type, kind and apiversion", () => {
+    const takes = (t: (typeof triggers)[number]) =>
+      [t.filter.type, t.filter.kind, t.filter.apiversion].filter(Boolean).join(' ');
     const [add, update, del] = APISERVER_EVENTS;
-    expect(triggers.map(takes).sort()).toEqual([
-      RUN_REQUESTED, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED,
-      ...[add, update, del].map((t) => `${t} Job batch/v1`), ...[add, update].map((t) => `${t} CascadeRun ${API_VERSION}`),
-    ].sort());
+    expect(triggers.map(takes).sort()).toEqual(
+      [
+        RUN_REQUESTED,
+        MODULE_FINISHED,
+        RUN_CANCEL_REQUESTED,
+        RUN_RESUME_REQUESTED,
+        ...[add, update, del].map((t) => `${t} Job batch/v1`),
+        ...[add, update].map((t) => `${t} CascadeRun ${API_VERSION}`),
+      ].sort(),
+    );
     expect(new Set(triggers.map((t) => destinationKey(t.subscriber)))).toEqual(new Set(['Service/cascade']));
     expect(new Set(triggers.map((t) => t.broker))).toEqual(new Set([broker.name]));
   });
 
   it('every Trigger and the Broker set retry, backoff, timeout and a dead-letter sink', () => {
     for (const delivery of [...triggers.map((t) => t.delivery), broker.delivery]) {
-      expect(delivery).toMatchObject({ retry: expect.any(Number), backoffPolicy: expect.any(String), backoffDelay: expect.any(String), timeout: expect.any(String) });
+      expect(delivery).toMatchObject({
+        retry: expect.any(Number),
+        backoffPolicy: expect.any(String),
+        backoffDelay: expect.any(String),
+        timeout: expect.any(String),
+      });
       expect(destinationKey(delivery!.deadLetterSink!)).toBe('Service/cascade-dead-letters');
     }
   });
@@ -32,24 +50,42 @@ describe('knative/triggers.yaml and knative/broker.yaml, as the stand-in reads t
 
 describe('parse', () => {
   it('a Trigger with a uri subscriber and no delivery', () => {
-    const [t] = parseTriggers('kind: Trigger\nmetadata: {name: t}\nspec: {broker: b, subscriber: {uri: "http://x/"}}\n');
+    const [t] = parseTriggers(
+      'kind: Trigger\nmetadata: {name: t}\nspec: {broker: b, subscriber: {uri: "http://x/"}}\n',
+    );
     expect(t).toEqual({ name: 't', broker: 'b', filter: {}, subscriber: { uri: 'http://x/' } });
   });
   it.each([
     ['no subscriber', 'kind: Trigger\nmetadata: {name: t}\nspec: {broker: b}\n', /subscriber/],
-    ['an unknown backoffPolicy', 'kind: Trigger\nmetadata: {name: t}\nspec: {subscriber: {uri: x}, delivery: {backoffPolicy: fibonacci}}\n', /backoffPolicy/],
-    ['a negative retry', 'kind: Trigger\nmetadata: {name: t}\nspec: {subscriber: {uri: x}, delivery: {retry: -1}}\n', /retry/],
+    [
+      'an unknown backoffPolicy',
+      'kind: Trigger\nmetadata: {name: t}\nspec: {subscriber: {uri: x}, delivery: {backoffPolicy: fibonacci}}\n',
+      /backoffPolicy/,
+    ],
+    [
+      'a negative retry',
+      'kind: Trigger\nmetadata: {name: t}\nspec: {subscriber: {uri: x}, delivery: {retry: -1}}\n',
+      /retry/,
+    ],
   ])('refuses %s', (_n, yaml, reason) => {
     expect(() => parseTriggers(yaml)).toThrow(reason);
   });
 });
 
 describe('the async-handler annotation', () => {
-  const broker = (value: string) => `kind: Broker\nmetadata: {name: b, annotations: {messaging.knative.dev/async-handler: "${value}"}}\n`;
-  it.each([['true', true], ['True', true], ['1', true], ['false', false], ['yes', false], ['', false]])('%j: async %s, as Go\'s ParseBool reads it', (value, async) => {
+  const broker = (value: string) =>
+    `kind: Broker\nmetadata: {name: b, annotations: {messaging.knative.dev/async-handler: "${value}"}}\n`;
+  it.each([
+    ['true', true],
+    ['True', true],
+    ['1', true],
+    ['false', false],
+    ['yes', false],
+    ['', false],
+  ])("%j: async %s, as Go's ParseBool reads it", (value, async) => {
     expect(parseBroker(broker(value)).async === true).toBe(async);
   });
-  it('no annotation: synchronous, as Knative\'s default Broker', () => {
+  it("no annotation: synchronous, as Knative's default Broker", () => {
     expect(parseBroker('kind: Broker\nmetadata: {name: b}\n')).toEqual({ name: 'b' });
   });
 });
@@ -57,8 +93,14 @@ describe('the async-handler annotation', () => {
 describe('matches', () => {
   const attrs = { type: 'a', source: '/s', ext: '' };
   it.each([
-    [{}, true], [{ type: 'a' }, true], [{ type: 'a', source: '/s' }, true], [{ type: 'b' }, false],
-    [{ subject: 'x' }, false], [{ source: '' }, true], [{ ext: '' }, false], [{ ext: 'x' }, false],
+    [{}, true],
+    [{ type: 'a' }, true],
+    [{ type: 'a', source: '/s' }, true],
+    [{ type: 'b' }, false],
+    [{ subject: 'x' }, false],
+    [{ source: '' }, true],
+    [{ ext: '' }, false],
+    [{ ext: 'x' }, false],
   ])('%j: %s', (filter, expected) => {
     expect(matches(filter, attrs)).toBe(expected);
   });

@@ -35,9 +35,17 @@ export interface EventingConfig {
   triggers: Trigger[];
 }
 
-type Doc = { kind?: string; metadata?: { name?: string; annotations?: Record<string, unknown> }; spec?: Record<string, unknown> } | null | undefined;
+type Doc =
+  | {
+      kind?: string;
+      metadata?: { name?: string; annotations?: Record<string, unknown> };
+      spec?: Record<string, unknown>;
+    }
+  | null
+  | undefined;
 
-const docs = (yaml: string, kind: string) => (loadAll(yaml) as Doc[]).filter((d): d is NonNullable<Doc> => d?.kind === kind);
+const docs = (yaml: string, kind: string) =>
+  (loadAll(yaml) as Doc[]).filter((d): d is NonNullable<Doc> => d?.kind === kind);
 
 function nameOf(doc: NonNullable<Doc>): string {
   const name = doc.metadata?.name;
@@ -47,7 +55,8 @@ function nameOf(doc: NonNullable<Doc>): string {
 
 function destination(value: unknown, what: string): Destination {
   const d = value as Destination | undefined;
-  if (!d || (!d.uri && !(d.ref?.kind && d.ref.name))) throw new Error(`${what}: a ref (kind, name) or a uri is required`);
+  if (!d || (!d.uri && !(d.ref?.kind && d.ref.name)))
+    throw new Error(`${what}: a ref (kind, name) or a uri is required`);
   return d;
 }
 
@@ -58,7 +67,8 @@ function delivery(value: unknown, what: string): DeliverySpec | undefined {
   if (d.backoffPolicy !== undefined && d.backoffPolicy !== 'exponential' && d.backoffPolicy !== 'linear') {
     throw new Error(`${what}.backoffPolicy: exponential or linear, not ${JSON.stringify(d.backoffPolicy)}`);
   }
-  if (d.retry !== undefined && (!Number.isInteger(d.retry) || d.retry < 0)) throw new Error(`${what}.retry: a non-negative integer`);
+  if (d.retry !== undefined && (!Number.isInteger(d.retry) || d.retry < 0))
+    throw new Error(`${what}.retry: a non-negative integer`);
   return d;
 }
 
@@ -66,8 +76,13 @@ export function parseTriggers(yaml: string): Trigger[] {
   return docs(yaml, 'Trigger').map((doc) => {
     const name = nameOf(doc);
     const spec = doc.spec ?? {};
-    const filter = ((spec.filter as { attributes?: Record<string, string> } | undefined)?.attributes) ?? {};
-    const trigger: Trigger = { name, broker: String(spec.broker ?? 'default'), filter, subscriber: destination(spec.subscriber, `Trigger ${name} subscriber`) };
+    const filter = (spec.filter as { attributes?: Record<string, string> } | undefined)?.attributes ?? {};
+    const trigger: Trigger = {
+      name,
+      broker: String(spec.broker ?? 'default'),
+      filter,
+      subscriber: destination(spec.subscriber, `Trigger ${name} subscriber`),
+    };
     const d = delivery(spec.delivery, `Trigger ${name} delivery`);
     return d ? { ...trigger, delivery: d } : trigger;
   });

@@ -14,13 +14,13 @@ describe('isRetried (Knative SelectiveRetry)', () => {
 
 describe('effectiveDelivery', () => {
   const broker: DeliverySpec = { retry: 5, backoffPolicy: 'exponential', backoffDelay: 'PT0.5S', deadLetterSink: dls };
-  it('a Trigger without delivery takes the Broker\'s', () => {
+  it("a Trigger without delivery takes the Broker's", () => {
     expect(effectiveDelivery(undefined, broker)).toEqual(broker);
   });
-  it('a Trigger\'s delivery replaces the Broker\'s as a whole, not field by field', () => {
+  it("a Trigger's delivery replaces the Broker's as a whole, not field by field", () => {
     expect(effectiveDelivery({ retry: 2 }, broker)).toEqual({ retry: 2, deadLetterSink: dls });
   });
-  it('the Trigger\'s dead-letter sink comes first', () => {
+  it("the Trigger's dead-letter sink comes first", () => {
     const own = { uri: 'http://own' };
     expect(effectiveDelivery({ retry: 1, deadLetterSink: own }, broker).deadLetterSink).toBe(own);
   });
@@ -49,17 +49,30 @@ describe('retryPolicy', () => {
     expect(retryPolicy({}).timeoutMs).toBeUndefined();
   });
   it('backoffScale shortens the waits (a test deviation), not the timeout', () => {
-    const p = retryPolicy({ retry: 2, backoffPolicy: 'exponential', backoffDelay: 'PT1S', timeout: 'PT30S' }, { backoffScale: 0.01 });
+    const p = retryPolicy(
+      { retry: 2, backoffPolicy: 'exponential', backoffDelay: 'PT1S', timeout: 'PT30S' },
+      { backoffScale: 0.01 },
+    );
     expect([p.waitMs(1), p.waitMs(2), p.timeoutMs]).toEqual([10, 20, 30_000]);
   });
   it('Retry-After counts only with the retryAfter feature and retryAfterMax, on 429 and 503, capped', () => {
-    const spec: DeliverySpec = { retry: 2, backoffPolicy: 'exponential', backoffDelay: 'PT0.1S', retryAfterMax: 'PT5S' };
+    const spec: DeliverySpec = {
+      retry: 2,
+      backoffPolicy: 'exponential',
+      backoffDelay: 'PT0.1S',
+      retryAfterMax: 'PT5S',
+    };
     expect(retryPolicy(spec).waitMs(1, { status: 429, retryAfter: '3' })).toBe(100);
     const on = retryPolicy(spec, { retryAfter: true });
     expect(on.waitMs(1, { status: 429, retryAfter: '3' })).toBe(3000);
     expect(on.waitMs(1, { status: 503, retryAfter: '60' })).toBe(5000);
     expect(on.waitMs(1, { status: 500, retryAfter: '3' })).toBe(100);
-    expect(retryPolicy({ ...spec, retryAfterMax: undefined }, { retryAfter: true }).waitMs(1, { status: 429, retryAfter: '3' })).toBe(100);
+    expect(
+      retryPolicy({ ...spec, retryAfterMax: undefined }, { retryAfter: true }).waitMs(1, {
+        status: 429,
+        retryAfter: '3',
+      }),
+    ).toBe(100);
   });
   it('Retry-After as seconds or as an HTTP date', () => {
     const now = Date.parse('2026-11-30T12:00:00Z');

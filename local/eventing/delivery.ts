@@ -76,7 +76,8 @@ export function retryPolicy(spec: DeliverySpec, opts: PolicyOptions = {}, now: (
   const scale = opts.backoffScale ?? 1;
   const delay = spec.backoffDelay !== undefined ? durationMs(spec.backoffDelay) : undefined;
   const policy = spec.backoffPolicy;
-  const retryAfterMax = opts.retryAfter && spec.retryAfterMax !== undefined ? durationMs(spec.retryAfterMax) : undefined;
+  const retryAfterMax =
+    opts.retryAfter && spec.retryAfterMax !== undefined ? durationMs(spec.retryAfterMax) : undefined;
   const backoff = (n: number): number => {
     if (delay === undefined || policy === undefined) return 0;
     return policy === 'exponential' ? delay * 2 ** (n - 1) : delay * (n - 1);

@@ -9,15 +9,24 @@ const ok: Answer = { status: 200, headers: {}, body: bytes('') };
 const status = (s: number, body = ''): Answer => ({ status: s, headers: {}, body: bytes(body) });
 const none: Answer = { headers: {}, body: bytes(''), error: 'ECONNREFUSED' };
 
-function run(answers: Answer[], spec = { retry: 3, backoffPolicy: 'exponential' as const, backoffDelay: 'PT1S' }, targets = ['http://a', 'http://b']) {
+function run(
+  answers: Answer[],
+  spec = { retry: 3, backoffPolicy: 'exponential' as const, backoffDelay: 'PT1S' },
+  targets = ['http://a', 'http://b'],
+) {
   const attempts: Attempt[] = [];
   const waits: number[] = [];
   const sentTo: string[] = [];
   let i = 0;
   let t = 0;
   const final = dispatch(event, { name: 'trig', next: () => targets[t++ % targets.length] }, retryPolicy(spec), {
-    send: async (target) => { sentTo.push(target); return answers[Math.min(i++, answers.length - 1)]!; },
-    sleep: async (ms) => { waits.push(ms); },
+    send: async (target) => {
+      sentTo.push(target);
+      return answers[Math.min(i++, answers.length - 1)]!;
+    },
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
     record: (a) => attempts.push(a),
   });
   return { final, attempts, waits, sentTo };
@@ -33,14 +42,22 @@ describe('dispatch', () => {
   it('a 503 then a 200: retried once after the first backoff, on the next replica', async () => {
     const r = run([status(503, '{"error":"draining"}'), ok]);
     expect(await r.final).toEqual({ kind: 'delivered' });
-    expect(r.attempts.map((a) => [a.status, a.outcome])).toEqual([[503, 'retry'], [200, 'delivered']]);
+    expect(r.attempts.map((a) => [a.status, a.outcome])).toEqual([
+      [503, 'retry'],
+      [200, 'delivered'],
+    ]);
     expect(r.waits).toEqual([1000]);
     expect(r.sentTo).toEqual(['http://a', 'http://b']);
   });
 
   it('a 400 is final at once', async () => {
     const r = run([status(400, '{"error":"unknown run"}')]);
-    expect(await r.final).toMatchObject({ kind: 'failed', status: 400, attempts: 1, body: bytes('{"error":"unknown run"}') });
+    expect(await r.final).toMatchObject({
+      kind: 'failed',
+      status: 400,
+      attempts: 1,
+      body: bytes('{"error":"unknown run"}'),
+    });
     expect(r.waits).toEqual([]);
   });
 
@@ -62,11 +79,18 @@ describe('dispatch', () => {
     const final = await r.final;
     expect(final).toMatchObject({ kind: 'failed', status: 500, attempts: 2 });
     expect(final.kind === 'failed' && new TextDecoder().decode(final.body)).toBe('dispatch error: ECONNREFUSED');
-    expect(r.attempts.map((a) => [a.status, a.outcome])).toEqual([[undefined, 'retry'], [undefined, 'failed']]);
+    expect(r.attempts.map((a) => [a.status, a.outcome])).toEqual([
+      [undefined, 'retry'],
+      [undefined, 'failed'],
+    ]);
   });
 
   it('a CloudEvent in a 2xx is a reply event', async () => {
-    const reply: Answer = { status: 200, headers: { 'ce-specversion': '1.0', 'ce-id': 'r', 'ce-source': '/fn', 'ce-type': 'reply' }, body: bytes('') };
+    const reply: Answer = {
+      status: 200,
+      headers: { 'ce-specversion': '1.0', 'ce-id': 'r', 'ce-source': '/fn', 'ce-type': 'reply' },
+      body: bytes(''),
+    };
     const final = await run([reply]).final;
     expect(final.kind === 'reply' && final.event.attributes.type).toBe('reply');
   });
@@ -77,10 +101,19 @@ describe('dispatch', () => {
     expect(r.sentTo).toEqual([]);
   });
 
-  it('Knative\'s error extensions: for a subscriber\'s non-2xx and for no answer; not for a timeout nor the filter\'s 502', async () => {
+  it("Knative's error extensions: for a subscriber's non-2xx and for no answer; not for a timeout nor the filter's 502", async () => {
     const timedOut: Answer = { headers: {}, body: bytes(''), error: 'timeout', timedOut: true };
     const nonEvent = status(200, '{"run":"r"}');
-    const finals = await Promise.all([status(400, '{"error":"x"}'), none, timedOut, nonEvent].map((a) => run([a], { retry: 0, backoffPolicy: 'exponential', backoffDelay: 'PT1S' }).final));
-    expect(finals.map((f) => f.kind === 'failed' && [f.status, f.extensions])).toEqual([[400, true], [500, true], [500, false], [502, false]]);
+    const finals = await Promise.all(
+      [status(400, '{"error":"x"}'), none, timedOut, nonEvent].map(
+        (a) => run([a], { retry: 0, backoffPolicy: 'exponential', backoffDelay: 'PT1S' }).final,
+      ),
+    );
+    expect(finals.map((f) => f.kind === 'failed' && [f.status, f.extensions])).toEqual([
+      [400, true],
+      [500, true],
+      [500, false],
+      [502, false],
+    ]);
   });
 });

@@ -65,11 +65,20 @@ type Step = { final: Final; retry: boolean; status?: number; detail?: string };
 function meaning(answer: Answer, target: string, attempts: number): Step {
   if (answer.status === undefined) {
     const body = encoder.encode(`dispatch error: ${answer.error ?? 'no answer'}`);
-    return { final: { kind: 'failed', status: 500, body, target, attempts, extensions: !answer.timedOut }, retry: true, detail: answer.error };
+    return {
+      final: { kind: 'failed', status: 500, body, target, attempts, extensions: !answer.timedOut },
+      retry: true,
+      detail: answer.error,
+    };
   }
   const m = replyMeaning(answer.status, answer.headers, answer.body);
   if (m.kind !== 'failed') return { final: m, retry: false, status: answer.status };
-  return { final: { kind: 'failed', status: m.status, body: m.body, target, attempts, extensions: m.subscriber }, retry: isRetried(m.status), status: m.status, detail: text(m.body) };
+  return {
+    final: { kind: 'failed', status: m.status, body: m.body, target, attempts, extensions: m.subscriber },
+    retry: isRetried(m.status),
+    status: m.status,
+    detail: text(m.body),
+  };
 }
 
 function attemptOf(a: Attempt, detail: string | undefined, ms: number | undefined): Attempt {
@@ -81,12 +90,20 @@ export async function dispatch(event: CloudEvent, route: Route, policy: RetryPol
   let last: Final | undefined;
   for (let n = 1; n <= policy.retries + 1; n++) {
     const target = route.next();
-    const answer: Answer = target ? await io.send(target, event, policy.timeoutMs) : { headers: {}, body: new Uint8Array(), error: 'no address to send to' };
+    const answer: Answer = target
+      ? await io.send(target, event, policy.timeoutMs)
+      : { headers: {}, body: new Uint8Array(), error: 'no address to send to' };
     const step = meaning(answer, target ?? '', n);
     last = step.final;
     const more = step.retry && n <= policy.retries;
     const outcome = step.final.kind === 'failed' ? (more ? 'retry' : 'failed') : step.final.kind;
-    io.record(attemptOf({ route: route.name, id, type, attempt: n, target: target ?? '', status: step.status, outcome }, step.detail, answer.ms));
+    io.record(
+      attemptOf(
+        { route: route.name, id, type, attempt: n, target: target ?? '', status: step.status, outcome },
+        step.detail,
+        answer.ms,
+      ),
+    );
     if (!more) break;
     await io.sleep(policy.waitMs(n, { status: answer.status, retryAfter: header(answer.headers, 'retry-after') }));
   }

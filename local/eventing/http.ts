@@ -17,16 +17,37 @@ function causeOf(error: unknown): string {
   return e.cause?.code ?? e.cause?.message ?? e.message ?? String(error);
 }
 
-export async function sendEvent(target: string, event: CloudEvent, timeoutMs: number | undefined, stop: AbortSignal): Promise<Answer> {
+export async function sendEvent(
+  target: string,
+  event: CloudEvent,
+  timeoutMs: number | undefined,
+  stop: AbortSignal,
+): Promise<Answer> {
   const { headers, body } = toBinary(event);
   const signal = timeoutMs === undefined ? stop : AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
   const started = performance.now();
   try {
-    const res = await fetch(target, { method: 'POST', headers: { ...headers, prefer: 'reply' }, body: body as Uint8Array<ArrayBuffer>, signal });
+    const res = await fetch(target, {
+      method: 'POST',
+      headers: { ...headers, prefer: 'reply' },
+      body: body as Uint8Array<ArrayBuffer>,
+      signal,
+    });
     const answer = new Uint8Array(await res.arrayBuffer());
-    return { status: res.status, headers: Object.fromEntries(res.headers), body: answer, ms: performance.now() - started };
+    return {
+      status: res.status,
+      headers: Object.fromEntries(res.headers),
+      body: answer,
+      ms: performance.now() - started,
+    };
   } catch (error) {
     const timedOut = (error as { name?: string }).name === 'TimeoutError';
-    return { headers: {}, body: new Uint8Array(), error: causeOf(error), ms: performance.now() - started, ...(timedOut ? { timedOut } : {}) };
+    return {
+      headers: {},
+      body: new Uint8Array(),
+      error: causeOf(error),
+      ms: performance.now() - started,
+      ...(timedOut ? { timedOut } : {}),
+    };
   }
 }

@@ -26,7 +26,13 @@ export function validateServices(bin: string, yaml: string): Promise<ServiceVerd
   return new Promise((resolve, reject) => {
     const child = execFile(bin, [], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`knative-validate failed: ${error.message}\n${stderr}`));
-      resolve(stdout.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as ServiceVerdict));
+      resolve(
+        stdout
+          .trim()
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as ServiceVerdict),
+      );
     });
     child.stdin?.end(yaml.startsWith('---\n') ? yaml : `---\n${yaml}`);
   });

@@ -23,24 +23,44 @@ export interface RunningKubeStateMetrics {
   stop(): Promise<void>;
 }
 
-export async function startKubeStateMetrics(binary: string, kubeconfig: string, args: string[] = []): Promise<RunningKubeStateMetrics> {
+export async function startKubeStateMetrics(
+  binary: string,
+  kubeconfig: string,
+  args: string[] = [],
+): Promise<RunningKubeStateMetrics> {
   const [port, telemetryPort] = [await freePort(), await freePort()];
-  const child = spawn(binary, [
-    `--kubeconfig=${kubeconfig}`, '--host=127.0.0.1', `--port=${port}`, '--telemetry-host=127.0.0.1', `--telemetry-port=${telemetryPort}`,
-    '--custom-resource-state-only', `--custom-resource-state-config-file=${cascadeRunsConfig}`, ...args,
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    binary,
+    [
+      `--kubeconfig=${kubeconfig}`,
+      '--host=127.0.0.1',
+      `--port=${port}`,
+      '--telemetry-host=127.0.0.1',
+      `--telemetry-port=${telemetryPort}`,
+      '--custom-resource-state-only',
+      `--custom-resource-state-config-file=${cascadeRunsConfig}`,
+      ...args,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let log = '';
   const keep = (chunk: Buffer) => (log = (log + chunk.toString()).slice(-50_000));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const metricsUrl = `http://127.0.0.1:${port}/metrics`;
-  const stop = () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(metricsUrl).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(metricsUrl).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
       throw new Error(`kube-state-metrics did not serve ${metricsUrl} (exit ${child.exitCode}):\n${log}`);

@@ -33,7 +33,10 @@ export interface RunningPrometheus {
   /** The values of `label` on the series matched by `match` (what Grafana's label_values() asks). */
   labelValues(label: string, match: string): Promise<string[]>;
   /** /api/v1/targets: the targets left after relabeling, and how many were dropped. */
-  targets(): Promise<{ active: { scrapePool: string; scrapeUrl: string; labels: Record<string, string> }[]; dropped: number }>;
+  targets(): Promise<{
+    active: { scrapePool: string; scrapeUrl: string; labels: Record<string, string> }[];
+    dropped: number;
+  }>;
   output(): string;
   stop(): Promise<void>;
 }
@@ -56,14 +59,19 @@ export function scrapeConfig(targets: ScrapeTarget[], scrapeInterval: string): s
 /** A sample value as the HTTP API writes it ("NaN", "+Inf", "-Inf" included). */
 const promNumber = (text: string) => (text === '+Inf' ? Infinity : text === '-Inf' ? -Infinity : Number(text));
 
-interface ApiAnswer<T> { status: string; data: T; error?: string }
+interface ApiAnswer<T> {
+  status: string;
+  data: T;
+  error?: string;
+}
 
 async function api<T>(base: string, path: string, params: Record<string, string | string[]>): Promise<T> {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) for (const one of [v].flat()) query.append(k, one);
   const res = await fetch(`${base}${path}?${query.toString()}`);
   const body = (await res.json()) as ApiAnswer<T>;
-  if (body.status !== 'success') throw new Error(`${path} ${JSON.stringify(params)}: ${res.status} ${body.error ?? ''}`);
+  if (body.status !== 'success')
+    throw new Error(`${path} ${JSON.stringify(params)}: ${res.status} ${body.error ?? ''}`);
   return body.data;
 }
 
@@ -71,7 +79,13 @@ async function waitReady(url: string, exited: () => boolean, output: () => strin
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (exited()) throw new Error(`prometheus exited:\n${output()}`);
-    if (await fetch(`${url}/-/ready`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${url}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`prometheus did not become ready in 60 s:\n${output()}`);
@@ -93,8 +107,14 @@ function writeConfig(dir: string, targets: ScrapeTarget[], options: PrometheusOp
 }
 
 type Labels = Record<string, string>;
-interface QueryData { resultType: string; result: { metric: Labels; value: [number, string] }[] }
-interface TargetsData { activeTargets: { scrapePool: string; scrapeUrl: string; labels: Labels }[]; droppedTargets: unknown[] }
+interface QueryData {
+  resultType: string;
+  result: { metric: Labels; value: [number, string] }[];
+}
+interface TargetsData {
+  activeTargets: { scrapePool: string; scrapeUrl: string; labels: Labels }[];
+  droppedTargets: unknown[];
+}
 
 /** The queries of the HTTP API of the Prometheus at `url`. */
 function queries(url: string): Pick<RunningPrometheus, 'query' | 'labelValues' | 'targets'> {
@@ -105,36 +125,59 @@ function queries(url: string): Pick<RunningPrometheus, 'query' | 'labelValues' |
       if (data.resultType !== 'vector') throw new Error(`${expr}: a ${data.resultType}, not a vector`);
       return data.result.map((r) => ({ metric: r.metric, value: promNumber(r.value[1]) }));
     },
-    labelValues: (label, match) => api<string[]>(url, `/api/v1/label/${encodeURIComponent(label)}/values`, { 'match[]': match }),
+    labelValues: (label, match) =>
+      api<string[]>(url, `/api/v1/label/${encodeURIComponent(label)}/values`, { 'match[]': match }),
     targets: async () => {
       const data = await api<TargetsData>(url, '/api/v1/targets', {});
-      const active = data.activeTargets.map((t) => ({ scrapePool: t.scrapePool, scrapeUrl: t.scrapeUrl, labels: t.labels }));
+      const active = data.activeTargets.map((t) => ({
+        scrapePool: t.scrapePool,
+        scrapeUrl: t.scrapeUrl,
+        labels: t.labels,
+      }));
       return { active, dropped: data.droppedTargets.length };
     },
   };
 }
 
-export async function startPrometheus(binary: string, targets: ScrapeTarget[], options: PrometheusOptions = {}): Promise<RunningPrometheus> {
+export async function startPrometheus(
+  binary: string,
+  targets: ScrapeTarget[],
+  options: PrometheusOptions = {},
+): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'cascade-prometheus-'));
   const configFile = writeConfig(dir, targets, options);
   const port = await freePort();
-  const child = spawn(binary, [
-    `--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    binary,
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let log = '';
   const keep = (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
-  const stop = () => new Promise<void>((resolve) => {
-    const done = () => { rmSync(dir, { recursive: true, force: true }); resolve(); };
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    child.once('exit', done);
-    child.kill('SIGTERM');
-  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        rmSync(dir, { recursive: true, force: true });
+        resolve();
+      };
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', done);
+      child.kill('SIGTERM');
+    });
   try {
-    await waitReady(url, () => child.exitCode !== null, () => log);
+    await waitReady(
+      url,
+      () => child.exitCode !== null,
+      () => log,
+    );
   } catch (error) {
     await stop();
     throw error;

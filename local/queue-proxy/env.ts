@@ -6,7 +6,13 @@
 
 /** A Kubernetes probe as it appears in a container spec (the fields used here). */
 export interface Probe {
-  httpGet?: { path?: string; port?: number | string; host?: string; scheme?: string; httpHeaders?: { name: string; value: string }[] };
+  httpGet?: {
+    path?: string;
+    port?: number | string;
+    host?: string;
+    scheme?: string;
+    httpHeaders?: { name: string; value: string }[];
+  };
   tcpSocket?: { port?: number | string; host?: string };
   exec?: { command?: string[] };
   grpc?: { port?: number; service?: string };
@@ -67,7 +73,8 @@ export function defaultedReadinessProbe(probe: Probe | undefined): Probe {
 /** The probe queue-proxy runs against the user container (queue.go's applyReadinessProbeDefaults). */
 export function queueReadinessProbe(probe: Probe | undefined, userPort: number): Probe {
   const p = defaultedReadinessProbe(probe);
-  const port = (declared: number | string | undefined) => (typeof declared === 'number' && declared !== 0 ? declared : userPort);
+  const port = (declared: number | string | undefined) =>
+    typeof declared === 'number' && declared !== 0 ? declared : userPort;
   if (p.httpGet) {
     p.httpGet = { ...p.httpGet, host: '127.0.0.1', port: port(p.httpGet.port), scheme: p.httpGet.scheme || 'HTTP' };
   } else if (p.tcpSocket) {
@@ -100,7 +107,10 @@ export function queueProxyEnv(service: KnativeService, place: QueueProxyPlace): 
   const name = service.metadata?.name ?? 'function';
   const spec = service.spec?.template?.spec ?? {};
   const containers = spec.containers ?? [];
-  if (containers.length !== 1) throw new Error(`the Knative Service ${name} has ${containers.length} containers; queue-proxy here fronts exactly one`);
+  if (containers.length !== 1)
+    throw new Error(
+      `the Knative Service ${name} has ${containers.length} containers; queue-proxy here fronts exactly one`,
+    );
   const revision = `${name}-${REVISION_SUFFIX}`;
   return {
     SERVING_NAMESPACE: place.namespace,
@@ -120,6 +130,8 @@ export function queueProxyEnv(service: KnativeService, place: QueueProxyPlace): 
     ENABLE_HTTP_FULL_DUPLEX: 'false',
     ENABLE_MULTI_CONTAINER_PROBES: 'false',
     // config-observability: request-metrics-protocol prometheus, request-metrics-endpoint host:port
-    OBSERVABILITY_CONFIG: JSON.stringify({ requestMetrics: { protocol: 'prometheus', endpoint: `${place.metricsHost}:${place.metricsPort}` } }),
+    OBSERVABILITY_CONFIG: JSON.stringify({
+      requestMetrics: { protocol: 'prometheus', endpoint: `${place.metricsHost}:${place.metricsPort}` },
+    }),
   };
 }

@@ -74,15 +74,22 @@ function lockHolder(): string {
 
 /** Ends the queue-proxy once the Node process that started it is gone (kill -9 included): it holds the lock and the ports. */
 function watchdog(parent: number, child: number): void {
-  const script = 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill -KILL "$2" 2>/dev/null';
-  spawn('bash', ['-c', script, 'cascade-queue-proxy-watchdog', String(parent), String(child)], { detached: true, stdio: 'ignore' }).unref();
+  const script =
+    'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill -KILL "$2" 2>/dev/null';
+  spawn('bash', ['-c', script, 'cascade-queue-proxy-watchdog', String(parent), String(child)], {
+    detached: true,
+    stdio: 'ignore',
+  }).unref();
 }
 
 async function waitListening(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
-      const why = child.exitCode === LOCK_TIMEOUT_EXIT ? `another queue-proxy held ${LOCK_FILE} (${lockHolder()})` : `exit ${child.exitCode}`;
+      const why =
+        child.exitCode === LOCK_TIMEOUT_EXIT
+          ? `another queue-proxy held ${LOCK_FILE} (${lockHolder()})`
+          : `exit ${child.exitCode}`;
       throw new Error(`queue-proxy did not start: ${why}\n${output()}`);
     }
     try {
@@ -105,34 +112,58 @@ async function waitProbeOk(url: string, child: ChildProcess, timeoutMs: number):
     last = typeof res === 'string' ? res : String(res.status);
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`queue-proxy's readiness probe did not pass in ${timeoutMs / 1000} s (last: ${last}, exit code ${child.exitCode})`);
+  throw new Error(
+    `queue-proxy's readiness probe did not pass in ${timeoutMs / 1000} s (last: ${last}, exit code ${child.exitCode})`,
+  );
 }
 
-function spawnLocked(binary: string, env: Record<string, string>, waitSeconds: number, log: (m: string) => void): ChildProcess {
+function spawnLocked(
+  binary: string,
+  env: Record<string, string>,
+  waitSeconds: number,
+  log: (m: string) => void,
+): ChildProcess {
   if (spawnSync('flock', ['-n', LOCK_FILE, 'true']).status !== 0) {
-    log(`queue-proxy: ports ${FIXED_PORTS.admin} and ${FIXED_PORTS.autoscalerStats} are held by another queue-proxy (${lockHolder()}): waiting up to ${waitSeconds} s for it to end`);
+    log(
+      `queue-proxy: ports ${FIXED_PORTS.admin} and ${FIXED_PORTS.autoscalerStats} are held by another queue-proxy (${lockHolder()}): waiting up to ${waitSeconds} s for it to end`,
+    );
   }
   // -F: flock execs queue-proxy, which keeps the lock until it exits
   return spawn('flock', ['-F', '-w', String(waitSeconds), '-E', String(LOCK_TIMEOUT_EXIT), LOCK_FILE, binary], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
 export async function startQueueProxy(opts: QueueProxyOptions): Promise<QueueProxy> {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const binary = await ensureQueueProxy();
-  const [servingPort, tlsPort, metricsPort] = [opts.servingPort ?? await freePort(), await freePort(), await freePort()];
+  const [servingPort, tlsPort, metricsPort] = [
+    opts.servingPort ?? (await freePort()),
+    await freePort(),
+    await freePort(),
+  ];
   const env = queueProxyEnv(readService(opts.serviceFile), {
-    namespace: opts.namespace, userPort: opts.userPort, servingPort, tlsPort, metricsHost: '127.0.0.1', metricsPort, containerConcurrency: opts.containerConcurrency,
+    namespace: opts.namespace,
+    userPort: opts.userPort,
+    servingPort,
+    tlsPort,
+    metricsHost: '127.0.0.1',
+    metricsPort,
+    containerConcurrency: opts.containerConcurrency,
   });
   const waitSeconds = opts.lockWaitSeconds ?? 600;
   const child = spawnLocked(binary, env, waitSeconds, log);
   let out = '';
-  const keep = (chunk: Buffer) => { out = (out + chunk.toString()).slice(-20_000); };
+  const keep = (chunk: Buffer) => {
+    out = (out + chunk.toString()).slice(-20_000);
+  };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const output = () => out;
-  const kill = () => { if (child.exitCode === null) child.kill('SIGKILL'); };
+  const kill = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
   process.once('exit', kill);
   child.once('exit', () => process.off('exit', kill));
   watchdog(process.pid, child.pid!);
@@ -143,16 +174,24 @@ export async function startQueueProxy(opts: QueueProxyOptions): Promise<QueuePro
     kill();
     throw error;
   }
-  writeFileSync(`${LOCK_FILE}.owner`, `pid ${child.pid}, started by pid ${process.pid} in ${process.cwd()}: ${process.argv.slice(1).join(' ')}`);
+  writeFileSync(
+    `${LOCK_FILE}.owner`,
+    `pid ${child.pid}, started by pid ${process.pid} in ${process.cwd()}: ${process.argv.slice(1).join(' ')}`,
+  );
   const adminUrl = `http://127.0.0.1:${FIXED_PORTS.admin}`;
   return {
-    url, adminUrl, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, child, output,
+    url,
+    adminUrl,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    child,
+    output,
     waitReady: (timeoutMs = 60_000) => waitProbeOk(url, child, timeoutMs),
     waitForDrain: async () => (await fetch(`${adminUrl}/wait-for-drain`)).status,
-    stop: (signal: NodeJS.Signals = 'SIGTERM') => new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
-      child.once('exit', (code) => resolve(code));
-      child.kill(signal);
-    }),
+    stop: (signal: NodeJS.Signals = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      }),
   };
 }

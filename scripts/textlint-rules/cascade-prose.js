@@ -9,11 +9,13 @@ const WORD = /[A-Za-z0-9]+(?:['’.-][A-Za-z0-9]+)*/g;
 
 /** The prose of inline nodes: inline code becomes one word ("X"), links keep their text. */
 export function proseOf(nodes) {
-  return nodes.map((n) => {
-    if (n.type === 'Code') return 'X';
-    if (n.children) return proseOf(n.children);
-    return typeof n.value === 'string' ? n.value : '';
-  }).join('');
+  return nodes
+    .map((n) => {
+      if (n.type === 'Code') return 'X';
+      if (n.children) return proseOf(n.children);
+      return typeof n.value === 'string' ? n.value : '';
+    })
+    .join('');
 }
 
 /** The words of a piece of prose. */
@@ -44,14 +46,20 @@ export default function cascadeProse(context, options = {}) {
         const words = countWords(prose);
         const start = sentence.range[0] - node.range[0];
         if (words > maxWords) {
-          report(node, new RuleError(`Sentence of ${words} words: at most ${maxWords}.`, {
-            padding: locator.range([start, start + 1]),
-          }));
+          report(
+            node,
+            new RuleError(`Sentence of ${words} words: at most ${maxWords}.`, {
+              padding: locator.range([start, start + 1]),
+            }),
+          );
         }
         if (nestedParenthesis(prose) >= 0) {
-          report(node, new RuleError('A parenthesis inside a parenthesis: make it a sentence of its own.', {
-            padding: locator.range([start, start + 1]),
-          }));
+          report(
+            node,
+            new RuleError('A parenthesis inside a parenthesis: make it a sentence of its own.', {
+              padding: locator.range([start, start + 1]),
+            }),
+          );
         }
       }
     },

@@ -5,8 +5,12 @@ import { goCascadeAutoOperator } from './testing/fixtures.ts';
 type Cao = Record<string, Record<string, unknown>>;
 type Mutation = (cao: Cao) => unknown;
 
-const status = (extra: Record<string, unknown>): Mutation => (c) => ({ ...c, status: { ...c.status, ...extra } });
-const spec = (extra: Record<string, unknown>): Mutation => (c) => ({ ...c, spec: { ...c.spec, ...extra } });
+const status =
+  (extra: Record<string, unknown>): Mutation =>
+  (c) => ({ ...c, status: { ...c.status, ...extra } });
+const spec =
+  (extra: Record<string, unknown>): Mutation =>
+  (c) => ({ ...c, spec: { ...c.spec, ...extra } });
 
 describe('parseCascadeAutoOperator', () => {
   it.each<[string, Mutation]>([
@@ -21,7 +25,9 @@ describe('parseCascadeAutoOperator', () => {
   });
 
   it("takes the Go controller's replicas and template (declared, ignored) and drops fields it does not declare", () => {
-    const result = parseCascadeAutoOperator(spec({ unknownField: 'x', maxConcurrentRuns: 5 })(goCascadeAutoOperator() as Cao));
+    const result = parseCascadeAutoOperator(
+      spec({ unknownField: 'x', maxConcurrentRuns: 5 })(goCascadeAutoOperator() as Cao),
+    );
     if (!result.ok) throw new Error(result.reason);
     expect(result.value.spec.replicas).toBe(1);
     expect(result.value.spec.maxConcurrentRuns).toBe(5);
@@ -37,8 +43,11 @@ describe('parseCascadeAutoOperator', () => {
     ['an unknown result', status({ result: 'OK' }), 'status.result'],
     ['a limit of 0', spec({ maxConcurrentRuns: 0 }), 'spec.maxConcurrentRuns'],
     ['a fractional limit', spec({ maxConcurrentRuns: 1.5 }), 'spec.maxConcurrentRuns'],
-    ['too many dedupe keys', status({ countedRuns: Array.from({ length: COUNTED_RUNS_MAX + 1 }, (_, i) => `k${i}`) }),
-      'status.countedRuns: Invalid length'],
+    [
+      'too many dedupe keys',
+      status({ countedRuns: Array.from({ length: COUNTED_RUNS_MAX + 1 }, (_, i) => `k${i}`) }),
+      'status.countedRuns: Invalid length',
+    ],
   ])('rejects a CascadeAutoOperator with %s', (_name, mutate, reason) => {
     const result = parseCascadeAutoOperator(mutate(goCascadeAutoOperator() as Cao));
     expect(result).toEqual({ ok: false, reason: expect.stringContaining(reason) });

@@ -30,15 +30,32 @@ export const CascadeAutoOperatorSpecSchema = v.object({
     }),
     v.description('The scenario: what a run of it does.'),
   ),
-  replicas: v.optional(v.pipe(NonNegativeIntSchema, v.description("Go controller: replicas of its own Deployment. Accepted so that its manifests still apply; Cascade ignores it."))),
-  template: v.optional(v.pipe(
-    v.looseObject({}),
-    v.description("Go controller: pod template of its own Deployment. Accepted so that its manifests still apply; Cascade ignores it."),
-  )),
-  maxConcurrentRuns: v.optional(v.pipe(
-    v.number(), v.integer(), v.minValue(1),
-    v.description('Most runs of this scenario in progress at once; a run request beyond it is accepted and queued (phase Queued), first in first out. Unset: no limit.'),
-  )),
+  replicas: v.optional(
+    v.pipe(
+      NonNegativeIntSchema,
+      v.description(
+        'Go controller: replicas of its own Deployment. Accepted so that its manifests still apply; Cascade ignores it.',
+      ),
+    ),
+  ),
+  template: v.optional(
+    v.pipe(
+      v.looseObject({}),
+      v.description(
+        'Go controller: pod template of its own Deployment. Accepted so that its manifests still apply; Cascade ignores it.',
+      ),
+    ),
+  ),
+  maxConcurrentRuns: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description(
+        'Most runs of this scenario in progress at once; a run request beyond it is accepted and queued (phase Queued), first in first out. Unset: no limit.',
+      ),
+    ),
+  ),
 });
 export type CascadeAutoOperatorSpec = v.InferOutput<typeof CascadeAutoOperatorSpecSchema>;
 

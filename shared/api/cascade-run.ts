@@ -14,20 +14,25 @@ export * from './run-status.ts';
  * turlinfo and a snapshot of the scenario taken when the run was created
  * (optional, so that runs written by the Go controller remain valid).
  */
-export const CascadeRunSpecSchema = v.pipe(v.object({
-  ob: v.optional(v.pipe(v.string(), v.description('Go controller: oname of the run request.'))),
-  src: v.optional(v.pipe(v.string(), v.description('Go controller: sname of the run request.'))),
-  pid: v.pipe(NonEmptyStringSchema, v.description('iuid of the run request.')),
-  scenarioname: v.pipe(v.string(), v.description('Name of the scenario (of its CascadeAutoOperator).')),
-  modules: v.pipe(v.array(v.string()), v.description('Module names, in order.')),
-  turlinfo: v.optional(v.pipe(v.string(), v.description('Input URL handed to the first module as s3path.'))),
-  cascademodules: v.optional(
-    v.pipe(CascadeModulesSchema, v.description('Snapshot of the scenario taken when the run was created.')),
-  ),
-}), openapi({
-  // Enforced by the API server only: a run's input never changes once created.
-  'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable: create a new CascadeRun instead' }],
-}));
+export const CascadeRunSpecSchema = v.pipe(
+  v.object({
+    ob: v.optional(v.pipe(v.string(), v.description('Go controller: oname of the run request.'))),
+    src: v.optional(v.pipe(v.string(), v.description('Go controller: sname of the run request.'))),
+    pid: v.pipe(NonEmptyStringSchema, v.description('iuid of the run request.')),
+    scenarioname: v.pipe(v.string(), v.description('Name of the scenario (of its CascadeAutoOperator).')),
+    modules: v.pipe(v.array(v.string()), v.description('Module names, in order.')),
+    turlinfo: v.optional(v.pipe(v.string(), v.description('Input URL handed to the first module as s3path.'))),
+    cascademodules: v.optional(
+      v.pipe(CascadeModulesSchema, v.description('Snapshot of the scenario taken when the run was created.')),
+    ),
+  }),
+  openapi({
+    // Enforced by the API server only: a run's input never changes once created.
+    'x-kubernetes-validations': [
+      { rule: 'self == oldSelf', message: 'spec is immutable: create a new CascadeRun instead' },
+    ],
+  }),
+);
 export type CascadeRunSpec = v.InferOutput<typeof CascadeRunSpecSchema>;
 
 export const CascadeRunSchema = v.pipe(

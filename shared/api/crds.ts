@@ -75,7 +75,13 @@ const CASCADE_AUTO_OPERATOR: CrdDefinition = {
     { name: 'Failed', type: 'integer', jsonPath: '.status.failed', description: 'Runs that failed' },
     { name: 'Cancelled', type: 'integer', jsonPath: '.status.cancelled', description: 'Runs that were cancelled' },
     { name: 'Result', type: 'string', jsonPath: '.status.result', description: 'Last run result', priority: 1 },
-    { name: 'Limit', type: 'integer', jsonPath: '.spec.maxConcurrentRuns', description: 'Most runs in progress at once', priority: 1 },
+    {
+      name: 'Limit',
+      type: 'integer',
+      jsonPath: '.spec.maxConcurrentRuns',
+      description: 'Most runs in progress at once',
+      priority: 1,
+    },
     AGE,
   ],
 };
@@ -85,9 +91,7 @@ const SERVER_OWNED = new Set(['apiVersion', 'kind', 'metadata']);
 /** Root schema: apiVersion/kind/metadata are the API server's, spec is required. */
 function rootSchema(schema: v.GenericSchema<unknown, unknown>): OpenApiSchema {
   const converted = toOpenApi(schema);
-  const rest = Object.fromEntries(
-    Object.entries(converted.properties ?? {}).filter(([key]) => !SERVER_OWNED.has(key)),
-  );
+  const rest = Object.fromEntries(Object.entries(converted.properties ?? {}).filter(([key]) => !SERVER_OWNED.has(key)));
   return {
     ...(converted.description === undefined ? {} : { description: converted.description }),
     type: 'object',

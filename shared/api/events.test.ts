@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { IUID_PATTERN, JobEventSchema, ModuleResultSchema, RunRequestSchema, TEXT_MAX } from './events.ts';
 import { parseWith } from './parse.ts';
 
-const run = (fields: Record<string, unknown>) => parseWith(RunRequestSchema, { turlinfo: 's3://in/x.tgz', iuid: 'abcdef', ...fields });
-const result = (fields: Record<string, unknown>) => parseWith(ModuleResultSchema, { runname: 'cao-abcde', modulename: 'grayscale', moduleresult: 'success', ...fields });
+const run = (fields: Record<string, unknown>) =>
+  parseWith(RunRequestSchema, { turlinfo: 's3://in/x.tgz', iuid: 'abcdef', ...fields });
+const result = (fields: Record<string, unknown>) =>
+  parseWith(ModuleResultSchema, { runname: 'cao-abcde', modulename: 'grayscale', moduleresult: 'success', ...fields });
 const reasonOf = (r: { ok: boolean; reason?: string }) => (r.ok ? 'accepted' : r.reason);
 
 describe('iuid', () => {
@@ -30,7 +32,9 @@ describe('iuid', () => {
     ['non-ASCII letters', 'abcdé'],
     ['a NUL', 'abc\u0000de'],
   ])('refuses %s', (_n, iuid) => {
-    expect(reasonOf(run({ iuid }))).toMatch(/^iuid: must be 1-64 characters of A-Z a-z 0-9 _ -, the first a letter or a digit$/);
+    expect(reasonOf(run({ iuid }))).toMatch(
+      /^iuid: must be 1-64 characters of A-Z a-z 0-9 _ -, the first a letter or a digit$/,
+    );
     expect(IUID_PATTERN.test(iuid)).toBe(false);
   });
 });
@@ -58,7 +62,10 @@ describe('the other fields of a run request', () => {
   });
 
   it('may name its scenario (a CascadeAutoOperator of the namespace)', () => {
-    expect(run({ scenario: 'resizer-2' })).toEqual({ ok: true, value: expect.objectContaining({ scenario: 'resizer-2' }) });
+    expect(run({ scenario: 'resizer-2' })).toEqual({
+      ok: true,
+      value: expect.objectContaining({ scenario: 'resizer-2' }),
+    });
   });
 
   it('a body that is no object says so', () => {
@@ -80,18 +87,26 @@ describe('module result', () => {
   });
 
   it('keeps " Success " as it came', () => {
-    expect(result({ moduleresult: ' Success ' })).toEqual({ ok: true, value: expect.objectContaining({ moduleresult: ' Success ' }) });
+    expect(result({ moduleresult: ' Success ' })).toEqual({
+      ok: true,
+      value: expect.objectContaining({ moduleresult: ' Success ' }),
+    });
   });
 });
 
 describe('ApiServerSource Job', () => {
   it('reads the run label when it names a run', () => {
-    const job = { kind: 'Job', metadata: { name: 'j', labels: { 'cascade.cascade.net/run': 'cao-abcde', other: 'X_y.z' } } };
+    const job = {
+      kind: 'Job',
+      metadata: { name: 'j', labels: { 'cascade.cascade.net/run': 'cao-abcde', other: 'X_y.z' } },
+    };
     expect(parseWith(JobEventSchema, job)).toEqual({ ok: true, value: job });
   });
 
   it('refuses a run label that names no run', () => {
     const job = { kind: 'Job', metadata: { name: 'j', labels: { 'cascade.cascade.net/run': 'a/../b' } } };
-    expect(reasonOf(parseWith(JobEventSchema, job))).toMatch(/^metadata.labels.cascade.cascade.net\/run: must be a run's name/);
+    expect(reasonOf(parseWith(JobEventSchema, job))).toMatch(
+      /^metadata.labels.cascade.cascade.net\/run: must be a run's name/,
+    );
   });
 });

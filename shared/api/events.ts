@@ -44,30 +44,40 @@ function text(max: number, min = 1) {
 
 const Iuid = v.pipe(v.string('must be a string'), v.regex(IUID_PATTERN, `must be ${IUID_RULE}`));
 /** An address handed to the first module as `s3path`: surrounding whitespace is a mistake, refused rather than trimmed. */
-const Turlinfo = v.pipe(text(TEXT_MAX.turlinfo), v.check((s) => s.trim() === s, 'must not begin or end with whitespace'));
+const Turlinfo = v.pipe(
+  text(TEXT_MAX.turlinfo),
+  v.check((s) => s.trim() === s, 'must not begin or end with whitespace'),
+);
 /** Every run's name is a DNS-1123 label; anything else names no run (and never reaches an API path). */
 const RUN_NAME_RULE = 'must be a run\'s name: a DNS-1123 label (a-z, 0-9, inner "-") of at most 63 characters';
 const RunName = v.pipe(v.string('must be a string'), v.check(isDnsLabel, RUN_NAME_RULE));
 
 /** A scenario is a CascadeAutoOperator's name, and the first part of its runs' names: a DNS-1123 label. */
-const SCENARIO_RULE = 'must be a CascadeAutoOperator\'s name: a DNS-1123 label (a-z, 0-9, inner "-") of at most 63 characters';
+const SCENARIO_RULE =
+  'must be a CascadeAutoOperator\'s name: a DNS-1123 label (a-z, 0-9, inner "-") of at most 63 characters';
 const ScenarioName = v.pipe(v.string('must be a string'), v.check(isDnsLabel, SCENARIO_RULE));
 
-export const RunRequestSchema = v.object({
-  turlinfo: Turlinfo,
-  iuid: Iuid,
-  oname: v.optional(text(TEXT_MAX.oname, 0)),
-  sname: v.optional(text(TEXT_MAX.sname, 0)),
-  /** The CascadeAutoOperator (in the function's namespace) to run; SCENARIO_NAME when absent. */
-  scenario: v.optional(ScenarioName),
-}, 'must be a JSON object');
+export const RunRequestSchema = v.object(
+  {
+    turlinfo: Turlinfo,
+    iuid: Iuid,
+    oname: v.optional(text(TEXT_MAX.oname, 0)),
+    sname: v.optional(text(TEXT_MAX.sname, 0)),
+    /** The CascadeAutoOperator (in the function's namespace) to run; SCENARIO_NAME when absent. */
+    scenario: v.optional(ScenarioName),
+  },
+  'must be a JSON object',
+);
 export type RunRequest = v.InferOutput<typeof RunRequestSchema>;
 
-export const ModuleResultSchema = v.object({
-  runname: RunName,
-  modulename: text(TEXT_MAX.modulename),
-  moduleresult: text(TEXT_MAX.moduleresult),
-}, 'must be a JSON object');
+export const ModuleResultSchema = v.object(
+  {
+    runname: RunName,
+    modulename: text(TEXT_MAX.modulename),
+    moduleresult: text(TEXT_MAX.moduleresult),
+  },
+  'must be a JSON object',
+);
 export type ModuleResult = v.InferOutput<typeof ModuleResultSchema>;
 
 /**
@@ -76,55 +86,87 @@ export type ModuleResult = v.InferOutput<typeof ModuleResultSchema>;
  */
 export const RunTargetSchema = v.pipe(
   v.object({ runname: v.optional(RunName), iuid: v.optional(Iuid) }, 'must be a JSON object'),
-  v.check((t) => (t.runname === undefined) !== (t.iuid === undefined), 'must name the run by exactly one of runname and iuid'),
+  v.check(
+    (t) => (t.runname === undefined) !== (t.iuid === undefined),
+    'must name the run by exactly one of runname and iuid',
+  ),
 );
 export type RunTarget = v.InferOutput<typeof RunTargetSchema>;
 
 /** A resume request's own id in a plain body (a CloudEvent's is its `id`). */
 export const ResumeRequestIdSchema = v.object({ requestId: v.optional(text(253)) }, 'must be a JSON object');
 /** What Cascade reads of an ApiServerSource event of a CascadeRun: its name, annotations and status (requests pending: shared/core/run-requests.ts). */
-export const CascadeRunEventSchema = v.object({
-  kind: v.literal('CascadeRun', 'must be a CascadeRun'),
-  metadata: v.object({
-    name: RunName,
-    annotations: v.optional(v.record(v.string(), v.string('must be a string'), 'must be an object')),
-  }, 'must be an object'),
-  status: v.optional(v.record(v.string(), v.unknown(), 'must be an object')),
-}, 'must be a JSON object');
+export const CascadeRunEventSchema = v.object(
+  {
+    kind: v.literal('CascadeRun', 'must be a CascadeRun'),
+    metadata: v.object(
+      {
+        name: RunName,
+        annotations: v.optional(v.record(v.string(), v.string('must be a string'), 'must be an object')),
+      },
+      'must be an object',
+    ),
+    status: v.optional(v.record(v.string(), v.unknown(), 'must be an object')),
+  },
+  'must be a JSON object',
+);
 
 const Timestamp = v.optional(v.string('must be a string'));
-const JobCondition = v.object({
-  type: v.string('must be a string'),
-  status: v.string('must be a string'),
-  reason: v.optional(v.string('must be a string')),
-  message: v.optional(v.string('must be a string')),
-}, 'must be an object');
+const JobCondition = v.object(
+  {
+    type: v.string('must be a string'),
+    status: v.string('must be a string'),
+    reason: v.optional(v.string('must be a string')),
+    message: v.optional(v.string('must be a string')),
+  },
+  'must be an object',
+);
 
 /**
  * What Cascade reads of an ApiServerSource event's data: the Job's kind, name
  * and labels, and what tells whether it finished (uid, deletion, terminal
  * conditions, times).
  */
-export const JobEventSchema = v.object({
-  kind: v.literal('Job', 'must be a Job'),
-  status: v.optional(v.object({
-    conditions: v.optional(v.array(JobCondition, 'must be an array')),
-    startTime: Timestamp,
-    completionTime: Timestamp,
-  }, 'must be an object')),
-  metadata: v.object({
-    name: text(253),
-    uid: v.optional(v.string('must be a string')),
-    creationTimestamp: Timestamp,
-    deletionTimestamp: Timestamp,
-    labels: v.optional(v.objectWithRest(
-      // An empty value names no run: such a Job is not Cascade's.
-      { [LABEL_RUN]: v.optional(v.pipe(v.string('must be a string'), v.check((s) => s === '' || isDnsLabel(s), RUN_NAME_RULE))) },
-      v.string('must be a string'),
+export const JobEventSchema = v.object(
+  {
+    kind: v.literal('Job', 'must be a Job'),
+    status: v.optional(
+      v.object(
+        {
+          conditions: v.optional(v.array(JobCondition, 'must be an array')),
+          startTime: Timestamp,
+          completionTime: Timestamp,
+        },
+        'must be an object',
+      ),
+    ),
+    metadata: v.object(
+      {
+        name: text(253),
+        uid: v.optional(v.string('must be a string')),
+        creationTimestamp: Timestamp,
+        deletionTimestamp: Timestamp,
+        labels: v.optional(
+          v.objectWithRest(
+            // An empty value names no run: such a Job is not Cascade's.
+            {
+              [LABEL_RUN]: v.optional(
+                v.pipe(
+                  v.string('must be a string'),
+                  v.check((s) => s === '' || isDnsLabel(s), RUN_NAME_RULE),
+                ),
+              ),
+            },
+            v.string('must be a string'),
+            'must be an object',
+          ),
+        ),
+      },
       'must be an object',
-    )),
-  }, 'must be an object'),
-}, 'must be a JSON object');
+    ),
+  },
+  'must be a JSON object',
+);
 
 /** A run-end CloudEvent as the engine hands it to the K_SINK notifier. */
 export interface RunEndEvent {

@@ -114,7 +114,8 @@ const BASE: Record<string, (node: Node) => OpenApiSchema> = {
 };
 
 function lengthKey(out: OpenApiSchema, bound: 0 | 1, action: Node): string {
-  const keys = out.type === 'string' || out.type === 'array' || out.type === 'object' ? LENGTH_KEYS[out.type] : undefined;
+  const keys =
+    out.type === 'string' || out.type === 'array' || out.type === 'object' ? LENGTH_KEYS[out.type] : undefined;
   if (keys === undefined) fail('length bound on a non-string, non-array action', action);
   return keys[bound];
 }

@@ -27,7 +27,12 @@ describe('quote', () => {
 });
 
 describe('oneLine', () => {
-  it.each([['CJK', '語'], ['emoji', '😀'], ['quotes', '"'], ['backslashes', '\\']])('bounds %s to REASON_MAX_BYTES as a JSON string, ending in an ellipsis', (_n, ch) => {
+  it.each([
+    ['CJK', '語'],
+    ['emoji', '😀'],
+    ['quotes', '"'],
+    ['backslashes', '\\'],
+  ])('bounds %s to REASON_MAX_BYTES as a JSON string, ending in an ellipsis', (_n, ch) => {
     const line = oneLine(ch.repeat(1000));
     expect(Buffer.byteLength(JSON.stringify(line)) - 2).toBeLessThanOrEqual(REASON_MAX_BYTES);
     expect(line.endsWith('…')).toBe(true);

@@ -82,25 +82,46 @@ export const ModuleRecordSchema = v.object({
   step: v.pipe(NonNegativeIntSchema, v.description('Index of the module in spec.cascademodules.')),
   name: NonEmptyStringSchema,
   jobName: NonEmptyStringSchema,
-  jobUid: v.optional(v.pipe(NonEmptyStringSchema, v.description('The uid of the Job Cascade created for the current attempt: only that Job moves the step.'))),
+  jobUid: v.optional(
+    v.pipe(
+      NonEmptyStringSchema,
+      v.description('The uid of the Job Cascade created for the current attempt: only that Job moves the step.'),
+    ),
+  ),
   phase: v.picklist(MODULE_PHASES),
   startTime: v.optional(TimestampSchema),
   completionTime: v.optional(TimestampSchema),
   result: v.optional(v.pipe(v.string(), v.description('The moduleresult the module reported.'))),
   reason: v.optional(v.string()),
   message: v.optional(v.string()),
-  attempt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Current attempt, 1-based (absent: 1).'))),
-  trigger: v.optional(v.pipe(v.picklist(ATTEMPT_TRIGGERS), v.description('What started the current attempt (absent: Initial).'))),
-  attempts: v.optional(v.pipe(v.array(AttemptRecordSchema), v.description('Earlier attempts of this step, oldest first.'))),
-  retryAt: v.optional(v.pipe(TimestampSchema, v.description('While a retry waits for its backoff: when its Job is due.'))),
+  attempt: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Current attempt, 1-based (absent: 1).')),
+  ),
+  trigger: v.optional(
+    v.pipe(v.picklist(ATTEMPT_TRIGGERS), v.description('What started the current attempt (absent: Initial).')),
+  ),
+  attempts: v.optional(
+    v.pipe(v.array(AttemptRecordSchema), v.description('Earlier attempts of this step, oldest first.')),
+  ),
+  retryAt: v.optional(
+    v.pipe(TimestampSchema, v.description('While a retry waits for its backoff: when its Job is due.')),
+  ),
 });
 export type ModuleRecord = v.InferOutput<typeof ModuleRecordSchema>;
 
 export const CascadeRunStatusSchema = v.object({
   // The Go controller's fields, kept for its readers.
-  info: v.optional(v.pipe(v.string(), v.description('Go controller: final archive URL on success, "Failed" on failure ("Cancelled" when cancelled).'))),
+  info: v.optional(
+    v.pipe(
+      v.string(),
+      v.description('Go controller: final archive URL on success, "Failed" on failure ("Cancelled" when cancelled).'),
+    ),
+  ),
   result: v.optional(
-    v.pipe(v.array(v.string()), v.description('Go controller: one "<modulename>: <moduleresult>\\n" per module result.')),
+    v.pipe(
+      v.array(v.string()),
+      v.description('Go controller: one "<modulename>: <moduleresult>\\n" per module result.'),
+    ),
   ),
   // Cascade's fields.
   phase: v.optional(v.pipe(v.picklist(RUN_PHASES), v.description('Phase of the run.'))),
@@ -119,17 +140,50 @@ export const CascadeRunStatusSchema = v.object({
   startTime: v.optional(v.pipe(TimestampSchema, v.description('When the first module started.'))),
   completionTime: v.optional(v.pipe(TimestampSchema, v.description('When the run ended.'))),
   modules: v.optional(v.pipe(v.array(ModuleRecordSchema), v.description('One record per module started, in order.'))),
-  counted: v.optional(v.pipe(v.boolean(), v.description("The run's end is counted in the CascadeAutoOperator's status."))),
-  lastHandledCancel: v.optional(v.pipe(v.string(), v.description('The value of the annotation cascade.cascade.net/cancel-requested-at this run handled last: a cancel is pending while the annotation differs.'))),
-  notified: v.optional(v.pipe(v.boolean(), v.description('The run-end CloudEvent has been sent to K_SINK (or none is owed: no K_SINK when the run ended); false while it is owed.'))),
+  counted: v.optional(
+    v.pipe(v.boolean(), v.description("The run's end is counted in the CascadeAutoOperator's status.")),
+  ),
+  lastHandledCancel: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        'The value of the annotation cascade.cascade.net/cancel-requested-at this run handled last: a cancel is pending while the annotation differs.',
+      ),
+    ),
+  ),
+  notified: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        'The run-end CloudEvent has been sent to K_SINK (or none is owed: no K_SINK when the run ended); false while it is owed.',
+      ),
+    ),
+  ),
   resumes: v.optional(v.pipe(NonNegativeIntSchema, v.description('Times the run was resumed.'))),
-  resumedFrom: v.optional(v.pipe(v.picklist(RUN_PHASES), v.description('Phase the run was in when it was last resumed.'))),
-  resumedAt: v.optional(v.pipe(TimestampSchema, v.description('When the run was last resumed: its deadline and stall times count from it.'))),
-  resumeCounted: v.optional(v.pipe(NonNegativeIntSchema, v.description('The last resume counted in the CascadeAutoOperator (equals resumes once counted).'))),
-  resumeRequests: v.optional(v.pipe(
-    v.array(v.string()), v.maxLength(RESUME_REQUESTS_MAX),
-    v.description('Ids of the resume requests applied, oldest first (a redelivery is a duplicate).'),
-  )),
-  lastHandledResume: v.optional(v.pipe(v.string(), v.description('Value of the resume-requested-at annotation handled last.'))),
+  resumedFrom: v.optional(
+    v.pipe(v.picklist(RUN_PHASES), v.description('Phase the run was in when it was last resumed.')),
+  ),
+  resumedAt: v.optional(
+    v.pipe(
+      TimestampSchema,
+      v.description('When the run was last resumed: its deadline and stall times count from it.'),
+    ),
+  ),
+  resumeCounted: v.optional(
+    v.pipe(
+      NonNegativeIntSchema,
+      v.description('The last resume counted in the CascadeAutoOperator (equals resumes once counted).'),
+    ),
+  ),
+  resumeRequests: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.maxLength(RESUME_REQUESTS_MAX),
+      v.description('Ids of the resume requests applied, oldest first (a redelivery is a duplicate).'),
+    ),
+  ),
+  lastHandledResume: v.optional(
+    v.pipe(v.string(), v.description('Value of the resume-requested-at annotation handled last.')),
+  ),
 });
 export type CascadeRunStatus = v.InferOutput<typeof CascadeRunStatusSchema>;

@@ -26,11 +26,21 @@ export type PodTemplateSpec = v.InferOutput<typeof PodTemplateSpecSchema>;
  * Cascade's retries of a failed step: each retry is a new Job (attempt n+1)
  * after `backoffSeconds * 2^(n-1)`, at most `maxBackoffSeconds`.
  */
-export const RetryPolicySchema = v.pipe(v.object({
-  limit: v.pipe(NonNegativeIntSchema, v.maxValue(100), v.description('Retries after the first attempt (0: none).')),
-  backoffSeconds: v.optional(v.pipe(NonNegativeIntSchema, v.description('Wait before the first retry (default 10); doubled for each later one.'))),
-  maxBackoffSeconds: v.optional(v.pipe(NonNegativeIntSchema, v.description('Longest wait between two attempts (default 3600).'))),
-}), v.description('Retries of a failed step as new Jobs, with exponential backoff.'));
+export const RetryPolicySchema = v.pipe(
+  v.object({
+    limit: v.pipe(NonNegativeIntSchema, v.maxValue(100), v.description('Retries after the first attempt (0: none).')),
+    backoffSeconds: v.optional(
+      v.pipe(
+        NonNegativeIntSchema,
+        v.description('Wait before the first retry (default 10); doubled for each later one.'),
+      ),
+    ),
+    maxBackoffSeconds: v.optional(
+      v.pipe(NonNegativeIntSchema, v.description('Longest wait between two attempts (default 3600).')),
+    ),
+  }),
+  v.description('Retries of a failed step as new Jobs, with exponential backoff.'),
+);
 export type RetryPolicy = v.InferOutput<typeof RetryPolicySchema>;
 
 export const CascadeModuleSchema = v.object({

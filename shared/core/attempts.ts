@@ -10,7 +10,12 @@ export function attemptOf(rec: ModuleRecord): number {
 }
 
 function archived(rec: ModuleRecord): AttemptRecord {
-  const a: AttemptRecord = { attempt: attemptOf(rec), jobName: rec.jobName, phase: rec.phase, trigger: rec.trigger ?? 'Initial' };
+  const a: AttemptRecord = {
+    attempt: attemptOf(rec),
+    jobName: rec.jobName,
+    phase: rec.phase,
+    trigger: rec.trigger ?? 'Initial',
+  };
   if (rec.startTime) a.startTime = rec.startTime;
   if (rec.completionTime) a.completionTime = rec.completionTime;
   if (rec.result !== undefined) a.result = rec.result;
@@ -33,7 +38,8 @@ export function nextAttempt(d: Draft, rec: ModuleRecord, trigger: AttemptTrigger
   rec.trigger = trigger;
   rec.jobName = attemptJobName(stepJob, attempt);
   rec.phase = 'Pending';
-  for (const key of ['jobUid', 'startTime', 'completionTime', 'result', 'reason', 'message', 'retryAt'] as const) delete rec[key];
+  for (const key of ['jobUid', 'startTime', 'completionTime', 'result', 'reason', 'message', 'retryAt'] as const)
+    delete rec[key];
   if (retryAt) rec.retryAt = retryAt;
 }
 

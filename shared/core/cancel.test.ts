@@ -21,7 +21,11 @@ function running(step: number, extra: Partial<CascadeRunStatus> = {}): CascadeRu
 
 /** A run as a decision ended it, its end counted and notified. */
 function ended(phase: 'Succeeded' | 'Failed' | 'Cancelled'): CascadeRunStatus {
-  const jobs = { Succeeded: [job(ABC, 2, 'Succeeded')], Failed: [job(ABC, 2, 'Failed')], Cancelled: [job(ABC, 2, 'Active')] }[phase];
+  const jobs = {
+    Succeeded: [job(ABC, 2, 'Succeeded')],
+    Failed: [job(ABC, 2, 'Failed')],
+    Cancelled: [job(ABC, 2, 'Active')],
+  }[phase];
   const d = decide(input(run(ABC, running(2)), jobs, phase === 'Cancelled' ? CANCEL : { kind: 'Observe' }));
   return { ...d.status, counted: true, notified: true };
 }
@@ -36,7 +40,13 @@ function summary(d: Decision) {
     phase: d.status.phase,
     modules: d.status.modules?.map((m) => m.phase).join(','),
     condition: `${succeeded?.status}/${succeeded?.reason}`,
-    actions: d.actions.map((a) => (a.type === 'FinishRun' || a.type === 'SendRunEndEvent' ? `${a.type === 'FinishRun' ? 'Finish' : 'Send'}:${a.phase}` : `${a.type}:${'step' in a ? a.step : ''}`)).join(' '),
+    actions: d.actions
+      .map((a) =>
+        a.type === 'FinishRun' || a.type === 'SendRunEndEvent'
+          ? `${a.type === 'FinishRun' ? 'Finish' : 'Send'}:${a.phase}`
+          : `${a.type}:${'step' in a ? a.step : ''}`,
+      )
+      .join(' '),
     verdict: d.verdict,
     changed: d.changed,
   };
@@ -44,48 +54,195 @@ function summary(d: Decision) {
 
 describe('decide: a cancel', () => {
   it.each([
-    ['of a run whose first Job is not created yet: no Job is', run(ABC), [], CANCEL,
-      { phase: 'Cancelled', modules: 'Cancelled,Pending,Pending', condition: 'False/Cancelled', actions: 'Finish:Cancelled', verdict: 'cancelled', changed: true }],
-    ['at step 1: its Job is deleted, nothing later starts', run(ABC, running(0)), [job(ABC, 0, 'Active')], CANCEL,
-      { phase: 'Cancelled', modules: 'Cancelled,Pending,Pending', condition: 'False/Cancelled', actions: 'DeleteJob:0 Finish:Cancelled', verdict: 'cancelled', changed: true }],
-    ['at step 2', run(ABC, running(1)), [job(ABC, 1, 'Active')], CANCEL,
-      { phase: 'Cancelled', modules: 'Succeeded,Cancelled,Pending', condition: 'False/Cancelled', actions: 'DeleteJob:1 Finish:Cancelled', verdict: 'cancelled', changed: true }],
-    ['at step 3', run(ABC, running(2)), [job(ABC, 2, 'Active')], CANCEL,
-      { phase: 'Cancelled', modules: 'Succeeded,Succeeded,Cancelled', condition: 'False/Cancelled', actions: 'DeleteJob:2 Finish:Cancelled', verdict: 'cancelled', changed: true }],
-    ['after a step\'s Job completed unseen: that step succeeded, the next is cancelled before it starts', run(ABC, running(0)), [job(ABC, 0, 'Succeeded')], CANCEL,
-      { phase: 'Cancelled', modules: 'Succeeded,Cancelled,Pending', condition: 'False/Cancelled', actions: 'DeleteJob:0 Finish:Cancelled', verdict: 'cancelled', changed: true }],
-    ['with a later Job created by a decision that lost the race: that Job goes too', run(ABC, running(0)), [job(ABC, 0, 'Succeeded'), job(ABC, 1, 'Active')], CANCEL,
-      { phase: 'Cancelled', modules: 'Succeeded,Cancelled,Pending', condition: 'False/Cancelled', actions: 'DeleteJob:0 DeleteJob:1 Finish:Cancelled', verdict: 'cancelled', changed: true }],
-    ['racing the last step\'s completion, seen first: the run succeeded, nothing is cancelled', run(ABC, running(2)), [job(ABC, 2, 'Succeeded')], CANCEL,
-      { phase: 'Succeeded', modules: 'Succeeded,Succeeded,Succeeded', condition: 'True/Succeeded', actions: 'DeleteJob:2 Finish:Succeeded', verdict: 'already-finished', changed: true }],
-    ['racing a failing Job, seen first: the run failed', run(ABC, running(1)), [job(ABC, 1, 'Failed')], CANCEL,
-      { phase: 'Failed', modules: 'Succeeded,Failed,Pending', condition: 'False/ModuleFailed', actions: 'Finish:Failed', verdict: 'already-finished', changed: true }],
-    ['of a succeeded run changes nothing', run(ABC, ended('Succeeded')), [], CANCEL,
-      { phase: 'Succeeded', modules: 'Succeeded,Succeeded,Succeeded', condition: 'True/Succeeded', actions: '', verdict: 'already-finished', changed: false }],
-    ['of a failed run changes nothing and keeps its failed Job', run(ABC, ended('Failed')), [job(ABC, 2, 'Failed')], CANCEL,
-      { phase: 'Failed', modules: 'Succeeded,Succeeded,Failed', condition: 'False/ModuleFailed', actions: '', verdict: 'already-finished', changed: false }],
-    ['delivered again changes nothing', run(ABC, ended('Cancelled')), [], CANCEL,
-      { phase: 'Cancelled', modules: 'Succeeded,Succeeded,Cancelled', condition: 'False/Cancelled', actions: '', verdict: 'already-finished', changed: false }],
-  ] as Array<[string, CascadeRun, ObservedJob[], Fact, ReturnType<typeof summary>]>)('%s', (_name, r, jobs, fact, expected) => {
-    expect(summary(decide(input(r, jobs, fact)))).toEqual(expected);
-  });
+    [
+      'of a run whose first Job is not created yet: no Job is',
+      run(ABC),
+      [],
+      CANCEL,
+      {
+        phase: 'Cancelled',
+        modules: 'Cancelled,Pending,Pending',
+        condition: 'False/Cancelled',
+        actions: 'Finish:Cancelled',
+        verdict: 'cancelled',
+        changed: true,
+      },
+    ],
+    [
+      'at step 1: its Job is deleted, nothing later starts',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Active')],
+      CANCEL,
+      {
+        phase: 'Cancelled',
+        modules: 'Cancelled,Pending,Pending',
+        condition: 'False/Cancelled',
+        actions: 'DeleteJob:0 Finish:Cancelled',
+        verdict: 'cancelled',
+        changed: true,
+      },
+    ],
+    [
+      'at step 2',
+      run(ABC, running(1)),
+      [job(ABC, 1, 'Active')],
+      CANCEL,
+      {
+        phase: 'Cancelled',
+        modules: 'Succeeded,Cancelled,Pending',
+        condition: 'False/Cancelled',
+        actions: 'DeleteJob:1 Finish:Cancelled',
+        verdict: 'cancelled',
+        changed: true,
+      },
+    ],
+    [
+      'at step 3',
+      run(ABC, running(2)),
+      [job(ABC, 2, 'Active')],
+      CANCEL,
+      {
+        phase: 'Cancelled',
+        modules: 'Succeeded,Succeeded,Cancelled',
+        condition: 'False/Cancelled',
+        actions: 'DeleteJob:2 Finish:Cancelled',
+        verdict: 'cancelled',
+        changed: true,
+      },
+    ],
+    [
+      "after a step's Job completed unseen: that step succeeded, the next is cancelled before it starts",
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Succeeded')],
+      CANCEL,
+      {
+        phase: 'Cancelled',
+        modules: 'Succeeded,Cancelled,Pending',
+        condition: 'False/Cancelled',
+        actions: 'DeleteJob:0 Finish:Cancelled',
+        verdict: 'cancelled',
+        changed: true,
+      },
+    ],
+    [
+      'with a later Job created by a decision that lost the race: that Job goes too',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Succeeded'), job(ABC, 1, 'Active')],
+      CANCEL,
+      {
+        phase: 'Cancelled',
+        modules: 'Succeeded,Cancelled,Pending',
+        condition: 'False/Cancelled',
+        actions: 'DeleteJob:0 DeleteJob:1 Finish:Cancelled',
+        verdict: 'cancelled',
+        changed: true,
+      },
+    ],
+    [
+      "racing the last step's completion, seen first: the run succeeded, nothing is cancelled",
+      run(ABC, running(2)),
+      [job(ABC, 2, 'Succeeded')],
+      CANCEL,
+      {
+        phase: 'Succeeded',
+        modules: 'Succeeded,Succeeded,Succeeded',
+        condition: 'True/Succeeded',
+        actions: 'DeleteJob:2 Finish:Succeeded',
+        verdict: 'already-finished',
+        changed: true,
+      },
+    ],
+    [
+      'racing a failing Job, seen first: the run failed',
+      run(ABC, running(1)),
+      [job(ABC, 1, 'Failed')],
+      CANCEL,
+      {
+        phase: 'Failed',
+        modules: 'Succeeded,Failed,Pending',
+        condition: 'False/ModuleFailed',
+        actions: 'Finish:Failed',
+        verdict: 'already-finished',
+        changed: true,
+      },
+    ],
+    [
+      'of a succeeded run changes nothing',
+      run(ABC, ended('Succeeded')),
+      [],
+      CANCEL,
+      {
+        phase: 'Succeeded',
+        modules: 'Succeeded,Succeeded,Succeeded',
+        condition: 'True/Succeeded',
+        actions: '',
+        verdict: 'already-finished',
+        changed: false,
+      },
+    ],
+    [
+      'of a failed run changes nothing and keeps its failed Job',
+      run(ABC, ended('Failed')),
+      [job(ABC, 2, 'Failed')],
+      CANCEL,
+      {
+        phase: 'Failed',
+        modules: 'Succeeded,Succeeded,Failed',
+        condition: 'False/ModuleFailed',
+        actions: '',
+        verdict: 'already-finished',
+        changed: false,
+      },
+    ],
+    [
+      'delivered again changes nothing',
+      run(ABC, ended('Cancelled')),
+      [],
+      CANCEL,
+      {
+        phase: 'Cancelled',
+        modules: 'Succeeded,Succeeded,Cancelled',
+        condition: 'False/Cancelled',
+        actions: '',
+        verdict: 'already-finished',
+        changed: false,
+      },
+    ],
+  ] as Array<[string, CascadeRun, ObservedJob[], Fact, ReturnType<typeof summary>]>)(
+    '%s',
+    (_name, r, jobs, fact, expected) => {
+      expect(summary(decide(input(r, jobs, fact)))).toEqual(expected);
+    },
+  );
 
-  it('writes the end as the Go controller\'s readers and kubectl see it', () => {
+  it("writes the end as the Go controller's readers and kubectl see it", () => {
     const d = decide(input(run(ABC, running(1)), [job(ABC, 1, 'Active')], CANCEL));
     expect(d.status).toMatchObject({ info: 'Cancelled', completionTime: NOW, currentStep: 1, currentModule: 'b' });
-    expect(d.status.modules?.[1]).toMatchObject({ phase: 'Cancelled', startTime: T0, completionTime: NOW, reason: 'Cancelled' });
+    expect(d.status.modules?.[1]).toMatchObject({
+      phase: 'Cancelled',
+      startTime: T0,
+      completionTime: NOW,
+      reason: 'Cancelled',
+    });
     expect(d.status.modules?.[2]).toEqual(expect.not.objectContaining({ completionTime: expect.anything() }));
     expect(d.status.conditions?.find((c) => c.type === 'Succeeded')).toMatchObject({
-      status: 'False', reason: 'Cancelled', message: 'cancelled at module b (step 2 of 3)', lastTransitionTime: NOW,
+      status: 'False',
+      reason: 'Cancelled',
+      message: 'cancelled at module b (step 2 of 3)',
+      lastTransitionTime: NOW,
     });
     expect(d.transitions.map((t) => t.kind)).toEqual(['ModuleCancelled', 'RunCancelled']);
     expect(d.transitions[1]?.durationSeconds).toBe(3600);
   });
 
   it('owes the run-end event when a sink is set, as any end', () => {
-    const d = decide({ ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], CANCEL), settings: { ...SETTINGS, sink: true } });
+    const d = decide({
+      ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], CANCEL),
+      settings: { ...SETTINGS, sink: true },
+    });
     expect(d.actions.filter((a) => a.type !== 'DeleteJob')).toEqual([
-      { type: 'FinishRun', phase: 'Cancelled', eventOwed: true }, { type: 'SendRunEndEvent', phase: 'Cancelled' },
+      { type: 'FinishRun', phase: 'Cancelled', eventOwed: true },
+      { type: 'SendRunEndEvent', phase: 'Cancelled' },
     ]);
   });
 
@@ -95,7 +252,10 @@ describe('decide: a cancel', () => {
       input(run(ABC, cancelled), [job(ABC, 0, 'Succeeded')], result('a', 'success')),
       input(run(ABC, cancelled), [job(ABC, 0, 'Succeeded')]),
       input(run(ABC, cancelled), []),
-      { ...input(run(ABC, cancelled), [], { kind: 'Observe' }, '2026-12-29T12:00:00.000Z'), settings: { ...SETTINGS, stallAfterSeconds: 1, runTimeoutSeconds: 1 } },
+      {
+        ...input(run(ABC, cancelled), [], { kind: 'Observe' }, '2026-12-29T12:00:00.000Z'),
+        settings: { ...SETTINGS, stallAfterSeconds: 1, runTimeoutSeconds: 1 },
+      },
     ];
     for (const i of later) {
       const d = decide(i);
@@ -113,7 +273,11 @@ describe('decide: a cancel requested by annotation', () => {
   it('is applied by any decision and recorded handled in the same write, whatever the fact', () => {
     for (const fact of [{ kind: 'Observe' }, result('a', '50% done')] as Fact[]) {
       const d = decide(input(annotated(run(ABC, running(0)), value), [job(ABC, 0, 'Active')], fact));
-      expect(summary(d)).toMatchObject({ phase: 'Cancelled', modules: 'Cancelled,Pending,Pending', actions: 'DeleteJob:0 Finish:Cancelled' });
+      expect(summary(d)).toMatchObject({
+        phase: 'Cancelled',
+        modules: 'Cancelled,Pending,Pending',
+        actions: 'DeleteJob:0 Finish:Cancelled',
+      });
       expect(d.status.lastHandledCancel).toBe(value);
     }
   });
@@ -138,7 +302,9 @@ describe('decide: a cancel requested by annotation', () => {
 
   it('a new value after a handled one is a new request; an empty one is none', () => {
     const handled = { ...running(0), lastHandledCancel: value };
-    expect(decide(input(annotated(run(ABC, handled), '2026-11-29T11:31:00Z'), [job(ABC, 0, 'Active')])).status.phase).toBe('Cancelled');
+    expect(
+      decide(input(annotated(run(ABC, handled), '2026-11-29T11:31:00Z'), [job(ABC, 0, 'Active')])).status.phase,
+    ).toBe('Cancelled');
     expect(decide(input(annotated(run(ABC, running(0)), ''), [job(ABC, 0, 'Active')])).status.phase).toBe('Running');
   });
 });
@@ -161,7 +327,10 @@ describe('cancel meets the queue and resume', () => {
   });
 
   it('a resume annotation pending on a cancelled run resumes it from any decision, recorded handled once', () => {
-    const r: CascadeRun = { ...run(ABC, ended('Cancelled')), metadata: { ...run(ABC).metadata, annotations: { [ANNOTATION_RESUME_REQUESTED_AT]: 'r1' } } };
+    const r: CascadeRun = {
+      ...run(ABC, ended('Cancelled')),
+      metadata: { ...run(ABC).metadata, annotations: { [ANNOTATION_RESUME_REQUESTED_AT]: 'r1' } },
+    };
     const d = decide(input(r, []));
     expect(d.status.phase).not.toBe('Cancelled');
     expect(d.status.lastHandledResume).toBe('r1');

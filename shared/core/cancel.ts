@@ -21,14 +21,26 @@ function cancelRun(d: Draft): void {
     rec.message = started ? 'cancelled while it ran' : 'cancelled before it started';
     d.status.currentStep = rec.step;
     d.status.currentModule = rec.name;
-    d.transitions.push({ kind: 'ModuleCancelled', step: rec.step, module: rec.name, reason: 'Cancelled', message: rec.message, durationSeconds: seconds(rec.startTime, now) });
+    d.transitions.push({
+      kind: 'ModuleCancelled',
+      step: rec.step,
+      module: rec.name,
+      reason: 'Cancelled',
+      message: rec.message,
+      durationSeconds: seconds(rec.startTime, now),
+    });
   }
   const message = rec ? `cancelled at module ${rec.name} (step ${rec.step + 1} of ${total})` : 'cancelled';
   d.status.phase = 'Cancelled';
   d.status.info = 'Cancelled';
   d.status.completionTime = now;
   setSucceeded(d.status, { status: 'False', reason: 'Cancelled', message }, now);
-  d.transitions.push({ kind: 'RunCancelled', reason: 'Cancelled', message, durationSeconds: seconds(d.status.startTime, now) });
+  d.transitions.push({
+    kind: 'RunCancelled',
+    reason: 'Cancelled',
+    message,
+    durationSeconds: seconds(d.status.startTime, now),
+  });
 }
 
 /**

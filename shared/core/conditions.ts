@@ -1,6 +1,11 @@
 // The `Succeeded` condition of a CascadeRun (Kubernetes API conventions), so
 // `kubectl wait --for=condition=Succeeded` works. Pure.
-import { CONDITION_SUCCEEDED, type CascadeRunStatus, type Condition, type ConditionReason } from '../api/cascade-run.ts';
+import {
+  CONDITION_SUCCEEDED,
+  type CascadeRunStatus,
+  type Condition,
+  type ConditionReason,
+} from '../api/cascade-run.ts';
 
 export interface SucceededCondition {
   status: Condition['status'];

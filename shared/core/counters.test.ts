@@ -4,21 +4,48 @@ import { COUNTED_RUNS_MAX, type CascadeAutoOperatorStatus } from '../api/cascade
 
 describe('CascadeAutoOperator counters', () => {
   it.each([
-    ['a start adds to active', undefined, { kind: 'started', run: 'r1' }, { active: 1, succeeded: 0, failed: 0, cancelled: 0 }],
-    ['a success ends one active run', { active: 2, succeeded: 0, failed: 0, countedRuns: ['start:r1'] }, { kind: 'ended', run: 'r1', phase: 'Succeeded' },
-      { active: 1, succeeded: 1, failed: 0, result: 'Success' }],
-    ['a failure ends one active run', { active: 1, succeeded: 3, failed: 0, countedRuns: ['start:r1'] }, { kind: 'ended', run: 'r1', phase: 'Failed' },
-      { active: 0, succeeded: 3, failed: 1, result: 'Fail' }],
-    ['a cancel ends one active run and counts it cancelled', { active: 2, succeeded: 1, failed: 1, countedRuns: ['start:r1'] }, { kind: 'ended', run: 'r1', phase: 'Cancelled' },
-      { active: 1, succeeded: 1, failed: 1, cancelled: 1, result: 'Cancelled' }],
-    ['an end never drives active below zero', { active: 0, succeeded: 0, failed: 0 }, { kind: 'ended', run: 'r9', phase: 'Failed' },
-      { active: 0, succeeded: 0, failed: 1, result: 'Fail' }],
-  ] as Array<[string, CascadeAutoOperatorStatus | undefined, CounterChange, Partial<CascadeAutoOperatorStatus>]>)('%s', (_n, status, change, expected) => {
-    expect(applyCounter(status, change)).toMatchObject(expected);
-  });
+    [
+      'a start adds to active',
+      undefined,
+      { kind: 'started', run: 'r1' },
+      { active: 1, succeeded: 0, failed: 0, cancelled: 0 },
+    ],
+    [
+      'a success ends one active run',
+      { active: 2, succeeded: 0, failed: 0, countedRuns: ['start:r1'] },
+      { kind: 'ended', run: 'r1', phase: 'Succeeded' },
+      { active: 1, succeeded: 1, failed: 0, result: 'Success' },
+    ],
+    [
+      'a failure ends one active run',
+      { active: 1, succeeded: 3, failed: 0, countedRuns: ['start:r1'] },
+      { kind: 'ended', run: 'r1', phase: 'Failed' },
+      { active: 0, succeeded: 3, failed: 1, result: 'Fail' },
+    ],
+    [
+      'a cancel ends one active run and counts it cancelled',
+      { active: 2, succeeded: 1, failed: 1, countedRuns: ['start:r1'] },
+      { kind: 'ended', run: 'r1', phase: 'Cancelled' },
+      { active: 1, succeeded: 1, failed: 1, cancelled: 1, result: 'Cancelled' },
+    ],
+    [
+      'an end never drives active below zero',
+      { active: 0, succeeded: 0, failed: 0 },
+      { kind: 'ended', run: 'r9', phase: 'Failed' },
+      { active: 0, succeeded: 0, failed: 1, result: 'Fail' },
+    ],
+  ] as Array<[string, CascadeAutoOperatorStatus | undefined, CounterChange, Partial<CascadeAutoOperatorStatus>]>)(
+    '%s',
+    (_n, status, change, expected) => {
+      expect(applyCounter(status, change)).toMatchObject(expected);
+    },
+  );
 
   it('a start counted after its end leaves active as it was', () => {
-    const ended = applyCounter({ active: 0, succeeded: 0, failed: 0 }, { kind: 'ended', run: 'r1', phase: 'Succeeded' });
+    const ended = applyCounter(
+      { active: 0, succeeded: 0, failed: 0 },
+      { kind: 'ended', run: 'r1', phase: 'Succeeded' },
+    );
     expect(applyCounter(ended, { kind: 'started', run: 'r1' })).toMatchObject({ active: 0, succeeded: 1 });
   });
 
@@ -51,11 +78,23 @@ describe('counters of a resumed run', () => {
     expect(ended).toMatchObject({ active: 0, failed: 1 });
     const back = apply(ended, resumed(1));
     expect(back).toMatchObject({ active: 1, failed: 0, succeeded: 0 });
-    expect(apply(back, { kind: 'ended', run: 'r1', phase: 'Succeeded', resumes: 1 })).toMatchObject({ active: 0, failed: 0, succeeded: 1, result: 'Success' });
+    expect(apply(back, { kind: 'ended', run: 'r1', phase: 'Succeeded', resumes: 1 })).toMatchObject({
+      active: 0,
+      failed: 0,
+      succeeded: 1,
+      result: 'Success',
+    });
   });
 
   it('failed twice, resumed twice: every outcome its own key, every change once', () => {
-    const s = apply(undefined, start, failed, resumed(1), { kind: 'ended', run: 'r1', phase: 'Failed', resumes: 1 }, resumed(2));
+    const s = apply(
+      undefined,
+      start,
+      failed,
+      resumed(1),
+      { kind: 'ended', run: 'r1', phase: 'Failed', resumes: 1 },
+      resumed(2),
+    );
     expect(s).toMatchObject({ active: 1, failed: 0 });
     expect(s?.countedRuns).toEqual(['start:r1', 'end:r1', 'resume:r1-r1', 'end:r1-r1', 'resume:r1-r2']);
     expect(apply(s, resumed(2), resumed(1), failed)).toBe(s);
@@ -68,8 +107,16 @@ describe('counters of a resumed run', () => {
   });
 
   it('a resume from Cancelled takes the run from `cancelled`', () => {
-    const s = applyCounter({ active: 0, succeeded: 0, failed: 0, cancelled: 1, countedRuns: ['start:r1', 'end:r1'] } as CascadeAutoOperatorStatus,
-      { kind: 'resumed', run: 'r1', from: 'Cancelled' as 'Failed', resumes: 1 });
+    const s = applyCounter(
+      {
+        active: 0,
+        succeeded: 0,
+        failed: 0,
+        cancelled: 1,
+        countedRuns: ['start:r1', 'end:r1'],
+      } as CascadeAutoOperatorStatus,
+      { kind: 'resumed', run: 'r1', from: 'Cancelled' as 'Failed', resumes: 1 },
+    );
     expect(s).toMatchObject({ active: 1, failed: 0, cancelled: 0 });
   });
 });
@@ -80,15 +127,25 @@ describe('a resumed run under maxConcurrentRuns', () => {
 
   it('holds a slot at once, even over the limit, and no queued run is admitted until the scenario is under it again', () => {
     // limit 1: r1 runs and fails, r2 starts in the freed slot, r3 queues; r1 is resumed.
-    const s = applyAt(1, undefined,
-      { kind: 'started', run: 'r1' }, { kind: 'ended', run: 'r1', phase: 'Failed' },
-      { kind: 'started', run: 'r2' }, { kind: 'started', run: 'r3' },
-      { kind: 'resumed', run: 'r1', from: 'Failed', resumes: 1 });
+    const s = applyAt(
+      1,
+      undefined,
+      { kind: 'started', run: 'r1' },
+      { kind: 'ended', run: 'r1', phase: 'Failed' },
+      { kind: 'started', run: 'r2' },
+      { kind: 'started', run: 'r3' },
+      { kind: 'resumed', run: 'r1', from: 'Failed', resumes: 1 },
+    );
     expect(s).toMatchObject({ holders: ['r2', 'r1'], queue: ['r3'], active: 2, failed: 0 });
     // r2 ends: still at the limit (r1 holds a slot), r3 keeps waiting.
     const after2 = applyAt(1, s, { kind: 'ended', run: 'r2', phase: 'Succeeded' });
     expect(after2).toMatchObject({ holders: ['r1'], queue: ['r3'], active: 1 });
     // r1 ends: r3 takes the slot.
-    expect(applyAt(1, after2, { kind: 'ended', run: 'r1', phase: 'Succeeded', resumes: 1 })).toMatchObject({ holders: ['r3'], queue: [], active: 1, succeeded: 2 });
+    expect(applyAt(1, after2, { kind: 'ended', run: 'r1', phase: 'Succeeded', resumes: 1 })).toMatchObject({
+      holders: ['r3'],
+      queue: [],
+      active: 1,
+      succeeded: 2,
+    });
   });
 });

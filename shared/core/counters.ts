@@ -33,11 +33,20 @@ export function counterKey(change: Exclude<CounterChange, { kind: 'gone' }>): st
 type Counts = Required<Pick<CascadeAutoOperatorStatus, 'active' | 'succeeded' | 'failed' | 'cancelled'>>;
 
 function counts(status: CascadeAutoOperatorStatus | undefined): Counts {
-  return { active: status?.active ?? 0, succeeded: status?.succeeded ?? 0, failed: status?.failed ?? 0, cancelled: status?.cancelled ?? 0 };
+  return {
+    active: status?.active ?? 0,
+    succeeded: status?.succeeded ?? 0,
+    failed: status?.failed ?? 0,
+    cancelled: status?.cancelled ?? 0,
+  };
 }
 
 /** Only a run holding a slot or queued is released; with neither, nothing changes. */
-function gone(status: CascadeAutoOperatorStatus | undefined, run: string, limit: number): CascadeAutoOperatorStatus | undefined {
+function gone(
+  status: CascadeAutoOperatorStatus | undefined,
+  run: string,
+  limit: number,
+): CascadeAutoOperatorStatus | undefined {
   if (!status?.holders?.includes(run) && !status?.queue?.includes(run)) return undefined;
   return release(status, run, limit, false);
 }
@@ -49,7 +58,12 @@ const ENDED = {
   Cancelled: { counter: 'cancelled', result: 'Cancelled' },
 } as const satisfies Record<TerminalPhase, { counter: keyof Counts; result: CaoResult }>;
 
-function ended(s: CascadeAutoOperatorStatus & Counts, change: { run: string; phase: TerminalPhase }, started: boolean, limit: number): CascadeAutoOperatorStatus {
+function ended(
+  s: CascadeAutoOperatorStatus & Counts,
+  change: { run: string; phase: TerminalPhase },
+  started: boolean,
+  limit: number,
+): CascadeAutoOperatorStatus {
   // A run that ends before its start was counted (the start write was lost)
   // must not drive `active` below zero.
   const c = release(s, change.run, limit, started || s.active > 0);
@@ -64,7 +78,12 @@ function ended(s: CascadeAutoOperatorStatus & Counts, change: { run: string; pha
  * decided with the resume); no queued run is admitted until the scenario is
  * under its limit again.
  */
-function resumed(status: CascadeAutoOperatorStatus | undefined, change: Extract<CounterChange, { kind: 'resumed' }>, countedRuns: string[], limit: number): CascadeAutoOperatorStatus {
+function resumed(
+  status: CascadeAutoOperatorStatus | undefined,
+  change: Extract<CounterChange, { kind: 'resumed' }>,
+  countedRuns: string[],
+  limit: number,
+): CascadeAutoOperatorStatus {
   const c = counts(status);
   const field = change.from.toLowerCase() as keyof CascadeAutoOperatorStatus;
   const before = status?.[field];
@@ -79,8 +98,18 @@ function resumed(status: CascadeAutoOperatorStatus | undefined, change: Extract<
  * has not been (a crash, or a resume racing the count of the end), so that the
  * end's late change, with the same key, changes nothing.
  */
-function applyResumed(status: CascadeAutoOperatorStatus | undefined, change: Extract<CounterChange, { kind: 'resumed' }>, key: string, limit: number): CascadeAutoOperatorStatus {
-  const end: CounterChange = { kind: 'ended', run: change.run, phase: change.from as TerminalPhase, resumes: change.resumes - 1 };
+function applyResumed(
+  status: CascadeAutoOperatorStatus | undefined,
+  change: Extract<CounterChange, { kind: 'resumed' }>,
+  key: string,
+  limit: number,
+): CascadeAutoOperatorStatus {
+  const end: CounterChange = {
+    kind: 'ended',
+    run: change.run,
+    phase: change.from as TerminalPhase,
+    resumes: change.resumes - 1,
+  };
   const base = applyCounter(status, end, limit) ?? status;
   return resumed(base, change, [...(base?.countedRuns ?? []), key].slice(-COUNTED_RUNS_MAX), limit);
 }
@@ -90,7 +119,11 @@ function applyResumed(status: CascadeAutoOperatorStatus | undefined, change: Ext
  * `limit` is the operator's maxConcurrentRuns as read with this status
  * (queue.ts limitOf: Infinity when unset).
  */
-export function applyCounter(status: CascadeAutoOperatorStatus | undefined, change: CounterChange, limit = Infinity): CascadeAutoOperatorStatus | undefined {
+export function applyCounter(
+  status: CascadeAutoOperatorStatus | undefined,
+  change: CounterChange,
+  limit = Infinity,
+): CascadeAutoOperatorStatus | undefined {
   if (change.kind === 'gone') return gone(status, change.run, limit);
   const key = counterKey(change);
   const counted = status?.countedRuns ?? [];
@@ -100,7 +133,9 @@ export function applyCounter(status: CascadeAutoOperatorStatus | undefined, chan
   const c = { ...status, ...counts(status), countedRuns };
   // A start counted after its run's end (its write was retried late) adds nothing to `active` and takes no slot.
   if (change.kind === 'started') return counted.includes(`end:${change.run}`) ? c : admit(c, change.run, limit);
-  const started = counted.includes(`start:${change.run}`) || Boolean(change.resumes && counted.includes(`resume:${change.run}-r${change.resumes}`));
+  const started =
+    counted.includes(`start:${change.run}`) ||
+    Boolean(change.resumes && counted.includes(`resume:${change.run}-r${change.resumes}`));
   const next = ended(c, change, started, limit);
   return { ...next, result: ENDED[change.phase].result };
 }

@@ -6,8 +6,9 @@ import { failRun, failStep, isTerminal, seconds, type Draft } from './draft.ts';
 
 function lastProgress(d: Draft): string | undefined {
   // A retry's due time and a resume count as progress: a wait for a backoff is not a stall.
-  const times = [...d.records.flatMap((r) => [r.startTime, r.completionTime, r.retryAt]), d.status.resumedAt]
-    .filter((t): t is string => Boolean(t));
+  const times = [...d.records.flatMap((r) => [r.startTime, r.completionTime, r.retryAt]), d.status.resumedAt].filter(
+    (t): t is string => Boolean(t),
+  );
   return times.sort().at(-1) ?? d.status.startTime;
 }
 
@@ -22,7 +23,8 @@ export function enforceRunTimeout(d: Draft): void {
   const { now, settings } = d.input;
   if (isTerminal(d) || settings.runTimeoutSeconds <= 0) return;
   const age = seconds(d.status.resumedAt ?? d.status.startTime, now) ?? 0;
-  if (age > settings.runTimeoutSeconds) fail(d, 'DeadlineExceeded', `run is older than its deadline of ${settings.runTimeoutSeconds}s`);
+  if (age > settings.runTimeoutSeconds)
+    fail(d, 'DeadlineExceeded', `run is older than its deadline of ${settings.runTimeoutSeconds}s`);
 }
 
 /** Checked after the run advanced: only a decision that moved nothing can find it stalled. */
@@ -30,5 +32,6 @@ export function enforceStall(d: Draft): void {
   const { now, settings } = d.input;
   if (isTerminal(d) || settings.stallAfterSeconds <= 0 || d.transitions.length > 0) return;
   const idle = seconds(lastProgress(d), now) ?? 0;
-  if (idle > settings.stallAfterSeconds) fail(d, 'Stalled', `no progress for ${Math.round(idle)}s (limit ${settings.stallAfterSeconds}s)`);
+  if (idle > settings.stallAfterSeconds)
+    fail(d, 'Stalled', `no progress for ${Math.round(idle)}s (limit ${settings.stallAfterSeconds}s)`);
 }

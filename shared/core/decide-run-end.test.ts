@@ -8,17 +8,31 @@ import type { Decision } from './types.ts';
 
 describe('decide: deadlines', () => {
   it('fails a run older than its deadline and keeps the running Job', () => {
-    const d = decide({ ...input(run(ABC, running(1)), [job(ABC, 1, 'Active')]), settings: { ...SETTINGS, runTimeoutSeconds: 60 } });
-    expect(summary(d)).toMatchObject({ phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'DeadlineExceeded', actions: 'Finish:Failed' });
+    const d = decide({
+      ...input(run(ABC, running(1)), [job(ABC, 1, 'Active')]),
+      settings: { ...SETTINGS, runTimeoutSeconds: 60 },
+    });
+    expect(summary(d)).toMatchObject({
+      phase: 'Failed',
+      modules: 'Succeeded,Failed,Pending',
+      reason: 'DeadlineExceeded',
+      actions: 'Finish:Failed',
+    });
   });
 
   it('fails a run with no progress for longer than the stall limit', () => {
-    const d = decide({ ...input(run(ABC, running(1)), [job(ABC, 1, 'Active')]), settings: { ...SETTINGS, stallAfterSeconds: 600 } });
+    const d = decide({
+      ...input(run(ABC, running(1)), [job(ABC, 1, 'Active')]),
+      settings: { ...SETTINGS, stallAfterSeconds: 600 },
+    });
     expect(summary(d)).toMatchObject({ phase: 'Failed', reason: 'Stalled' });
   });
 
   it('does not find a run stalled when its Job just finished', () => {
-    const d = decide({ ...input(run(ABC, running(1)), [job(ABC, 1, 'Succeeded')]), settings: { ...SETTINGS, stallAfterSeconds: 600 } });
+    const d = decide({
+      ...input(run(ABC, running(1)), [job(ABC, 1, 'Succeeded')]),
+      settings: { ...SETTINGS, stallAfterSeconds: 600 },
+    });
     expect(summary(d)).toMatchObject({ phase: 'Running', modules: 'Succeeded,Succeeded,Running' });
   });
 });
@@ -32,25 +46,49 @@ describe('decide: finished runs', () => {
 
   it('a result from the Job a lost race created after the run failed moves nothing', () => {
     const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
-    const d = decide(input(run(ABC, { ...failed, notified: true }), [job(ABC, 0, 'Active'), job(ABC, 1, 'Active')], result('b', 'success')));
-    expect(summary(d)).toMatchObject({ phase: 'Failed', modules: 'Failed,Pending,Pending', actions: 'DeleteJob:1', verdict: 'not-started', changed: false });
+    const d = decide(
+      input(
+        run(ABC, { ...failed, notified: true }),
+        [job(ABC, 0, 'Active'), job(ABC, 1, 'Active')],
+        result('b', 'success'),
+      ),
+    );
+    expect(summary(d)).toMatchObject({
+      phase: 'Failed',
+      modules: 'Failed,Pending,Pending',
+      actions: 'DeleteJob:1',
+      verdict: 'not-started',
+      changed: false,
+    });
   });
 
   it('asks to finish a terminal run only until it is notified', () => {
     const done = decide(input(run(ABC, running(2)), [job(ABC, 2, 'Succeeded')])).status;
-    expect(decide(input(run(ABC, done), [])).actions).toEqual([{ type: 'FinishRun', phase: 'Succeeded', eventOwed: false }]);
+    expect(decide(input(run(ABC, done), [])).actions).toEqual([
+      { type: 'FinishRun', phase: 'Succeeded', eventOwed: false },
+    ]);
     expect(decide(input(run(ABC, { ...done, notified: true }), [])).actions).toEqual([]);
   });
 
   it('with a K_SINK, owes the run-end event until it is sent: counted once, sent again while not notified', () => {
-    const withSink = (status: CascadeRunStatus, fact = input(run(ABC, status), [])) => decide({ ...fact, settings: { ...SETTINGS, sink: true } });
+    const withSink = (status: CascadeRunStatus, fact = input(run(ABC, status), [])) =>
+      decide({ ...fact, settings: { ...SETTINGS, sink: true } });
     const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
-    const ending = decide({ ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail')), settings: { ...SETTINGS, sink: true } });
-    expect(ending.actions.filter((a) => a.type !== 'DeleteJob'))
-      .toEqual([{ type: 'FinishRun', phase: 'Failed', eventOwed: true }, { type: 'SendRunEndEvent', phase: 'Failed' }]);
+    const ending = decide({
+      ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail')),
+      settings: { ...SETTINGS, sink: true },
+    });
+    expect(ending.actions.filter((a) => a.type !== 'DeleteJob')).toEqual([
+      { type: 'FinishRun', phase: 'Failed', eventOwed: true },
+      { type: 'SendRunEndEvent', phase: 'Failed' },
+    ]);
     expect(withSink({ ...failed, counted: true }).actions).toEqual([{ type: 'SendRunEndEvent', phase: 'Failed' }]);
-    expect(withSink({ ...failed, counted: true, notified: false }, input(run(ABC, { ...failed, counted: true }), [], result('a', 'fail'))).actions)
-      .toEqual([{ type: 'SendRunEndEvent', phase: 'Failed' }]);
+    expect(
+      withSink(
+        { ...failed, counted: true, notified: false },
+        input(run(ABC, { ...failed, counted: true }), [], result('a', 'fail')),
+      ).actions,
+    ).toEqual([{ type: 'SendRunEndEvent', phase: 'Failed' }]);
     expect(withSink({ ...failed, counted: true, notified: true }).actions).toEqual([]);
     expect(withSink({ ...failed, notified: true }).actions, 'an older version wrote only notified').toEqual([]);
   });
@@ -58,10 +96,12 @@ describe('decide: finished runs', () => {
   it('without a K_SINK, leaves an owed event to a process that has one, and owes none for a run it ends', () => {
     const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
     expect(decide(input(run(ABC, { ...failed, counted: true }), [])).actions).toEqual([]);
-    expect(decide(input(run(ABC, failed), [])).actions).toEqual([{ type: 'FinishRun', phase: 'Failed', eventOwed: false }]);
+    expect(decide(input(run(ABC, failed), [])).actions).toEqual([
+      { type: 'FinishRun', phase: 'Failed', eventOwed: false },
+    ]);
   });
 
-  it('decides from the input\'s now, never from the clock: the same input at other times gives the same decision', () => {
+  it("decides from the input's now, never from the clock: the same input at other times gives the same decision", () => {
     const i = input(run(ABC, running(0)), [job(ABC, 0, 'Succeeded')]);
     vi.useFakeTimers();
     try {
@@ -71,7 +111,9 @@ describe('decide: finished runs', () => {
       const second = decide(structuredClone(i));
       expect(second).toEqual(first);
       expect(first.status.modules?.map((m) => [m.phase, m.completionTime ?? '', m.startTime ?? ''])).toEqual([
-        ['Succeeded', NOW, T0], ['Running', '', NOW], ['Pending', '', ''],
+        ['Succeeded', NOW, T0],
+        ['Running', '', NOW],
+        ['Pending', '', ''],
       ]);
     } finally {
       vi.useRealTimers();
@@ -90,13 +132,24 @@ describe('decide: the Succeeded condition', () => {
     expect(condition(started)).toMatchObject({ status: 'Unknown', reason: 'Running', lastTransitionTime: T1 });
 
     const next = decide(input(run(ABC, started.status), [job(ABC, 0, 'Succeeded')], { kind: 'Observe' }, T2));
-    expect(condition(next)).toMatchObject({ status: 'Unknown', message: 'module b (step 2 of 3) is running', lastTransitionTime: T1 });
+    expect(condition(next)).toMatchObject({
+      status: 'Unknown',
+      message: 'module b (step 2 of 3) is running',
+      lastTransitionTime: T1,
+    });
 
     const quiet = decide(input(run(ABC, next.status), [job(ABC, 1, 'Active')], { kind: 'Observe' }, T3));
     expect(quiet.changed).toBe(false);
     expect(condition(quiet)?.lastTransitionTime).toBe(T1);
 
-    const failed = decide(input(run(ABC, next.status), [job(ABC, 1, 'Failed', { reason: 'BackoffLimitExceeded' })], { kind: 'Observe' }, T3));
+    const failed = decide(
+      input(
+        run(ABC, next.status),
+        [job(ABC, 1, 'Failed', { reason: 'BackoffLimitExceeded' })],
+        { kind: 'Observe' },
+        T3,
+      ),
+    );
     expect(condition(failed)).toMatchObject({ status: 'False', reason: 'ModuleFailed', lastTransitionTime: T3 });
   });
 });

@@ -12,7 +12,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CascadeRunStatus } from '../api/cascade-run.ts';
-import { hear, jobChange, load, model, moduleResult, reconcile, runRequest, type Crash, type Model, type Result } from './testing/model.ts';
+import {
+  hear,
+  jobChange,
+  load,
+  model,
+  moduleResult,
+  reconcile,
+  runRequest,
+  type Crash,
+  type Model,
+  type Result,
+} from './testing/model.ts';
 import type { Fact } from './types.ts';
 import { isCounted } from './run-end.ts';
 
@@ -32,11 +43,24 @@ type Cmd =
 
 const SUCCESS: Word = { moduleresult: 'success', says: 'success' };
 const WORDS: Word[] = [
-  SUCCESS, { moduleresult: 'Completed', says: 'success' }, { moduleresult: ' OK ', says: 'success' },
-  { moduleresult: 'fail', says: 'failure' }, { moduleresult: 'Error', says: 'failure' },
-  { moduleresult: '50% done', says: 'info' }, { moduleresult: 'uploading', says: 'info' },
+  SUCCESS,
+  { moduleresult: 'Completed', says: 'success' },
+  { moduleresult: ' OK ', says: 'success' },
+  { moduleresult: 'fail', says: 'failure' },
+  { moduleresult: 'Error', says: 'failure' },
+  { moduleresult: '50% done', says: 'info' },
+  { moduleresult: 'uploading', says: 'info' },
 ];
-const CRASHES: Crash[] = ['none', 'none', 'afterCreate', 'afterWrite', 'afterDelete', 'afterCount', 'beforeSend', 'afterSend'];
+const CRASHES: Crash[] = [
+  'none',
+  'none',
+  'afterCreate',
+  'afterWrite',
+  'afterDelete',
+  'afterCount',
+  'beforeSend',
+  'afterSend',
+];
 
 interface Kinds {
   words: fc.Arbitrary<Word>;
@@ -45,8 +69,14 @@ interface Kinds {
 const CLEAN: Kinds = { words: fc.constant(SUCCESS), changes: fc.constant('Succeeded') };
 // Mostly facts that move the run on, so that sequences reach the later steps and the end.
 const ANY: Kinds = {
-  words: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...WORDS.filter((w) => w.says === 'success')) }, fc.constantFrom(...WORDS)),
-  changes: fc.oneof({ weight: 6, arbitrary: fc.constant('Succeeded' as const) }, fc.constantFrom<Change>('Failed', 'gone')),
+  words: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...WORDS.filter((w) => w.says === 'success')) },
+    fc.constantFrom(...WORDS),
+  ),
+  changes: fc.oneof(
+    { weight: 6, arbitrary: fc.constant('Succeeded' as const) },
+    fc.constantFrom<Change>('Failed', 'gone'),
+  ),
 };
 
 /** Mostly the current step; else a past one, a future one, or none of the scenario's. */
@@ -57,7 +87,14 @@ function commands(k: Kinds): fc.Arbitrary<Cmd[]> {
   const rel = near(-2, 3);
   const heard: fc.Arbitrary<Heard> = fc.oneof(fc.constant('observe' as const), fc.record({ rel, word: k.words }));
   const cmd: fc.Arbitrary<Cmd> = fc.oneof(
-    { weight: 1, arbitrary: fc.record({ t: fc.constant('request' as const), counted: fc.boolean(), crash: fc.oneof(crash, fc.constant('skip' as const)) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        t: fc.constant('request' as const),
+        counted: fc.boolean(),
+        crash: fc.oneof(crash, fc.constant('skip' as const)),
+      }),
+    },
     { weight: 4, arbitrary: fc.record({ t: fc.constant('observe' as const), crash }) },
     { weight: 3, arbitrary: fc.record({ t: fc.constant('result' as const), rel, word: k.words, crash }) },
     { weight: 4, arbitrary: fc.record({ t: fc.constant('job' as const), rel: near(-1, 1), change: k.changes }) },
@@ -81,10 +118,14 @@ function factOf(m: Model, heard: Heard): Fact {
 function play(m: Model, c: Cmd): void {
   m.clock++;
   switch (c.t) {
-    case 'request': return runRequest(m, c.counted, c.crash);
-    case 'observe': return reconcile(m, { kind: 'Observe' }, c.crash);
-    case 'result': return moduleResult(m, resultOf(m, c.rel, c.word), c.crash);
-    case 'job': return jobChange(m, currentStep(m) + c.rel, c.change);
+    case 'request':
+      return runRequest(m, c.counted, c.crash);
+    case 'observe':
+      return reconcile(m, { kind: 'Observe' }, c.crash);
+    case 'result':
+      return moduleResult(m, resultOf(m, c.rel, c.word), c.crash);
+    case 'job':
+      return jobChange(m, currentStep(m) + c.rel, c.change);
     case 'pause':
       if (m.run) m.pending.push(load(m, m.run, factOf(m, c.heard)));
       return;
@@ -102,7 +143,13 @@ const ended = (m: Model) => isTerminal(m.run?.status) && Boolean(m.run?.status?.
 function terminalView(s: CascadeRunStatus | undefined) {
   const c = s?.conditions?.find((x) => x.type === 'Succeeded');
   const steps = s?.modules?.map((r) => `${r.phase}:${r.reason ?? ''}:${r.completionTime ?? ''}`);
-  return { phase: s?.phase, info: s?.info, completionTime: s?.completionTime, condition: [c?.status, c?.reason, c?.message], steps };
+  return {
+    phase: s?.phase,
+    info: s?.info,
+    completionTime: s?.completionTime,
+    condition: [c?.status, c?.reason, c?.message],
+    steps,
+  };
 }
 
 /** What was there before a fact: the stored status, how many creations and decisions. */
@@ -111,7 +158,11 @@ interface Before {
   creations: number;
   decisions: number;
 }
-const before = (m: Model): Before => ({ status: m.run?.status, creations: m.creations.length, decisions: m.decisions.length });
+const before = (m: Model): Before => ({
+  status: m.run?.status,
+  creations: m.creations.length,
+  decisions: m.decisions.length,
+});
 
 /** A cheap check for the hot loop (thousands per property): throws with the detail only when it fails. */
 function must(ok: boolean, message: string, detail?: unknown): void {
@@ -121,13 +172,22 @@ function must(ok: boolean, message: string, detail?: unknown): void {
 /** No Job for a step before some fact showed every earlier step succeeded; none decided again once recorded. */
 function checkJobs(m: Model, b: Before): void {
   for (const c of m.creations.slice(b.creations)) {
-    must(!c.evidence.slice(0, c.step).includes(false), `Job ${c.name} created before its predecessors succeeded`, c.evidence);
+    must(
+      !c.evidence.slice(0, c.step).includes(false),
+      `Job ${c.name} created before its predecessors succeeded`,
+      c.evidence,
+    );
     // a decision acted on late may create a Job that was recorded meanwhile (and removes it when it decides again)
     must(c.stale || !c.recorded, `Job ${c.name} created again after a status recorded it`);
   }
   for (const { from, decision } of m.decisions.slice(b.decisions)) {
     for (const a of decision.actions) {
-      if (a.type === 'CreateJob') must(!from?.modules || from.modules[a.step]?.phase === 'Pending', `step ${a.step} decided for creation again once recorded`, from?.modules);
+      if (a.type === 'CreateJob')
+        must(
+          !from?.modules || from.modules[a.step]?.phase === 'Pending',
+          `step ${a.step} decided for creation again once recorded`,
+          from?.modules,
+        );
       if (a.type === 'FinishRun') must(!isCounted(from), 'a run whose end was counted was finished again');
     }
   }
@@ -138,12 +198,20 @@ function checkInvariants(m: Model, b: Before): void {
   checkJobs(m, b);
   const modules = m.run?.status?.modules ?? [];
   modules.forEach((rec, k) => {
-    must(k === 0 || rec.phase === 'Pending' || modules[k - 1]?.phase === 'Succeeded', `step ${k} ${rec.phase} before step ${k - 1} succeeded`, modules);
+    must(
+      k === 0 || rec.phase === 'Pending' || modules[k - 1]?.phase === 'Succeeded',
+      `step ${k} ${rec.phase} before step ${k - 1} succeeded`,
+      modules,
+    );
   });
   if (isTerminal(b.status)) expect(terminalView(m.run?.status), 'a terminal run moved').toEqual(terminalView(b.status));
   checkCounters(m);
   checkTransitions(m);
-  must(m.sent.every((phase) => phase === m.run?.status?.phase), 'a run-end event sent with another phase than the run has', m.sent);
+  must(
+    m.sent.every((phase) => phase === m.run?.status?.phase),
+    'a run-end event sent with another phase than the run has',
+    m.sent,
+  );
   must(m.sink || m.sent.length === 0, 'a run-end event sent without a K_SINK', m.sent);
 }
 
@@ -151,16 +219,34 @@ function checkCounters(m: Model): void {
   const starts = m.counted.filter((c) => c.kind === 'started').length;
   const ends = m.counted.flatMap((c) => (c.kind === 'ended' ? [c] : []));
   must(starts <= 1 && ends.length <= 1, 'a counter change counted twice', m.counted);
-  must(ends.every((e) => e.phase === e.runPhase), 'an end counted with another phase than the run has', m.counted);
+  must(
+    ends.every((e) => e.phase === e.runPhase),
+    'an end counted with another phase than the run has',
+    m.counted,
+  );
   const end = ends[0]?.phase;
-  const counters = { active: m.operator.active ?? 0, succeeded: m.operator.succeeded ?? 0, failed: m.operator.failed ?? 0 };
-  const expected = { active: starts === 1 && !end ? 1 : 0, succeeded: end === 'Succeeded' ? 1 : 0, failed: end === 'Failed' ? 1 : 0 };
-  must(JSON.stringify(counters) === JSON.stringify(expected), 'counters moved otherwise than once', { counters, expected, counted: m.counted });
+  const counters = {
+    active: m.operator.active ?? 0,
+    succeeded: m.operator.succeeded ?? 0,
+    failed: m.operator.failed ?? 0,
+  };
+  const expected = {
+    active: starts === 1 && !end ? 1 : 0,
+    succeeded: end === 'Succeeded' ? 1 : 0,
+    failed: end === 'Failed' ? 1 : 0,
+  };
+  must(JSON.stringify(counters) === JSON.stringify(expected), 'counters moved otherwise than once', {
+    counters,
+    expected,
+    counted: m.counted,
+  });
 }
 
 function checkTransitions(m: Model): void {
   const keys = m.transitions.map((t) => (t.kind.startsWith('Run') ? 'Run' : `${t.kind}:${t.step}`));
-  const ends = m.transitions.filter((t) => t.kind === 'ModuleSucceeded' || t.kind === 'ModuleFailed').map((t) => t.step);
+  const ends = m.transitions
+    .filter((t) => t.kind === 'ModuleSucceeded' || t.kind === 'ModuleFailed')
+    .map((t) => t.step);
   must(keys.length === new Set(keys).size, 'a transition told twice', keys);
   must(ends.length === new Set(ends).size, 'a step ended twice', keys);
 }
@@ -185,12 +271,20 @@ function deliverEverything(m: Model, clean: boolean): void {
 function endState(m: Model) {
   const s = m.run?.status;
   return {
-    phase: s?.phase, info: s?.info, notified: s?.notified, result: [...(s?.result ?? [])].sort(),
+    phase: s?.phase,
+    info: s?.info,
+    notified: s?.notified,
+    result: [...(s?.result ?? [])].sort(),
     condition: s?.conditions?.map((c) => `${c.type}:${c.status}:${c.reason}`),
     modules: s?.modules?.map((r) => `${r.name}:${r.phase}:${r.result ?? ''}:${r.reason ?? ''}`),
     jobs: m.jobs.map((j) => j.name).sort(),
     created: [...new Set(m.creations.map((c) => c.name))].sort(),
-    counters: { active: m.operator.active, succeeded: m.operator.succeeded, failed: m.operator.failed, result: m.operator.result },
+    counters: {
+      active: m.operator.active,
+      succeeded: m.operator.succeeded,
+      failed: m.operator.failed,
+      result: m.operator.result,
+    },
   };
 }
 
@@ -199,10 +293,15 @@ function checkEnd(m: Model): void {
   // At least once with a K_SINK; notified only after a send.
   expect(m.sent.length > 0, 'the run-end event was sent').toBe(m.sink);
   const phase = m.run?.status?.phase;
-  expect(m.counted.map((c) => (c.kind === 'ended' ? `end:${c.phase}` : 'start')).sort()).toEqual(['end:' + phase, 'start']);
+  expect(m.counted.map((c) => (c.kind === 'ended' ? `end:${c.phase}` : 'start')).sort()).toEqual([
+    'end:' + phase,
+    'start',
+  ]);
   expect(m.operator.active).toBe(0);
   const kept = m.jobs.map((j) => m.run?.status?.modules?.[j.step]?.phase);
-  expect(kept, 'Jobs left: only a failed run keeps its failed Job').toEqual(phase === 'Failed' ? kept.map(() => 'Failed') : []);
+  expect(kept, 'Jobs left: only a failed run keeps its failed Job').toEqual(
+    phase === 'Failed' ? kept.map(() => 'Failed') : [],
+  );
   expect(m.jobs.length).toBeLessThanOrEqual(1);
 }
 
@@ -216,7 +315,11 @@ function playAll(m: Model, cmds: Cmd[], first: Cmd): void {
 
 const ABC = ['a', 'b', 'c'];
 const replay = process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {};
-const firstRequest = fc.record({ t: fc.constant('request' as const), counted: fc.boolean(), crash: fc.constantFrom(...CRASHES) });
+const firstRequest = fc.record({
+  t: fc.constant('request' as const),
+  counted: fc.boolean(),
+  crash: fc.constantFrom(...CRASHES),
+});
 
 function cleanEnd(names: string[]) {
   const m = model(names);
@@ -227,37 +330,60 @@ function cleanEnd(names: string[]) {
 describe('decide: properties over random sequences of facts', () => {
   it('a clean run, played once, ends as the Go controller ended it', () => {
     expect(cleanEnd(ABC)).toMatchObject({
-      phase: 'Succeeded', notified: true, jobs: [],
+      phase: 'Succeeded',
+      notified: true,
+      jobs: [],
       modules: ['a:Succeeded:success:', 'b:Succeeded:success:', 'c:Succeeded:success:'],
       counters: { active: 0, succeeded: 1, failed: 0, result: 'Success' },
     });
     expect(cleanEnd(ABC).created).toHaveLength(3);
   });
 
-  it('any facts: invariants after each, and the run ends once, counted once, when all are delivered', { timeout: 60_000 }, () => {
-    const scenario = fc.integer({ min: 1, max: 4 }).map((n) => ['a', 'b', 'c', 'd'].slice(0, n));
-    // now and then the API server refuses one step's Job (a bad template)
-    const refused = fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, fc.integer({ min: 0, max: 3 }));
-    fc.assert(fc.property(scenario, refused, fc.boolean(), firstRequest, commands(ANY), (names, refusedStep, sink, first, cmds) => {
-      const m = model(names, refusedStep, sink);
-      playAll(m, cmds, first);
-      const b = before(m);
-      deliverEverything(m, false);
-      checkInvariants(m, b);
-      checkEnd(m);
-    }), { numRuns: Number(process.env.FC_RUNS ?? 300), ...replay });
-  });
+  it(
+    'any facts: invariants after each, and the run ends once, counted once, when all are delivered',
+    { timeout: 60_000 },
+    () => {
+      const scenario = fc.integer({ min: 1, max: 4 }).map((n) => ['a', 'b', 'c', 'd'].slice(0, n));
+      // now and then the API server refuses one step's Job (a bad template)
+      const refused = fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, fc.integer({ min: 0, max: 3 }));
+      fc.assert(
+        fc.property(
+          scenario,
+          refused,
+          fc.boolean(),
+          firstRequest,
+          commands(ANY),
+          (names, refusedStep, sink, first, cmds) => {
+            const m = model(names, refusedStep, sink);
+            playAll(m, cmds, first);
+            const b = before(m);
+            deliverEverything(m, false);
+            checkInvariants(m, b);
+            checkEnd(m);
+          },
+        ),
+        { numRuns: Number(process.env.FC_RUNS ?? 300), ...replay },
+      );
+    },
+  );
 
-  it('clean facts, repeated, reordered, interrupted and acted on late: the end state of a clean run', { timeout: 60_000 }, () => {
-    const expected = cleanEnd(ABC);
-    fc.assert(fc.property(firstRequest, commands(CLEAN), (first, cmds) => {
-      const m = model(ABC);
-      playAll(m, cmds, first);
-      const b = before(m);
-      deliverEverything(m, true);
-      checkInvariants(m, b);
-      checkEnd(m);
-      expect(endState(m)).toEqual(expected);
-    }), { numRuns: Number(process.env.FC_RUNS ?? 300), ...replay });
-  });
+  it(
+    'clean facts, repeated, reordered, interrupted and acted on late: the end state of a clean run',
+    { timeout: 60_000 },
+    () => {
+      const expected = cleanEnd(ABC);
+      fc.assert(
+        fc.property(firstRequest, commands(CLEAN), (first, cmds) => {
+          const m = model(ABC);
+          playAll(m, cmds, first);
+          const b = before(m);
+          deliverEverything(m, true);
+          checkInvariants(m, b);
+          checkEnd(m);
+          expect(endState(m)).toEqual(expected);
+        }),
+        { numRuns: Number(process.env.FC_RUNS ?? 300), ...replay },
+      );
+    },
+  );
 });

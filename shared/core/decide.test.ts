@@ -9,37 +9,208 @@ import type { Fact } from './types.ts';
 
 describe('decide: one transition each', () => {
   it.each([
-    ['a new run creates the first Job', run(ABC), [], undefined,
-      { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: 'CreateJob:0', verdict: 'observed', changed: true }],
-    ['a running Job changes nothing', run(ABC, running(0)), [job(ABC, 0, 'Active')], undefined,
-      { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: '', verdict: 'observed', changed: false }],
-    ['a completed Job starts the next and is deleted', run(ABC, running(0)), [job(ABC, 0, 'Succeeded')], undefined,
-      { phase: 'Running', modules: 'Succeeded,Running,Pending', reason: 'Running', actions: 'CreateJob:1 DeleteJob:0', verdict: 'observed', changed: true }],
-    ['a failed Job fails the run and is kept', run(ABC, running(1)), [job(ABC, 1, 'Failed', { reason: 'BackoffLimitExceeded' })], undefined,
-      { phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'ModuleFailed', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
-    ['a Job past its deadline fails the run with that reason', run(ABC, running(0)), [job(ABC, 0, 'Failed', { reason: 'DeadlineExceeded' })], undefined,
-      { phase: 'Failed', modules: 'Failed,Pending,Pending', reason: 'DeadlineExceeded', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
-    ['a success result starts the next step before the Job ends', run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'Success'),
-      { phase: 'Running', modules: 'Succeeded,Running,Pending', reason: 'Running', actions: 'CreateJob:1 DeleteJob:0', verdict: 'applied', changed: true }],
-    ['a failure result fails the run and keeps the Job', run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'failed'),
-      { phase: 'Failed', modules: 'Failed,Pending,Pending', reason: 'ModuleResultFailed', actions: 'Finish:Failed', verdict: 'applied', changed: true }],
-    ['an informational result is recorded only', run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', '50% done'),
-      { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: '', verdict: 'applied', changed: true }],
-    ['the last Job completing ends the run', run(ABC, running(2)), [job(ABC, 2, 'Succeeded')], undefined,
-      { phase: 'Succeeded', modules: 'Succeeded,Succeeded,Succeeded', reason: 'Succeeded', actions: 'DeleteJob:2 Finish:Succeeded', verdict: 'observed', changed: true }],
-    ['a running step whose Job is gone fails', run(ABC, running(1)), [], undefined,
-      { phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'JobMissing', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
-    ['a result for a module not in the scenario', run(ABC, running(0)), [job(ABC, 0, 'Active')], result('zzz', 'success'),
-      { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: '', verdict: 'unknown-module', changed: false }],
-    ['a result for a module not started yet', run(ABC, running(0)), [job(ABC, 0, 'Active')], result('c', 'success'),
-      { phase: 'Running', modules: 'Running,Pending,Pending', reason: 'Running', actions: '', verdict: 'not-started', changed: false }],
-    ['a Job of a later step proves the earlier ones done', run(ABC, running(0)), [job(ABC, 0, 'Active'), job(ABC, 2, 'Active')], undefined,
-      { phase: 'Running', modules: 'Succeeded,Succeeded,Running', reason: 'Running', actions: 'DeleteJob:0', verdict: 'observed', changed: true }],
-    ['a run with no scenario snapshot fails as invalid', { ...run([]), spec: { ...run([]).spec, cascademodules: [] } }, [], undefined,
-      { phase: 'Failed', modules: '', reason: 'InvalidSpec', actions: 'Finish:Failed', verdict: 'observed', changed: true }],
-  ] as Array<[string, CascadeRun, ObservedJob[], Fact | undefined, ReturnType<typeof summary>]>)('%s', (_name, r, jobs, fact, expected) => {
-    expect(summary(decide(input(r, jobs, fact ?? { kind: 'Observe' })))).toEqual(expected);
-  });
+    [
+      'a new run creates the first Job',
+      run(ABC),
+      [],
+      undefined,
+      {
+        phase: 'Running',
+        modules: 'Running,Pending,Pending',
+        reason: 'Running',
+        actions: 'CreateJob:0',
+        verdict: 'observed',
+        changed: true,
+      },
+    ],
+    [
+      'a running Job changes nothing',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Active')],
+      undefined,
+      {
+        phase: 'Running',
+        modules: 'Running,Pending,Pending',
+        reason: 'Running',
+        actions: '',
+        verdict: 'observed',
+        changed: false,
+      },
+    ],
+    [
+      'a completed Job starts the next and is deleted',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Succeeded')],
+      undefined,
+      {
+        phase: 'Running',
+        modules: 'Succeeded,Running,Pending',
+        reason: 'Running',
+        actions: 'CreateJob:1 DeleteJob:0',
+        verdict: 'observed',
+        changed: true,
+      },
+    ],
+    [
+      'a failed Job fails the run and is kept',
+      run(ABC, running(1)),
+      [job(ABC, 1, 'Failed', { reason: 'BackoffLimitExceeded' })],
+      undefined,
+      {
+        phase: 'Failed',
+        modules: 'Succeeded,Failed,Pending',
+        reason: 'ModuleFailed',
+        actions: 'Finish:Failed',
+        verdict: 'observed',
+        changed: true,
+      },
+    ],
+    [
+      'a Job past its deadline fails the run with that reason',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Failed', { reason: 'DeadlineExceeded' })],
+      undefined,
+      {
+        phase: 'Failed',
+        modules: 'Failed,Pending,Pending',
+        reason: 'DeadlineExceeded',
+        actions: 'Finish:Failed',
+        verdict: 'observed',
+        changed: true,
+      },
+    ],
+    [
+      'a success result starts the next step before the Job ends',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Active')],
+      result('a', 'Success'),
+      {
+        phase: 'Running',
+        modules: 'Succeeded,Running,Pending',
+        reason: 'Running',
+        actions: 'CreateJob:1 DeleteJob:0',
+        verdict: 'applied',
+        changed: true,
+      },
+    ],
+    [
+      'a failure result fails the run and keeps the Job',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Active')],
+      result('a', 'failed'),
+      {
+        phase: 'Failed',
+        modules: 'Failed,Pending,Pending',
+        reason: 'ModuleResultFailed',
+        actions: 'Finish:Failed',
+        verdict: 'applied',
+        changed: true,
+      },
+    ],
+    [
+      'an informational result is recorded only',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Active')],
+      result('a', '50% done'),
+      {
+        phase: 'Running',
+        modules: 'Running,Pending,Pending',
+        reason: 'Running',
+        actions: '',
+        verdict: 'applied',
+        changed: true,
+      },
+    ],
+    [
+      'the last Job completing ends the run',
+      run(ABC, running(2)),
+      [job(ABC, 2, 'Succeeded')],
+      undefined,
+      {
+        phase: 'Succeeded',
+        modules: 'Succeeded,Succeeded,Succeeded',
+        reason: 'Succeeded',
+        actions: 'DeleteJob:2 Finish:Succeeded',
+        verdict: 'observed',
+        changed: true,
+      },
+    ],
+    [
+      'a running step whose Job is gone fails',
+      run(ABC, running(1)),
+      [],
+      undefined,
+      {
+        phase: 'Failed',
+        modules: 'Succeeded,Failed,Pending',
+        reason: 'JobMissing',
+        actions: 'Finish:Failed',
+        verdict: 'observed',
+        changed: true,
+      },
+    ],
+    [
+      'a result for a module not in the scenario',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Active')],
+      result('zzz', 'success'),
+      {
+        phase: 'Running',
+        modules: 'Running,Pending,Pending',
+        reason: 'Running',
+        actions: '',
+        verdict: 'unknown-module',
+        changed: false,
+      },
+    ],
+    [
+      'a result for a module not started yet',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Active')],
+      result('c', 'success'),
+      {
+        phase: 'Running',
+        modules: 'Running,Pending,Pending',
+        reason: 'Running',
+        actions: '',
+        verdict: 'not-started',
+        changed: false,
+      },
+    ],
+    [
+      'a Job of a later step proves the earlier ones done',
+      run(ABC, running(0)),
+      [job(ABC, 0, 'Active'), job(ABC, 2, 'Active')],
+      undefined,
+      {
+        phase: 'Running',
+        modules: 'Succeeded,Succeeded,Running',
+        reason: 'Running',
+        actions: 'DeleteJob:0',
+        verdict: 'observed',
+        changed: true,
+      },
+    ],
+    [
+      'a run with no scenario snapshot fails as invalid',
+      { ...run([]), spec: { ...run([]).spec, cascademodules: [] } },
+      [],
+      undefined,
+      {
+        phase: 'Failed',
+        modules: '',
+        reason: 'InvalidSpec',
+        actions: 'Finish:Failed',
+        verdict: 'observed',
+        changed: true,
+      },
+    ],
+  ] as Array<[string, CascadeRun, ObservedJob[], Fact | undefined, ReturnType<typeof summary>]>)(
+    '%s',
+    (_name, r, jobs, fact, expected) => {
+      expect(summary(decide(input(r, jobs, fact ?? { kind: 'Observe' })))).toEqual(expected);
+    },
+  );
 });
 
 describe('decide: results and status text', () => {
@@ -77,7 +248,8 @@ describe('decide: results and status text', () => {
     const names = ['x', 'y', 'x'];
     const r = run(names);
     const started = decide(input(r, [])).status;
-    for (const rec of started.modules ?? []) if (rec.step < 2) Object.assign(rec, { phase: 'Succeeded', result: 'success' });
+    for (const rec of started.modules ?? [])
+      if (rec.step < 2) Object.assign(rec, { phase: 'Succeeded', result: 'success' });
     Object.assign(started.modules?.[2] ?? {}, { phase: 'Running' });
     const d = decide(input(run(names, started), [job(names, 2, 'Active')], result('x', 'success')));
     expect(d.verdict).toBe('applied');
@@ -89,17 +261,33 @@ describe('decide: a Job the API server refused', () => {
   it('fails its step, and the result that moved the run on stays recorded with the step it ended', () => {
     const first = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'success')));
     expect(summary(first)).toMatchObject({ actions: 'CreateJob:1 DeleteJob:0' });
-    const again = decide({ ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'success')), refused: { step: 1, message: 'bad template' } });
+    const again = decide({
+      ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'success')),
+      refused: { step: 1, message: 'bad template' },
+    });
     expect(summary(again)).toEqual({
-      phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'JobCreationFailed', actions: 'DeleteJob:0 Finish:Failed', verdict: 'applied', changed: true,
+      phase: 'Failed',
+      modules: 'Succeeded,Failed,Pending',
+      reason: 'JobCreationFailed',
+      actions: 'DeleteJob:0 Finish:Failed',
+      verdict: 'applied',
+      changed: true,
     });
     expect(again.status.result).toEqual(['a: success\n']);
     expect(again.status.modules?.[1]?.message).toBe('the API server refused the Job: bad template');
   });
 
   it('fails the step whose Job a completed predecessor made due', () => {
-    const d = decide({ ...input(run(ABC, running(0)), [job(ABC, 0, 'Succeeded')]), refused: { step: 1, message: 'bad' } });
-    expect(summary(d)).toMatchObject({ phase: 'Failed', modules: 'Succeeded,Failed,Pending', reason: 'JobCreationFailed', actions: 'DeleteJob:0 Finish:Failed' });
+    const d = decide({
+      ...input(run(ABC, running(0)), [job(ABC, 0, 'Succeeded')]),
+      refused: { step: 1, message: 'bad' },
+    });
+    expect(summary(d)).toMatchObject({
+      phase: 'Failed',
+      modules: 'Succeeded,Failed,Pending',
+      reason: 'JobCreationFailed',
+      actions: 'DeleteJob:0 Finish:Failed',
+    });
   });
 });
 
@@ -109,10 +297,19 @@ describe('decide: informational results', () => {
   it('records each new informational result, and a terminal result after them still ends the step', () => {
     const first = decide(input(run(ABC, running(0)), active, result('a', '50% done')));
     const second = decide(input(run(ABC, first.status), active, result('a', '75% done')));
-    expect(summary(second)).toMatchObject({ modules: 'Running,Pending,Pending', actions: '', verdict: 'applied', changed: true });
+    expect(summary(second)).toMatchObject({
+      modules: 'Running,Pending,Pending',
+      actions: '',
+      verdict: 'applied',
+      changed: true,
+    });
     expect(second.status.result).toEqual(['a: 50% done\n', 'a: 75% done\n']);
     const done = decide(input(run(ABC, second.status), active, result('a', 'success')));
-    expect(summary(done)).toMatchObject({ modules: 'Succeeded,Running,Pending', actions: 'CreateJob:1 DeleteJob:0', verdict: 'applied' });
+    expect(summary(done)).toMatchObject({
+      modules: 'Succeeded,Running,Pending',
+      actions: 'CreateJob:1 DeleteJob:0',
+      verdict: 'applied',
+    });
     expect(done.status.result).toEqual(['a: 50% done\n', 'a: 75% done\n', 'a: success\n']);
   });
 
@@ -123,7 +320,10 @@ describe('decide: informational results', () => {
     expect(late).toMatchObject({ verdict: 'recorded', changed: true, actions: [] });
     expect(late.status.result).toEqual(['a: 50% done\n', 'a: success\n']);
     expect(late.status.modules?.[0]).toMatchObject({ phase: 'Succeeded', result: 'success' });
-    expect(decide(input(run(ABC, late.status), [job(ABC, 1, 'Active')], result('a', 'success')))).toMatchObject({ verdict: 'duplicate', changed: false });
+    expect(decide(input(run(ABC, late.status), [job(ABC, 1, 'Active')], result('a', 'success')))).toMatchObject({
+      verdict: 'duplicate',
+      changed: false,
+    });
   });
 
   it('takes the same informational result delivered again as a duplicate', () => {

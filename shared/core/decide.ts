@@ -16,7 +16,8 @@ import type { DecideInput, Decision } from './types.ts';
 export function decide(input: DecideInput): Decision {
   const before = JSON.stringify(input.run.status ?? {});
   const d = newDraft(input, before);
-  if (d.records.length === 0 && !isTerminal(d)) failRun(d, 'InvalidSpec', 'spec.cascademodules is empty: the run has no scenario snapshot');
+  if (d.records.length === 0 && !isTerminal(d))
+    failRun(d, 'InvalidSpec', 'spec.cascademodules is empty: the run has no scenario snapshot');
   if (input.fact.kind === 'Resume') applyResume(d, input.fact);
   // A queued run can be cancelled while it waits: requests come before the hold.
   const queued = input.run.status?.phase === 'Queued';

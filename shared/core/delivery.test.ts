@@ -24,32 +24,53 @@ function play(steps: Step[]): World {
 function endState(w: World) {
   const s = w.run.status ?? {};
   return {
-    phase: s.phase, info: s.info, result: [...(s.result ?? [])].sort(),
+    phase: s.phase,
+    info: s.info,
+    result: [...(s.result ?? [])].sort(),
     modules: s.modules?.map((m) => `${m.name}:${m.phase}:${m.result ?? ''}`),
-    jobs: w.jobs.map((j) => j.name).sort(), created: [...w.created].sort(), notified: s.notified,
+    jobs: w.jobs.map((j) => j.name).sort(),
+    created: [...w.created].sort(),
+    notified: s.notified,
   };
 }
 
 const clean: Step[] = [
   { fact: OBSERVE },
-  { fact: result('a', 'success') }, { finish: 0, state: 'Succeeded' }, { fact: OBSERVE },
-  { fact: result('b', 'success') }, { finish: 1, state: 'Succeeded' }, { fact: OBSERVE },
-  { fact: result('c', 'success') }, { finish: 2, state: 'Succeeded' }, { fact: OBSERVE },
+  { fact: result('a', 'success') },
+  { finish: 0, state: 'Succeeded' },
+  { fact: OBSERVE },
+  { fact: result('b', 'success') },
+  { finish: 1, state: 'Succeeded' },
+  { fact: OBSERVE },
+  { fact: result('c', 'success') },
+  { finish: 2, state: 'Succeeded' },
+  { fact: OBSERVE },
 ];
 
 const twice = clean.flatMap((s) => [s, s]);
 const jobsFirst: Step[] = [
   { fact: OBSERVE },
-  { finish: 0, state: 'Succeeded' }, { fact: OBSERVE }, { fact: result('a', 'success') },
-  { finish: 1, state: 'Succeeded' }, { fact: OBSERVE }, { fact: result('b', 'success') },
-  { finish: 2, state: 'Succeeded' }, { fact: OBSERVE }, { fact: result('c', 'success') },
+  { finish: 0, state: 'Succeeded' },
+  { fact: OBSERVE },
+  { fact: result('a', 'success') },
+  { finish: 1, state: 'Succeeded' },
+  { fact: OBSERVE },
+  { fact: result('b', 'success') },
+  { finish: 2, state: 'Succeeded' },
+  { fact: OBSERVE },
+  { fact: result('c', 'success') },
 ];
 const resultsLate: Step[] = [
   { fact: OBSERVE },
-  { finish: 0, state: 'Succeeded' }, { fact: OBSERVE },
-  { finish: 1, state: 'Succeeded' }, { fact: OBSERVE },
-  { finish: 2, state: 'Succeeded' }, { fact: OBSERVE },
-  { fact: result('c', 'success') }, { fact: result('a', 'success') }, { fact: result('b', 'success') },
+  { finish: 0, state: 'Succeeded' },
+  { fact: OBSERVE },
+  { finish: 1, state: 'Succeeded' },
+  { fact: OBSERVE },
+  { finish: 2, state: 'Succeeded' },
+  { fact: OBSERVE },
+  { fact: result('c', 'success') },
+  { fact: result('a', 'success') },
+  { fact: result('b', 'success') },
   { fact: result('a', 'success') },
 ];
 
@@ -58,7 +79,10 @@ describe('delivery order and repetition', () => {
 
   it('ends a clean run as the Go controller did', () => {
     expect(expected).toMatchObject({
-      phase: 'Succeeded', info: expect.stringMatching(/-final\.zip$/), jobs: [], notified: true,
+      phase: 'Succeeded',
+      info: expect.stringMatching(/-final\.zip$/),
+      jobs: [],
+      notified: true,
       modules: ['a:Succeeded:success', 'b:Succeeded:success', 'c:Succeeded:success'],
     });
     expect(expected.created).toHaveLength(3);
@@ -74,11 +98,19 @@ describe('delivery order and repetition', () => {
 
   it('a failure at step 2 keeps its Job and creates nothing after it, however often delivered', () => {
     const fail: Step[] = [
-      { fact: OBSERVE }, { finish: 0, state: 'Succeeded' }, { fact: OBSERVE },
-      { fact: result('b', 'fail') }, { finish: 1, state: 'Failed' }, { fact: OBSERVE },
+      { fact: OBSERVE },
+      { finish: 0, state: 'Succeeded' },
+      { fact: OBSERVE },
+      { fact: result('b', 'fail') },
+      { finish: 1, state: 'Failed' },
+      { fact: OBSERVE },
     ];
     const once = endState(play(fail));
-    expect(once).toMatchObject({ phase: 'Failed', info: 'Failed', modules: ['a:Succeeded:', 'b:Failed:fail', 'c:Pending:'] });
+    expect(once).toMatchObject({
+      phase: 'Failed',
+      info: 'Failed',
+      modules: ['a:Succeeded:', 'b:Failed:fail', 'c:Pending:'],
+    });
     expect(once.jobs).toHaveLength(1);
     expect(once.created).toHaveLength(2);
     expect(endState(play(fail.flatMap((s) => [s, s])))).toEqual(once);

@@ -33,7 +33,10 @@ function initialRecords(input: DecideInput): ModuleRecord[] {
   const { run, settings } = input;
   const names = (run.spec.cascademodules ?? []).map((m) => m.modulename);
   return names.map((name, step) => ({
-    step, name, jobName: jobName(settings.scenarioName, run.metadata.name, names, step), phase: 'Pending',
+    step,
+    name,
+    jobName: jobName(settings.scenarioName, run.metadata.name, names, step),
+    phase: 'Pending',
   }));
 }
 
@@ -46,7 +49,8 @@ function initialStatus(input: DecideInput, statusJson: string): CascadeRunStatus
   status.phase ??= 'Pending';
   status.startTime ??= now;
   if (status.modules?.length !== (run.spec.cascademodules ?? []).length) status.modules = initialRecords(input);
-  if (!status.conditions?.length) setSucceeded(status, { status: 'Unknown', reason: 'Pending', message: 'waiting for the first module' }, now);
+  if (!status.conditions?.length)
+    setSucceeded(status, { status: 'Unknown', reason: 'Pending', message: 'waiting for the first module' }, now);
   return status;
 }
 
@@ -61,13 +65,24 @@ export function newDraft(input: DecideInput, statusJson: string): Draft {
   const status = initialStatus(input, statusJson);
   const modules = run.spec.cascademodules ?? [];
   const ref: RunRef = {
-    name: run.metadata.name, uid: run.metadata.uid ?? '', iuid: run.spec.pid,
-    turlinfo: run.spec.turlinfo ?? '', modules,
+    name: run.metadata.name,
+    uid: run.metadata.uid ?? '',
+    iuid: run.spec.pid,
+    turlinfo: run.spec.turlinfo ?? '',
+    modules,
   };
   const records = status.modules ?? [];
   const { own, strays, ignored } = sortJobs(records, ref.name, input.jobs);
   return {
-    input: { ...input, jobs: own }, strays, ignored, run: ref, status, records, actions: [], transitions: [], verdict: 'observed',
+    input: { ...input, jobs: own },
+    strays,
+    ignored,
+    run: ref,
+    status,
+    records,
+    actions: [],
+    transitions: [],
+    verdict: 'observed',
   };
 }
 
@@ -104,7 +119,13 @@ export function completeStep(d: Draft, step: number, at: string | undefined): vo
   rec.phase = 'Succeeded';
   rec.completionTime = at ?? d.input.now;
   const durationSeconds = seconds(rec.startTime, rec.completionTime);
-  d.transitions.push({ kind: 'ModuleSucceeded', step, module: rec.name, message: `module ${rec.name} succeeded`, durationSeconds });
+  d.transitions.push({
+    kind: 'ModuleSucceeded',
+    step,
+    module: rec.name,
+    message: `module ${rec.name} succeeded`,
+    durationSeconds,
+  });
 }
 
 export function failStep(d: Draft, step: number, reason: ConditionReason, message: string): void {
@@ -114,7 +135,14 @@ export function failStep(d: Draft, step: number, reason: ConditionReason, messag
   rec.completionTime ??= now;
   rec.reason = reason;
   rec.message = message;
-  d.transitions.push({ kind: 'ModuleFailed', step, module: rec.name, reason, message, durationSeconds: seconds(rec.startTime, rec.completionTime) });
+  d.transitions.push({
+    kind: 'ModuleFailed',
+    step,
+    module: rec.name,
+    reason,
+    message,
+    durationSeconds: seconds(rec.startTime, rec.completionTime),
+  });
   failRun(d, reason, `module ${rec.name} (step ${step + 1}): ${message}`, step);
 }
 

@@ -21,7 +21,7 @@ describe('jobEventNeed: what a Job change event can move', () => {
     expect(jobEventNeed(change, job(ABC, 0, state))).toBe(need);
   });
 
-  it('a Job whose step the event does not tell: list the run\'s Jobs', () => {
+  it("a Job whose step the event does not tell: list the run's Jobs", () => {
     expect(jobEventNeed('update', undefined)).toBe('all-jobs');
   });
 
@@ -30,7 +30,7 @@ describe('jobEventNeed: what a Job change event can move', () => {
     expect(shownJob('update', job(ABC, 0, 'Succeeded')).gone).toBeUndefined();
   });
 
-  it('one key per final observation: a finished Job\'s update and delete share it, a Job gone unfinished has its own', () => {
+  it("one key per final observation: a finished Job's update and delete share it, a Job gone unfinished has its own", () => {
     const done = job(ABC, 0, 'Succeeded', { uid: 'u1' });
     expect(finalObservationKey(done)).toBe(finalObservationKey(shownJob('delete', done)));
     expect(finalObservationKey(shownJob('delete', job(ABC, 0, 'Active', { uid: 'u1' })))).toBe('u1/Active/gone');
@@ -41,14 +41,20 @@ describe('jobEventNeed: what a Job change event can move', () => {
 function status(step: number): CascadeRunStatus {
   const s = structuredClone(decide(input(run(ABC), [])).status);
   for (const rec of s.modules ?? []) {
-    if (rec.step < step) Object.assign(rec, { phase: 'Succeeded', startTime: '2026-11-29T11:00:00Z', completionTime: '2026-11-29T11:00:00Z' });
+    if (rec.step < step)
+      Object.assign(rec, {
+        phase: 'Succeeded',
+        startTime: '2026-11-29T11:00:00Z',
+        completionTime: '2026-11-29T11:00:00Z',
+      });
     if (rec.step === step) Object.assign(rec, { phase: 'Running', startTime: '2026-11-29T11:00:00Z' });
   }
   return { ...s, currentStep: step };
 }
 
 describe('decide with partialJobs: a Job not shown is unknown, not gone', () => {
-  const partial = (st: CascadeRunStatus, shown: ReturnType<typeof job>[]) => decide({ ...input(run(ABC, st), shown), partialJobs: true });
+  const partial = (st: CascadeRunStatus, shown: ReturnType<typeof job>[]) =>
+    decide({ ...input(run(ABC, st), shown), partialJobs: true });
 
   it('the shown Job completing starts the next step (its Job created, or adopted if it exists) and deletes the shown one', () => {
     const d = partial(status(0), [job(ABC, 0, 'Succeeded')]);
@@ -87,7 +93,7 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
     expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1']);
   });
 
-  it('a success result with no Job shown: the next Job is created and the step\'s Job deleted by name', () => {
+  it("a success result with no Job shown: the next Job is created and the step's Job deleted by name", () => {
     const d = decide({ ...input(run(ABC, status(0)), [], result('a', 'success')), partialJobs: true });
     expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1', 'DeleteJob:0']);
     expect(d.actions.find((a) => a.type === 'DeleteJob')).toMatchObject({ name: job(ABC, 0, 'Active').name });
@@ -95,7 +101,9 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
 
   it('a result for a step not recorded started, with no Job shown, is not-started (the caller lists then)', () => {
     const st = status(0);
-    expect(decide({ ...input(run(ABC, st), [], result('b', 'success')), partialJobs: true }).verdict).toBe('not-started');
+    expect(decide({ ...input(run(ABC, st), [], result('b', 'success')), partialJobs: true }).verdict).toBe(
+      'not-started',
+    );
   });
 
   it('a shown Job of a later step still proves the earlier steps done', () => {

@@ -23,15 +23,23 @@ const records = (status: CascadeRunStatus): ModuleRecord[] => status.modules ?? 
 describe('sortJobs', () => {
   const status = running(1, 'uid-b');
   it.each<[string, ObservedJob, string]>([
-    ['the step\'s Job by name and recorded uid', job(ABC, 1, 'Succeeded', { uid: 'uid-b' }), 'own'],
-    ['a made-up name with the run\'s labels', job(ABC, 1, 'Succeeded', { name: 'forged', uid: 'uid-x' }), 'unknown-name'],
-    ['another step\'s name for this step', job(ABC, 1, 'Succeeded', { name: job(ABC, 2, 'Active').name }), 'unknown-name'],
-    ['another run\'s Job', job(ABC, 1, 'Succeeded', { run: 'other-run', uid: 'uid-b' }), 'unknown-name'],
+    ["the step's Job by name and recorded uid", job(ABC, 1, 'Succeeded', { uid: 'uid-b' }), 'own'],
+    [
+      "a made-up name with the run's labels",
+      job(ABC, 1, 'Succeeded', { name: 'forged', uid: 'uid-x' }),
+      'unknown-name',
+    ],
+    [
+      "another step's name for this step",
+      job(ABC, 1, 'Succeeded', { name: job(ABC, 2, 'Active').name }),
+      'unknown-name',
+    ],
+    ["another run's Job", job(ABC, 1, 'Succeeded', { run: 'other-run', uid: 'uid-b' }), 'unknown-name'],
     ['a step the run does not have', job(ABC, 7, 'Succeeded'), 'unknown-name'],
     ['an attempt the step never had', job(ABC, 1, 'Succeeded', { attempt: 2, uid: 'uid-b' }), 'unknown-name'],
     ['the right name with another uid', job(ABC, 1, 'Succeeded', { uid: 'uid-other' }), 'other-uid'],
     ['the right name with no uid: the API server\'s "gone"', job(ABC, 1, 'Active', { gone: true }), 'own'],
-    ['an earlier step\'s Job, its uid not recorded', job(ABC, 0, 'Succeeded', { uid: 'uid-a' }), 'own'],
+    ["an earlier step's Job, its uid not recorded", job(ABC, 0, 'Succeeded', { uid: 'uid-a' }), 'own'],
   ])('%s: %s', (_, observed, expected) => {
     const sorted = sortJobs(records(status), RUN, [observed]);
     const got = sorted.own.length === 1 ? 'own' : sorted.ignored[0]?.reason;
@@ -39,19 +47,27 @@ describe('sortJobs', () => {
     expect(sorted.strays).toEqual(expected === 'other-uid' ? [observed] : []);
   });
 
-  it('takes an earlier attempt\'s Job by the name archived for that attempt', () => {
+  it("takes an earlier attempt's Job by the name archived for that attempt", () => {
     const status = running(1);
     const rec = records(status)[1]!;
     const first = rec.jobName;
-    Object.assign(rec, { attempt: 2, jobName: `${first}-a2`, attempts: [{ attempt: 1, jobName: first, phase: 'Failed', trigger: 'Initial' }] });
+    Object.assign(rec, {
+      attempt: 2,
+      jobName: `${first}-a2`,
+      attempts: [{ attempt: 1, jobName: first, phase: 'Failed', trigger: 'Initial' }],
+    });
     expect(sortJobs(records(status), RUN, [job(ABC, 1, 'Failed', { attempt: 1 })]).own).toHaveLength(1);
-    expect(sortJobs(records(status), RUN, [job(ABC, 1, 'Active', { attempt: 2, name: `${first}-a2` })]).own).toHaveLength(1);
-    expect(sortJobs(records(status), RUN, [job(ABC, 1, 'Active', { attempt: 2 })]).ignored[0]?.reason).toBe('unknown-name');
+    expect(
+      sortJobs(records(status), RUN, [job(ABC, 1, 'Active', { attempt: 2, name: `${first}-a2` })]).own,
+    ).toHaveLength(1);
+    expect(sortJobs(records(status), RUN, [job(ABC, 1, 'Active', { attempt: 2 })]).ignored[0]?.reason).toBe(
+      'unknown-name',
+    );
   });
 });
 
-describe('decide with Jobs that are not the run\'s own', () => {
-  it('a finished Job with the run\'s labels and a made-up name moves nothing and is not deleted', () => {
+describe("decide with Jobs that are not the run's own", () => {
+  it("a finished Job with the run's labels and a made-up name moves nothing and is not deleted", () => {
     const forged = job(ABC, 0, 'Succeeded', { name: 'forged-a', uid: 'uid-forged' });
     const d = decide({ ...input(run(ABC, running(0, 'uid-a')), [forged]), partialJobs: true });
     expect(d.changed).toBe(false);
@@ -59,7 +75,7 @@ describe('decide with Jobs that are not the run\'s own', () => {
     expect(d.ignoredJobs).toEqual([{ name: 'forged-a', step: 0, reason: 'unknown-name' }]);
   });
 
-  it('the step\'s name with another uid than recorded moves nothing, and cleanup removes it', () => {
+  it("the step's name with another uid than recorded moves nothing, and cleanup removes it", () => {
     const other = job(ABC, 0, 'Succeeded', { uid: 'uid-later' });
     const d = decide({ ...input(run(ABC, running(0, 'uid-a')), [other]), partialJobs: true });
     expect(d.status.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending', 'Pending']);
@@ -67,7 +83,7 @@ describe('decide with Jobs that are not the run\'s own', () => {
     expect(d.ignoredJobs).toEqual([{ name: other.name, step: 0, reason: 'other-uid' }]);
   });
 
-  it('the step\'s Job with the recorded uid moves the run', () => {
+  it("the step's Job with the recorded uid moves the run", () => {
     const own = job(ABC, 0, 'Succeeded', { uid: 'uid-a' });
     const d = decide({ ...input(run(ABC, running(0, 'uid-a')), [own]), partialJobs: true });
     expect(d.status.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running', 'Pending']);
@@ -82,8 +98,8 @@ describe('decide with Jobs that are not the run\'s own', () => {
   });
 });
 
-describe('the uid of a step\'s Job', () => {
-  it('is recorded when the step\'s Job is seen and none was recorded', () => {
+describe("the uid of a step's Job", () => {
+  it("is recorded when the step's Job is seen and none was recorded", () => {
     const d = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active', { uid: 'uid-a' })]));
     expect(d.status.modules?.[0]?.jobUid).toBe('uid-a');
   });
@@ -98,9 +114,12 @@ describe('the uid of a step\'s Job', () => {
     expect(rec?.jobUid).toBeUndefined();
   });
 
-  it('recordJobUids writes each created Job\'s uid into its step\'s record', () => {
+  it("recordJobUids writes each created Job's uid into its step's record", () => {
     const status = running(0);
-    recordJobUids(status.modules, [{ step: 0, uid: 'uid-new' }, { step: 1, uid: undefined }]);
+    recordJobUids(status.modules, [
+      { step: 0, uid: 'uid-new' },
+      { step: 1, uid: undefined },
+    ]);
     expect(status.modules?.map((m) => m.jobUid)).toEqual(['uid-new', undefined, undefined]);
   });
 });

@@ -2,10 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { buildJob, moduleEnv, type JobSettings, type RunRef } from './job-manifest.ts';
 import { module } from './testing/fixtures.ts';
 
-const settings: JobSettings = { namespace: 'ns1', scenarioName: 'cascadeautooperator-ip', outMinioAddress: 'http://minio:9000/output/' };
+const settings: JobSettings = {
+  namespace: 'ns1',
+  scenarioName: 'cascadeautooperator-ip',
+  outMinioAddress: 'http://minio:9000/output/',
+};
 const iuid = '33e65374-ee8e-4da6-a2e7-71a9cc39d222';
 const ref: RunRef = {
-  name: 'cascadeautooperator-ip-33e65', uid: 'u-1', iuid, turlinfo: 's3://bucket/in.tgz',
+  name: 'cascadeautooperator-ip-33e65',
+  uid: 'u-1',
+  iuid,
+  turlinfo: 's3://bucket/in.tgz',
   modules: [
     module('grayscale', { foo: 'bar', spamm: 'eggs' }),
     module('binarization', { thresh: '128', s3path: 'ignored', SCENARIONAME: 'ignored', NAMESPACE: 'ignored' }),
@@ -17,18 +24,38 @@ const ref: RunRef = {
 function plain(step: number): Record<string, string | undefined> {
   const env = moduleEnv(settings, ref, step);
   const names = env.map((e) => e.name);
-  expect(names.filter((n, i) => names.indexOf(n) !== i), `names set twice at step ${step}`).toEqual([]);
+  expect(
+    names.filter((n, i) => names.indexOf(n) !== i),
+    `names set twice at step ${step}`,
+  ).toEqual([]);
   return Object.fromEntries(env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
 }
 
 describe('the pod environment of each step, as the Go controller set it', () => {
   it.each([
     [0, { foo: 'bar', spamm: 'eggs', s3path: 's3://bucket/in.tgz', SCENARIONAME: 'cascadeautooperator-ip' }],
-    [1, { thresh: '128', s3path: `http://minio:9000/output/cascadeautooperator-ip/${iuid}/${iuid}-stage-1.zip`, SCENARIONAME: 'cascadeautooperator-ip' }],
-    [2, { s3path: `http://minio:9000/output/cascadeautooperator-ip/${iuid}/${iuid}-stage-2.zip`, finalstage: 'true', SCENARIONAME: 'cascadeautooperator-ip' }],
+    [
+      1,
+      {
+        thresh: '128',
+        s3path: `http://minio:9000/output/cascadeautooperator-ip/${iuid}/${iuid}-stage-1.zip`,
+        SCENARIONAME: 'cascadeautooperator-ip',
+      },
+    ],
+    [
+      2,
+      {
+        s3path: `http://minio:9000/output/cascadeautooperator-ip/${iuid}/${iuid}-stage-2.zip`,
+        finalstage: 'true',
+        SCENARIONAME: 'cascadeautooperator-ip',
+      },
+    ],
   ])('step %i', (step, expected) => {
     expect(plain(step)).toEqual(expected);
-    expect(moduleEnv(settings, ref, step)).toContainEqual({ name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
+    expect(moduleEnv(settings, ref, step)).toContainEqual({
+      name: 'NAMESPACE',
+      valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
+    });
   });
 
   it('drops a configuration key that repeats a computed name, keeping the computed value once', () => {
@@ -47,25 +74,42 @@ describe('buildJob', () => {
   it('names and labels the Job as the Go controller did, tied to its run and step', () => {
     expect(job.metadata?.name).toBe('cascadeautooperator-ip-binarization-33e65');
     expect(job.metadata?.labels).toEqual({
-      app: 'Cascade', modulename: 'binarization-33e65',
-      'cascade.cascade.net/run': ref.name, 'cascade.cascade.net/step': '1', 'cascade.cascade.net/module': 'binarization',
+      app: 'Cascade',
+      modulename: 'binarization-33e65',
+      'cascade.cascade.net/run': ref.name,
+      'cascade.cascade.net/step': '1',
+      'cascade.cascade.net/module': 'binarization',
       'cascade.cascade.net/attempt': '1',
     });
-    expect(job.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'CascadeRun', name: ref.name, uid: 'u-1', controller: true })]);
+    expect(job.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'CascadeRun', name: ref.name, uid: 'u-1', controller: true }),
+    ]);
   });
 
   it('names a later attempt <Job name>-a<n> and labels it with its attempt', () => {
     const retried = buildJob(settings, ref, 1, 3);
     expect(retried.metadata?.name).toBe('cascadeautooperator-ip-binarization-33e65-a3');
-    expect(retried.metadata?.labels).toMatchObject({ 'cascade.cascade.net/step': '1', 'cascade.cascade.net/attempt': '3' });
+    expect(retried.metadata?.labels).toMatchObject({
+      'cascade.cascade.net/step': '1',
+      'cascade.cascade.net/attempt': '3',
+    });
     const long = buildJob(settings, { ...ref, modules: [module('m'.repeat(60))] }, 0, 2);
     expect(long.metadata?.name).toMatch(/^[a-z0-9-]{1,63}$/);
-    expect(long.metadata?.name).not.toBe(buildJob(settings, { ...ref, modules: [module('m'.repeat(60))] }, 0).metadata?.name);
+    expect(long.metadata?.name).not.toBe(
+      buildJob(settings, { ...ref, modules: [module('m'.repeat(60))] }, 0).metadata?.name,
+    );
   });
 
   it('copies the module Job fields and keeps the template, env on the first container only', () => {
     const m = { ...module('x'), activeDeadlineSeconds: 30, ttlSecondsAfterFinished: 5, backoffLimit: 2 };
-    m.template = { spec: { containers: [{ name: 'x', image: 'i', env: [{ name: 'KEEP', value: '1' }] }, { name: 'side', image: 's' }] } };
+    m.template = {
+      spec: {
+        containers: [
+          { name: 'x', image: 'i', env: [{ name: 'KEEP', value: '1' }] },
+          { name: 'side', image: 's' },
+        ],
+      },
+    };
     const j = buildJob(settings, { ...ref, modules: [m] }, 0);
     expect(j.spec).toMatchObject({ activeDeadlineSeconds: 30, ttlSecondsAfterFinished: 5, backoffLimit: 2 });
     const [first, side] = j.spec?.template.spec?.containers ?? [];
@@ -83,10 +127,26 @@ describe('buildJob', () => {
 describe('the computed names are reserved on every step', () => {
   const claims = { keep: 'me', s3path: 'mine', finalstage: 'true', NAMESPACE: 'elsewhere', SCENARIONAME: 'other' };
   const withTemplateEnv = (m: ReturnType<typeof module>) => {
-    m.template = { spec: { containers: [{ name: m.modulename, image: 'i', env: [{ name: 'finalstage', value: 'true' }, { name: 'TPL', value: '1' }] }] } };
+    m.template = {
+      spec: {
+        containers: [
+          {
+            name: m.modulename,
+            image: 'i',
+            env: [
+              { name: 'finalstage', value: 'true' },
+              { name: 'TPL', value: '1' },
+            ],
+          },
+        ],
+      },
+    };
     return m;
   };
-  const run: RunRef = { ...ref, modules: [withTemplateEnv(module('first', claims)), withTemplateEnv(module('last', claims))] };
+  const run: RunRef = {
+    ...ref,
+    modules: [withTemplateEnv(module('first', claims)), withTemplateEnv(module('last', claims))],
+  };
   const env = (step: number) => buildJob(settings, run, step).spec?.template.spec?.containers[0]?.env ?? [];
 
   it('a module before the last cannot claim to be final: its configuration and template lose finalstage', () => {

@@ -5,8 +5,17 @@ import type { V1EnvVar, V1Job, V1PodTemplateSpec } from '@kubernetes/client-node
 import type { CascadeModule } from '../api/scenario.ts';
 import { API_VERSION, CASCADE_RUN_KIND } from '../api/group.ts';
 import {
-  LABEL_APP, LABEL_APP_VALUE, LABEL_ATTEMPT, LABEL_GO_MODULE, LABEL_MODULE, LABEL_RUN, LABEL_STEP,
-  attemptJobName, iuidPrefix, jobName, toLabelValue,
+  LABEL_APP,
+  LABEL_APP_VALUE,
+  LABEL_ATTEMPT,
+  LABEL_GO_MODULE,
+  LABEL_MODULE,
+  LABEL_RUN,
+  LABEL_STEP,
+  attemptJobName,
+  iuidPrefix,
+  jobName,
+  toLabelValue,
 } from '../names.ts';
 
 export interface RunRef {
@@ -76,7 +85,10 @@ function podTemplate(template: unknown, env: V1EnvVar[], labels: Record<string, 
     const keep = (first.env ?? []).filter((e) => !RESERVED.has(e.name) && !env.some((n) => n.name === e.name));
     first.env = [...keep, ...env];
   }
-  copy.metadata = { ...copy.metadata, labels: { ...copy.metadata?.labels, [LABEL_RUN]: labels[LABEL_RUN]!, [LABEL_STEP]: labels[LABEL_STEP]! } };
+  copy.metadata = {
+    ...copy.metadata,
+    labels: { ...copy.metadata?.labels, [LABEL_RUN]: labels[LABEL_RUN]!, [LABEL_STEP]: labels[LABEL_STEP]! },
+  };
   return copy;
 }
 
@@ -85,7 +97,15 @@ export function buildJob(settings: JobSettings, run: RunRef, step: number, attem
   const module = run.modules[step];
   if (!module) throw new RangeError(`step ${step} is outside the scenario of ${run.name}`);
   const labels = jobLabels(run, step, attempt);
-  const name = attemptJobName(jobName(settings.scenarioName, run.name, run.modules.map((m) => m.modulename), step), attempt);
+  const name = attemptJobName(
+    jobName(
+      settings.scenarioName,
+      run.name,
+      run.modules.map((m) => m.modulename),
+      step,
+    ),
+    attempt,
+  );
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -93,10 +113,16 @@ export function buildJob(settings: JobSettings, run: RunRef, step: number, attem
       name,
       namespace: settings.namespace,
       labels,
-      ownerReferences: [{
-        apiVersion: API_VERSION, kind: CASCADE_RUN_KIND, name: run.name, uid: run.uid,
-        controller: true, blockOwnerDeletion: true,
-      }],
+      ownerReferences: [
+        {
+          apiVersion: API_VERSION,
+          kind: CASCADE_RUN_KIND,
+          name: run.name,
+          uid: run.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       backoffLimit: module.backoffLimit,

@@ -25,18 +25,24 @@ type Time = Date | string | undefined;
 
 /** What observeJob reads of a Job: a V1Job, or an ApiServerSource event's data as events.ts checked it. */
 export interface JobObject {
-  metadata?: {
-    name?: string | undefined;
-    uid?: string | undefined;
-    labels?: Record<string, string | undefined> | undefined;
-    creationTimestamp?: Time;
-    deletionTimestamp?: Time;
-  } | undefined;
-  status?: {
-    conditions?: ReadonlyArray<{ type: string; status: string; reason?: string | undefined; message?: string | undefined }> | undefined;
-    startTime?: Time;
-    completionTime?: Time;
-  } | undefined;
+  metadata?:
+    | {
+        name?: string | undefined;
+        uid?: string | undefined;
+        labels?: Record<string, string | undefined> | undefined;
+        creationTimestamp?: Time;
+        deletionTimestamp?: Time;
+      }
+    | undefined;
+  status?:
+    | {
+        conditions?:
+          | ReadonlyArray<{ type: string; status: string; reason?: string | undefined; message?: string | undefined }>
+          | undefined;
+        startTime?: Time;
+        completionTime?: Time;
+      }
+    | undefined;
 }
 
 function isTrue(job: JobObject, type: string): { reason?: string; message?: string } | undefined {
@@ -55,7 +61,8 @@ function identity(job: JobObject): { name: string; run: string; step: number; at
   const attempt = Number(labels[LABEL_ATTEMPT] ?? '1');
   const run = labels[LABEL_RUN];
   const name = job.metadata?.name;
-  if (!name || !run || !Number.isInteger(step) || step < 0 || !Number.isInteger(attempt) || attempt < 1) return undefined;
+  if (!name || !run || !Number.isInteger(step) || step < 0 || !Number.isInteger(attempt) || attempt < 1)
+    return undefined;
   return { name, run, step, attempt };
 }
 
@@ -77,7 +84,11 @@ export function observeJob(job: JobObject): ObservedJob | undefined {
   if (!id) return undefined;
   const { state, why } = outcome(job);
   return {
-    ...id, uid: job.metadata?.uid, state, reason: why.reason, message: why.message,
+    ...id,
+    uid: job.metadata?.uid,
+    state,
+    reason: why.reason,
+    message: why.message,
     startTime: iso(job.status?.startTime ?? job.metadata?.creationTimestamp),
     completionTime: iso(job.status?.completionTime),
     deleting: Boolean(job.metadata?.deletionTimestamp),

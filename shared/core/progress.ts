@@ -34,7 +34,12 @@ function start(d: Draft, rec: ModuleRecord, job: ObservedJob | undefined, startN
     failStep(d, rec.step, 'JobCreationFailed', `the API server refused the Job: ${refused.message}`);
     return false;
   }
-  if (!job) d.actions.push({ type: 'CreateJob', step: rec.step, job: buildJob(d.input.settings, d.run, rec.step, attemptOf(rec)) });
+  if (!job)
+    d.actions.push({
+      type: 'CreateJob',
+      step: rec.step,
+      job: buildJob(d.input.settings, d.run, rec.step, attemptOf(rec)),
+    });
   markRunning(d, rec.step, job?.startTime ?? d.input.now);
   delete rec.retryAt;
   return true;
@@ -79,7 +84,12 @@ function advanceOnce(d: Draft, startNext: boolean): boolean {
   if (rec.phase === 'Pending' && !start(d, rec, job, startNext)) return false;
   if (!job) return noJob(d, rec, vanished);
   if (job.state === 'Failed') {
-    return attemptFailed(d, rec, jobFailureReason(job.reason), job.message ?? `Job ${job.name} failed (${job.reason ?? 'no reason'})`);
+    return attemptFailed(
+      d,
+      rec,
+      jobFailureReason(job.reason),
+      job.message ?? `Job ${job.name} failed (${job.reason ?? 'no reason'})`,
+    );
   }
   if (job.state !== 'Succeeded') return false;
   completeStep(d, rec.step, job.completionTime);

@@ -10,30 +10,94 @@ function play(status: S, limit: number, ...changes: CounterChange[]): S {
   return changes.reduce<S>((s, c) => applyCounter(s, c, limit) ?? s, status);
 }
 const start = (run: string): CounterChange => ({ kind: 'started', run });
-const end = (run: string, phase: 'Succeeded' | 'Failed' = 'Succeeded'): CounterChange => ({ kind: 'ended', run, phase });
+const end = (run: string, phase: 'Succeeded' | 'Failed' = 'Succeeded'): CounterChange => ({
+  kind: 'ended',
+  run,
+  phase,
+});
 const gone = (run: string): CounterChange => ({ kind: 'gone', run });
-const view = (s: S) => ({ active: s?.active ?? 0, queued: s?.queued ?? 0, holders: s?.holders ?? [], queue: s?.queue ?? [] });
+const view = (s: S) => ({
+  active: s?.active ?? 0,
+  queued: s?.queued ?? 0,
+  holders: s?.holders ?? [],
+  queue: s?.queue ?? [],
+});
 
 describe('the concurrency limit: admission in the counter write', () => {
   it.each<[string, number, CounterChange[], ReturnType<typeof view>]>([
     ['under the limit a start takes a slot', 2, [start('a')], { active: 1, queued: 0, holders: ['a'], queue: [] }],
-    ['at the limit a start is queued', 1, [start('a'), start('b')], { active: 1, queued: 1, holders: ['a'], queue: ['b'] }],
-    ['an end hands its slot to the oldest queued run', 1, [start('a'), start('b'), start('c'), end('a')],
-      { active: 1, queued: 1, holders: ['b'], queue: ['c'] }],
-    ['a failure hands its slot on as well', 1, [start('a'), start('b'), end('a', 'Failed')], { active: 1, queued: 0, holders: ['b'], queue: [] }],
-    ['a queued run that ends (cancelled) leaves the queue, not active', 1, [start('a'), start('b'), start('c'), end('b', 'Failed')],
-      { active: 1, queued: 1, holders: ['a'], queue: ['c'] }],
-    ['a start after a free slot appeared does not jump the queue', 1, [start('a'), start('b'), end('a'), start('c')],
-      { active: 1, queued: 1, holders: ['b'], queue: ['c'] }],
-    ['a start delivered twice is admitted once', 1, [start('a'), start('b'), start('b'), start('a')],
-      { active: 1, queued: 1, holders: ['a'], queue: ['b'] }],
-    ['an end delivered twice frees one slot', 1, [start('a'), start('b'), start('c'), end('a'), end('a')],
-      { active: 1, queued: 1, holders: ['b'], queue: ['c'] }],
-    ['a run gone in flight frees its slot', 1, [start('a'), start('b'), gone('a')], { active: 1, queued: 0, holders: ['b'], queue: [] }],
-    ['a queued run gone leaves the queue', 1, [start('a'), start('b'), start('c'), gone('b')], { active: 1, queued: 1, holders: ['a'], queue: ['c'] }],
-    ['a run gone twice, or never held, changes nothing', 1, [start('a'), gone('x'), gone('a'), gone('a')], { active: 0, queued: 0, holders: [], queue: [] }],
-    ['a start counted after its end takes no slot', 1, [end('a'), start('a')], { active: 0, queued: 0, holders: [], queue: [] }],
-    ['without a limit no list is kept', Infinity, [start('a'), start('b'), end('a')], { active: 1, queued: 0, holders: [], queue: [] }],
+    [
+      'at the limit a start is queued',
+      1,
+      [start('a'), start('b')],
+      { active: 1, queued: 1, holders: ['a'], queue: ['b'] },
+    ],
+    [
+      'an end hands its slot to the oldest queued run',
+      1,
+      [start('a'), start('b'), start('c'), end('a')],
+      { active: 1, queued: 1, holders: ['b'], queue: ['c'] },
+    ],
+    [
+      'a failure hands its slot on as well',
+      1,
+      [start('a'), start('b'), end('a', 'Failed')],
+      { active: 1, queued: 0, holders: ['b'], queue: [] },
+    ],
+    [
+      'a queued run that ends (cancelled) leaves the queue, not active',
+      1,
+      [start('a'), start('b'), start('c'), end('b', 'Failed')],
+      { active: 1, queued: 1, holders: ['a'], queue: ['c'] },
+    ],
+    [
+      'a start after a free slot appeared does not jump the queue',
+      1,
+      [start('a'), start('b'), end('a'), start('c')],
+      { active: 1, queued: 1, holders: ['b'], queue: ['c'] },
+    ],
+    [
+      'a start delivered twice is admitted once',
+      1,
+      [start('a'), start('b'), start('b'), start('a')],
+      { active: 1, queued: 1, holders: ['a'], queue: ['b'] },
+    ],
+    [
+      'an end delivered twice frees one slot',
+      1,
+      [start('a'), start('b'), start('c'), end('a'), end('a')],
+      { active: 1, queued: 1, holders: ['b'], queue: ['c'] },
+    ],
+    [
+      'a run gone in flight frees its slot',
+      1,
+      [start('a'), start('b'), gone('a')],
+      { active: 1, queued: 0, holders: ['b'], queue: [] },
+    ],
+    [
+      'a queued run gone leaves the queue',
+      1,
+      [start('a'), start('b'), start('c'), gone('b')],
+      { active: 1, queued: 1, holders: ['a'], queue: ['c'] },
+    ],
+    [
+      'a run gone twice, or never held, changes nothing',
+      1,
+      [start('a'), gone('x'), gone('a'), gone('a')],
+      { active: 0, queued: 0, holders: [], queue: [] },
+    ],
+    [
+      'a start counted after its end takes no slot',
+      1,
+      [end('a'), start('a')],
+      { active: 0, queued: 0, holders: [], queue: [] },
+    ],
+    [
+      'without a limit no list is kept',
+      Infinity,
+      [start('a'), start('b'), end('a')],
+      { active: 1, queued: 0, holders: [], queue: [] },
+    ],
   ])('%s', (_name, limit, changes, expected) => {
     expect(view(play(undefined, limit, ...changes))).toEqual(expected);
   });
@@ -65,7 +129,12 @@ describe('the concurrency limit: admission in the counter write', () => {
 
   it('a limit raised lets as many queued runs in at the next change; removed, all of them', () => {
     const at1 = play(undefined, 1, start('a'), start('b'), start('c'), start('d'));
-    expect(view(play(at1, 3, start('e')))).toEqual({ active: 3, queued: 2, holders: ['a', 'b', 'c'], queue: ['d', 'e'] });
+    expect(view(play(at1, 3, start('e')))).toEqual({
+      active: 3,
+      queued: 2,
+      holders: ['a', 'b', 'c'],
+      queue: ['d', 'e'],
+    });
     expect(view(play(at1, Infinity, end('a')))).toMatchObject({ active: 3, queued: 0, queue: [] });
   });
 
@@ -84,7 +153,13 @@ describe('the concurrency limit: admission in the counter write', () => {
     expect(promotedRuns(undefined, { queue: ['a'] }, [])).toEqual([]);
   });
 
-  it.each([[undefined, Infinity], [0, Infinity], [2.5, Infinity], [-1, Infinity], [5, 5]])('limitOf(%s) = %s', (raw, limit) => {
+  it.each([
+    [undefined, Infinity],
+    [0, Infinity],
+    [2.5, Infinity],
+    [-1, Infinity],
+    [5, 5],
+  ])('limitOf(%s) = %s', (raw, limit) => {
     expect(limitOf(raw)).toBe(limit);
   });
 });

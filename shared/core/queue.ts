@@ -13,7 +13,9 @@ type Lists = Pick<CascadeAutoOperatorStatus, 'active' | 'queued' | 'holders' | '
 
 /** Unset, or not a positive integer: no limit. */
 export function limitOf(maxConcurrentRuns: number | undefined): number {
-  return maxConcurrentRuns !== undefined && Number.isInteger(maxConcurrentRuns) && maxConcurrentRuns > 0 ? maxConcurrentRuns : Infinity;
+  return maxConcurrentRuns !== undefined && Number.isInteger(maxConcurrentRuns) && maxConcurrentRuns > 0
+    ? maxConcurrentRuns
+    : Infinity;
 }
 
 export function admissionOf(status: CascadeAutoOperatorStatus | undefined, run: string): Admission {
@@ -48,7 +50,8 @@ export function admit<S extends Lists>(s: S, run: string, limit: number): S {
   const queue = s.queue ?? [];
   if (holders.includes(run) || queue.includes(run)) return s;
   if (limit === Infinity && queue.length === 0) return { ...s, active: (s.active ?? 0) + 1 };
-  if (queue.length === 0 && holders.length < limit) return { ...s, holders: [...holders, run], active: (s.active ?? 0) + 1 };
+  if (queue.length === 0 && holders.length < limit)
+    return { ...s, holders: [...holders, run], active: (s.active ?? 0) + 1 };
   return withQueued(promote({ ...s, queue: [...queue, run] }, limit));
 }
 
@@ -60,7 +63,8 @@ export function admit<S extends Lists>(s: S, run: string, limit: number): S {
 export function release<S extends Lists>(s: S, run: string, limit: number, wasActive: boolean): S {
   let next = s;
   if (s.queue?.includes(run)) next = { ...s, queue: s.queue.filter((r) => r !== run) };
-  else if (s.holders?.includes(run)) next = { ...s, holders: s.holders.filter((r) => r !== run), active: Math.max(0, (s.active ?? 0) - 1) };
+  else if (s.holders?.includes(run))
+    next = { ...s, holders: s.holders.filter((r) => r !== run), active: Math.max(0, (s.active ?? 0) - 1) };
   else if (wasActive) next = { ...s, active: Math.max(0, (s.active ?? 0) - 1) };
   return withQueued(promote(next, limit));
 }

@@ -17,7 +17,11 @@ export function holdQueued(d: Draft): boolean {
     if (before === 'Queued') {
       d.status.phase = 'Pending';
       d.status.startTime = d.input.now;
-      setSucceeded(d.status, { status: 'Unknown', reason: 'Pending', message: 'a slot is free: waiting for the first module' }, d.input.now);
+      setSucceeded(
+        d.status,
+        { status: 'Unknown', reason: 'Pending', message: 'a slot is free: waiting for the first module' },
+        d.input.now,
+      );
     }
     return false;
   }

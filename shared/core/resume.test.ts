@@ -20,7 +20,9 @@ function failedAt1(): CascadeRunStatus {
     if (rec.step === 0) Object.assign(rec, { phase: 'Succeeded', startTime: T0, completionTime: T0 });
     if (rec.step === 1) Object.assign(rec, { phase: 'Running', startTime: T0 });
   }
-  const failed = decide(input(run(ABC, { ...status, phase: 'Running', startTime: T0 }), [failedB], { kind: 'Observe' }, T0)).status;
+  const failed = decide(
+    input(run(ABC, { ...status, phase: 'Running', startTime: T0 }), [failedB], { kind: 'Observe' }, T0),
+  ).status;
   return { ...failed, counted: true, notified: true };
 }
 
@@ -31,31 +33,56 @@ describe('resume: a failed run goes on from its failed step', () => {
     const d = decide(input(run(ABC, failedAt1()), [failedB], resume('ce-1')));
     expect(d.verdict).toBe('resumed');
     expect(d.status).toMatchObject({
-      phase: 'Running', resumes: 1, resumedFrom: 'Failed', resumedAt: NOW, resumeRequests: ['ce-1'], counted: false, notified: false,
+      phase: 'Running',
+      resumes: 1,
+      resumedFrom: 'Failed',
+      resumedAt: NOW,
+      resumeRequests: ['ce-1'],
+      counted: false,
+      notified: false,
     });
     expect(d.status.completionTime).toBeUndefined();
     expect(d.status.info).toBeUndefined();
     expect(reasonOf(d)).toBe('Running');
     expect(d.status.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running', 'Pending']);
     expect(d.status.modules?.[1]).toMatchObject({
-      attempt: 2, trigger: 'Resume', jobName: 'cao-b-33e65-a2',
+      attempt: 2,
+      trigger: 'Resume',
+      jobName: 'cao-b-33e65-a2',
       attempts: [{ attempt: 1, phase: 'Failed', reason: 'ModuleFailed', trigger: 'Initial', jobName: 'cao-b-33e65' }],
     });
     const creates = d.actions.filter((a) => a.type === 'CreateJob');
     expect(creates.map((a) => a.step)).toEqual([1]);
     const env = creates[0]!.job.spec?.template.spec?.containers[0]?.env;
-    expect(env).toContainEqual({ name: 's3path', value: `${SETTINGS.outMinioAddress}${SETTINGS.scenarioName}/${run(ABC).spec.pid}/${run(ABC).spec.pid}-stage-1.zip` });
+    expect(env).toContainEqual({
+      name: 's3path',
+      value: `${SETTINGS.outMinioAddress}${SETTINGS.scenarioName}/${run(ABC).spec.pid}/${run(ABC).spec.pid}-stage-1.zip`,
+    });
     expect(d.actions.map((a) => a.type)).toEqual(['CreateJob', 'DeleteJob', 'CountResume']);
     expect(d.transitions.map((t) => t.kind)).toEqual(['RunResumed', 'ModuleStarted']);
   });
 
   it('the same request again, or late, changes nothing: duplicate', () => {
     const resumed = decide(input(run(ABC, failedAt1()), [failedB], resume('ce-1'))).status;
-    const again = decide(input(run(ABC, resumed), [job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })], resume('ce-1'), later(1)));
+    const again = decide(
+      input(
+        run(ABC, resumed),
+        [job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })],
+        resume('ce-1'),
+        later(1),
+      ),
+    );
     expect(again.verdict).toBe('duplicate');
     expect(again.changed).toBe(false);
     // Late: after the run failed again, the old id still resumes nothing.
-    const failedAgain = decide(input(run(ABC, resumed), [job(ABC, 1, 'Failed', { attempt: 2, name: 'cao-b-33e65-a2' })], { kind: 'Observe' }, later(2))).status;
+    const failedAgain = decide(
+      input(
+        run(ABC, resumed),
+        [job(ABC, 1, 'Failed', { attempt: 2, name: 'cao-b-33e65-a2' })],
+        { kind: 'Observe' },
+        later(2),
+      ),
+    ).status;
     expect(failedAgain.phase).toBe('Failed');
     const late = decide(input(run(ABC, failedAgain), [], resume('ce-1'), later(3)));
     expect(late.verdict).toBe('duplicate');
@@ -77,7 +104,14 @@ describe('resume: a failed run goes on from its failed step', () => {
     expect(first.verdict).toBe('resumed');
     const redelivered = decide(input(run(ABC, first.status), [], plain, later(1)));
     expect(redelivered.verdict).toBe('duplicate');
-    const failedAgain = decide(input(run(ABC, first.status), [job(ABC, 1, 'Failed', { attempt: 2, name: 'cao-b-33e65-a2' })], { kind: 'Observe' }, later(2))).status;
+    const failedAgain = decide(
+      input(
+        run(ABC, first.status),
+        [job(ABC, 1, 'Failed', { attempt: 2, name: 'cao-b-33e65-a2' })],
+        { kind: 'Observe' },
+        later(2),
+      ),
+    ).status;
     const second = decide(input(run(ABC, failedAgain), [], plain, later(3)));
     expect(second.verdict).toBe('resumed');
     expect(second.status).toMatchObject({ resumes: 2, resumeRequests: ['body:d1:r0', 'body:d1:r1'] });
@@ -87,29 +121,62 @@ describe('resume: a failed run goes on from its failed step', () => {
   it('a resumed run that ends owes its end again: counted and announced as a new outcome', () => {
     const resumed = decide(input(run(ABC, failedAt1()), [failedB], resume('ce-1'))).status;
     const counted = { ...resumed, resumeCounted: 1 };
-    const d = decide({ ...input(run(ABC, counted), [job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })], result('b', 'failed'), later(1)), settings: { ...SETTINGS, sink: true } });
+    const d = decide({
+      ...input(
+        run(ABC, counted),
+        [job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })],
+        result('b', 'failed'),
+        later(1),
+      ),
+      settings: { ...SETTINGS, sink: true },
+    });
     expect(d.status.phase).toBe('Failed');
     expect(d.actions.map((a) => a.type)).toEqual(['FinishRun', 'SendRunEndEvent']);
   });
 
   it('a resume not yet counted is owed before the end', () => {
     const resumed = decide(input(run(ABC, failedAt1()), [failedB], resume('ce-1'))).status;
-    const d = decide(input(run(ABC, resumed), [job(ABC, 1, 'Failed', { attempt: 2, name: 'cao-b-33e65-a2' })], { kind: 'Observe' }, later(1)));
-    expect(d.actions.map((a) => a.type === 'CountResume' ? `${a.type}:${a.from}:${a.resumes}` : a.type)).toEqual(['CountResume:Failed:1', 'FinishRun']);
+    const d = decide(
+      input(
+        run(ABC, resumed),
+        [job(ABC, 1, 'Failed', { attempt: 2, name: 'cao-b-33e65-a2' })],
+        { kind: 'Observe' },
+        later(1),
+      ),
+    );
+    expect(d.actions.map((a) => (a.type === 'CountResume' ? `${a.type}:${a.from}:${a.resumes}` : a.type))).toEqual([
+      'CountResume:Failed:1',
+      'FinishRun',
+    ]);
   });
 
   it('the run deadline counts from the resume', () => {
     const settings = { ...SETTINGS, runTimeoutSeconds: 600 };
     const d = decide({ ...input(run(ABC, failedAt1()), [failedB], resume('ce-1'), later(3600)), settings });
     expect(d.status.phase).toBe('Running');
-    const expired = decide({ ...input(run(ABC, d.status), [job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })], { kind: 'Observe' }, later(3600 + 601)), settings });
+    const expired = decide({
+      ...input(
+        run(ABC, d.status),
+        [job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })],
+        { kind: 'Observe' },
+        later(3600 + 601),
+      ),
+      settings,
+    });
     expect(expired.status.phase).toBe('Failed');
     expect(reasonOf(expired)).toBe('DeadlineExceeded');
   });
 
   it('a run that failed while a retry waited resumes that attempt at once', () => {
     const status = failedAt1();
-    Object.assign(status.modules![1]!, { phase: 'Pending', attempt: 2, trigger: 'Retry', retryAt: later(100), startTime: undefined, completionTime: undefined });
+    Object.assign(status.modules![1]!, {
+      phase: 'Pending',
+      attempt: 2,
+      trigger: 'Retry',
+      retryAt: later(100),
+      startTime: undefined,
+      completionTime: undefined,
+    });
     const d = decide(input(run(ABC, status), [], resume('r')));
     expect(d.status.modules?.[1]).toMatchObject({ phase: 'Running', attempt: 2, trigger: 'Resume' });
     expect(d.status.modules?.[1]?.retryAt).toBeUndefined();

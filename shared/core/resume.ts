@@ -86,7 +86,11 @@ export function applyResume(d: Draft, fact: ResumeFact): void {
   const where = step === undefined ? 'with no step left' : `from step ${step + 1} (${d.records[step]!.name})`;
   const message = `resumed ${where} after it ${from === 'Failed' ? 'failed' : 'was cancelled'} (resume ${s.resumes})`;
   setSucceeded(s, { status: 'Unknown', reason: 'Running', message }, now);
-  d.transitions.push({ kind: 'RunResumed', ...(step === undefined ? {} : { step, module: d.records[step]!.name }), message });
+  d.transitions.push({
+    kind: 'RunResumed',
+    ...(step === undefined ? {} : { step, module: d.records[step]!.name }),
+    message,
+  });
   d.verdict = 'resumed';
 }
 

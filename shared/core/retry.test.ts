@@ -33,7 +33,13 @@ function step1(d: Decision): ModuleRecord {
   return d.status.modules![1]!;
 }
 
-function decideAt(policy: RetryPolicy, status: CascadeRunStatus, jobs: ObservedJob[], fact: Fact = { kind: 'Observe' }, now = NOW): Decision {
+function decideAt(
+  policy: RetryPolicy,
+  status: CascadeRunStatus,
+  jobs: ObservedJob[],
+  fact: Fact = { kind: 'Observe' },
+  now = NOW,
+): Decision {
   return decide(input(retrying(policy, status), jobs, fact, now));
 }
 
@@ -58,8 +64,22 @@ describe('retries of a failed step', () => {
     expect(d.status.phase).toBe('Running');
     expect(reasonOf(d)).toBe('Retrying');
     expect(step1(d)).toMatchObject({
-      phase: 'Pending', attempt: 2, trigger: 'Retry', retryAt: later(5), jobName: 'cao-b-33e65-a2',
-      attempts: [{ attempt: 1, jobName: 'cao-b-33e65', phase: 'Failed', startTime: T0, completionTime: NOW, reason: 'ModuleFailed', trigger: 'Initial' }],
+      phase: 'Pending',
+      attempt: 2,
+      trigger: 'Retry',
+      retryAt: later(5),
+      jobName: 'cao-b-33e65-a2',
+      attempts: [
+        {
+          attempt: 1,
+          jobName: 'cao-b-33e65',
+          phase: 'Failed',
+          startTime: T0,
+          completionTime: NOW,
+          reason: 'ModuleFailed',
+          trigger: 'Initial',
+        },
+      ],
     });
     expect(step1(d).startTime).toBeUndefined();
     expect(d.actions).toEqual([{ type: 'DeleteJob', name: 'cao-b-33e65', step: 1 }]);
@@ -74,7 +94,8 @@ describe('retries of a failed step', () => {
     const due = decideAt(policy, waiting, [], { kind: 'Observe' }, later(5));
     const create = due.actions.find((a) => a.type === 'CreateJob');
     expect(create?.type === 'CreateJob' && create.job.metadata).toMatchObject({
-      name: 'cao-b-33e65-a2', labels: { 'cascade.cascade.net/step': '1', 'cascade.cascade.net/attempt': '2' },
+      name: 'cao-b-33e65-a2',
+      labels: { 'cascade.cascade.net/step': '1', 'cascade.cascade.net/attempt': '2' },
     });
     expect(step1(due)).toMatchObject({ phase: 'Running', attempt: 2, startTime: later(5) });
     expect(step1(due).retryAt).toBeUndefined();
@@ -84,7 +105,13 @@ describe('retries of a failed step', () => {
   it('the failed Job of attempt 1 is never taken for attempt 2', () => {
     const waiting = decideAt(policy, runningAt1(), [failedJob()]).status;
     const started = decideAt(policy, waiting, [], { kind: 'Observe' }, later(5)).status;
-    const d = decideAt(policy, started, [failedJob(1), job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })], { kind: 'Observe' }, later(6));
+    const d = decideAt(
+      policy,
+      started,
+      [failedJob(1), job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })],
+      { kind: 'Observe' },
+      later(6),
+    );
     expect(d.status.phase).toBe('Running');
     expect(step1(d)).toMatchObject({ phase: 'Running', attempt: 2 });
     expect(d.actions).toEqual([{ type: 'DeleteJob', name: 'cao-b-33e65', step: 1 }]);
@@ -93,7 +120,13 @@ describe('retries of a failed step', () => {
   it('a retry that succeeds: the step succeeds on attempt 2 and the run moves on', () => {
     const waiting = decideAt(policy, runningAt1(), [failedJob()]).status;
     const started = decideAt(policy, waiting, [], { kind: 'Observe' }, later(5)).status;
-    const d = decideAt(policy, started, [job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })], result('b', 'success'), later(7));
+    const d = decideAt(
+      policy,
+      started,
+      [job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })],
+      result('b', 'success'),
+      later(7),
+    );
     expect(step1(d)).toMatchObject({ phase: 'Succeeded', attempt: 2, result: 'success' });
     expect(step1(d).attempts).toHaveLength(1);
     expect(d.actions.map((a) => a.type)).toEqual(['CreateJob', 'DeleteJob']);
@@ -109,14 +142,21 @@ describe('retries of a failed step', () => {
     expect(d.status.phase).toBe('Failed');
     expect(reasonOf(d)).toBe('ModuleFailed');
     expect(step1(d)).toMatchObject({ phase: 'Failed', attempt: 3, jobName: 'cao-b-33e65-a3' });
-    expect(step1(d).attempts?.map((a) => [a.attempt, a.phase, a.trigger])).toEqual([[1, 'Failed', 'Initial'], [2, 'Failed', 'Retry']]);
+    expect(step1(d).attempts?.map((a) => [a.attempt, a.phase, a.trigger])).toEqual([
+      [1, 'Failed', 'Initial'],
+      [2, 'Failed', 'Retry'],
+    ]);
     expect(d.actions.map((a) => a.type)).toEqual(['FinishRun']);
   });
 
   it('a failing module result is retried too; its redelivery during the backoff is a duplicate', () => {
     const d = decideAt(policy, runningAt1(), [job(ABC, 1, 'Active')], result('b', 'failed'));
     expect(d.verdict).toBe('applied');
-    expect(step1(d)).toMatchObject({ phase: 'Pending', attempt: 2, attempts: [{ result: 'failed', reason: 'ModuleResultFailed' }] });
+    expect(step1(d)).toMatchObject({
+      phase: 'Pending',
+      attempt: 2,
+      attempts: [{ result: 'failed', reason: 'ModuleResultFailed' }],
+    });
     const again = decideAt(policy, d.status, [job(ABC, 1, 'Active')], result('b', 'failed'), later(1));
     expect(again.verdict).toBe('duplicate');
     expect(again.changed).toBe(false);
@@ -125,7 +165,10 @@ describe('retries of a failed step', () => {
   it('no backoff: the next attempt starts in the same decision', () => {
     const d = decideAt({ limit: 1, backoffSeconds: 0 }, runningAt1(), [failedJob()]);
     expect(step1(d)).toMatchObject({ phase: 'Running', attempt: 2 });
-    expect(d.actions.map((a) => a.type === 'CreateJob' ? a.job.metadata?.name : a.type)).toEqual(['cao-b-33e65-a2', 'DeleteJob']);
+    expect(d.actions.map((a) => (a.type === 'CreateJob' ? a.job.metadata?.name : a.type))).toEqual([
+      'cao-b-33e65-a2',
+      'DeleteJob',
+    ]);
   });
 
   it.each([
@@ -139,7 +182,10 @@ describe('retries of a failed step', () => {
 
   it('not retried: a Job the API server refuses', () => {
     const waiting = decideAt(policy, runningAt1(), [failedJob()]).status;
-    const d = decide({ ...input(retrying(policy, waiting), [], { kind: 'Observe' }, later(5)), refused: { step: 1, message: 'bad template' } });
+    const d = decide({
+      ...input(retrying(policy, waiting), [], { kind: 'Observe' }, later(5)),
+      refused: { step: 1, message: 'bad template' },
+    });
     expect(d.status.phase).toBe('Failed');
     expect(reasonOf(d)).toBe('JobCreationFailed');
   });
@@ -147,7 +193,10 @@ describe('retries of a failed step', () => {
   it('a wait for a backoff longer than the stall limit is no stall', () => {
     const long = { limit: 1, backoffSeconds: 600 };
     const waiting = decideAt(long, runningAt1(), [failedJob()]).status;
-    const d = decide({ ...input(retrying(long, waiting), [], { kind: 'Observe' }, later(300)), settings: { ...SETTINGS, stallAfterSeconds: 120 } });
+    const d = decide({
+      ...input(retrying(long, waiting), [], { kind: 'Observe' }, later(300)),
+      settings: { ...SETTINGS, stallAfterSeconds: 120 },
+    });
     expect(d.status.phase).toBe('Running');
     expect(d.changed).toBe(false);
   });
@@ -160,7 +209,11 @@ describe('retries of a failed step', () => {
 
 describe('retriesMade: retries since the step last started afresh', () => {
   const rec = (trigger: 'Initial' | 'Retry' | 'Resume', earlier: ('Initial' | 'Retry' | 'Resume')[]): ModuleRecord => ({
-    step: 0, name: 'a', jobName: 'j', phase: 'Running', trigger,
+    step: 0,
+    name: 'a',
+    jobName: 'j',
+    phase: 'Running',
+    trigger,
     attempts: earlier.map((t, i) => ({ attempt: i + 1, jobName: 'j', phase: 'Failed', trigger: t })),
   });
   it.each([

@@ -32,7 +32,11 @@ export function retriesMade(rec: ModuleRecord): number {
 }
 
 /** The retry the step would get after this failure (1-based), or undefined when none is left. */
-export function retryLeft(policy: RetryPolicy | undefined, rec: ModuleRecord, reason: ConditionReason): number | undefined {
+export function retryLeft(
+  policy: RetryPolicy | undefined,
+  rec: ModuleRecord,
+  reason: ConditionReason,
+): number | undefined {
   if (!policy || !RETRIED.includes(reason)) return undefined;
   const next = retriesMade(rec) + 1;
   return next <= policy.limit ? next : undefined;

@@ -20,7 +20,12 @@ describe('token bucket', () => {
     expect(take(bucket, limits, 0)).toMatchObject({ ok: false, retryAfterSeconds: 1 });
   });
 
-  it.each([[10, 1], [500, 50], [1000, 100], [5000, 200]])('refills at the rate: after %i ms, %i more', (ms, more) => {
+  it.each([
+    [10, 1],
+    [500, 50],
+    [1000, 100],
+    [5000, 200],
+  ])('refills at the rate: after %i ms, %i more', (ms, more) => {
     const empty = takeMany(fullBucket(limits, 0), 200, 0).bucket;
     expect(takeMany(empty, 1000, ms).granted).toBe(more);
   });

@@ -2,8 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { eventOfDecision } from './transition-event.ts';
 import type { Transition } from './types.ts';
 
-const started = (step: number, module: string): Transition => ({ kind: 'ModuleStarted', step, module, message: `started Job run-${module}` });
-const succeeded = (step: number, module: string): Transition => ({ kind: 'ModuleSucceeded', step, module, message: `module ${module} succeeded`, durationSeconds: 1 });
+const started = (step: number, module: string): Transition => ({
+  kind: 'ModuleStarted',
+  step,
+  module,
+  message: `started Job run-${module}`,
+});
+const succeeded = (step: number, module: string): Transition => ({
+  kind: 'ModuleSucceeded',
+  step,
+  module,
+  message: `module ${module} succeeded`,
+  durationSeconds: 1,
+});
 
 describe('one Kubernetes Event per decision', () => {
   it('a decision without transitions writes no Event', () => {
@@ -11,12 +22,18 @@ describe('one Kubernetes Event per decision', () => {
   });
 
   it('the run start: the first module started', () => {
-    expect(eventOfDecision([started(0, 'a')])).toEqual({ type: 'Normal', reason: 'ModuleStarted', message: 'started Job run-a' });
+    expect(eventOfDecision([started(0, 'a')])).toEqual({
+      type: 'Normal',
+      reason: 'ModuleStarted',
+      message: 'started Job run-a',
+    });
   });
 
   it('a hand-off is one Event named for the module started, telling both transitions in order', () => {
     expect(eventOfDecision([succeeded(0, 'a'), started(1, 'b')])).toEqual({
-      type: 'Normal', reason: 'ModuleStarted', message: 'module a succeeded; started Job run-b',
+      type: 'Normal',
+      reason: 'ModuleStarted',
+      message: 'module a succeeded; started Job run-b',
     });
   });
 
@@ -27,10 +44,20 @@ describe('one Kubernetes Event per decision', () => {
 
   it('a failure is a Warning naming the module, whatever the last transition', () => {
     const note = eventOfDecision([
-      { kind: 'ModuleFailed', step: 1, module: 'b', reason: 'JobFailed', message: 'Job has reached the specified backoff limit' },
+      {
+        kind: 'ModuleFailed',
+        step: 1,
+        module: 'b',
+        reason: 'JobFailed',
+        message: 'Job has reached the specified backoff limit',
+      },
       { kind: 'RunFailed', reason: 'JobFailed', message: 'module b failed' },
     ]);
-    expect(note).toEqual({ type: 'Warning', reason: 'RunFailed', message: 'module b (step 2): Job has reached the specified backoff limit; module b failed' });
+    expect(note).toEqual({
+      type: 'Warning',
+      reason: 'RunFailed',
+      message: 'module b (step 2): Job has reached the specified backoff limit; module b failed',
+    });
     const retried = eventOfDecision([
       { kind: 'ModuleFailed', step: 0, module: 'a', reason: 'JobFailed', message: 'failed' },
       { kind: 'ModuleRetrying', step: 0, module: 'a', message: 'retry 1 of 2 in 10 s' },
@@ -39,7 +66,10 @@ describe('one Kubernetes Event per decision', () => {
   });
 
   it('a resume that starts its module again is RunResumed', () => {
-    const note = eventOfDecision([{ kind: 'RunResumed', step: 1, module: 'b', message: 'resumed at module b' }, started(1, 'b')]);
+    const note = eventOfDecision([
+      { kind: 'RunResumed', step: 1, module: 'b', message: 'resumed at module b' },
+      started(1, 'b'),
+    ]);
     expect(note).toEqual({ type: 'Normal', reason: 'RunResumed', message: 'resumed at module b; started Job run-b' });
   });
 
@@ -48,6 +78,10 @@ describe('one Kubernetes Event per decision', () => {
       { kind: 'ModuleCancelled', step: 0, module: 'a', reason: 'Cancelled', message: 'Job deleted' },
       { kind: 'RunCancelled', reason: 'Cancelled', message: 'run cancelled' },
     ]);
-    expect(note).toEqual({ type: 'Normal', reason: 'RunCancelled', message: 'module a (step 1): Job deleted; run cancelled' });
+    expect(note).toEqual({
+      type: 'Normal',
+      reason: 'RunCancelled',
+      message: 'module a (step 1): Job deleted; run cancelled',
+    });
   });
 });

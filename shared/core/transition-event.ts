@@ -17,12 +17,22 @@ const WARNINGS: ReadonlySet<TransitionKind> = new Set(['ModuleFailed', 'RunFaile
 
 /** Weightiest first: the run's own transitions, then what happened to a module, a plain success last. */
 const RANK: readonly TransitionKind[] = [
-  'RunFailed', 'RunCancelled', 'RunSucceeded', 'RunResumed', 'ModuleRetrying', 'ModuleFailed', 'ModuleCancelled', 'ModuleStarted', 'ModuleSucceeded',
+  'RunFailed',
+  'RunCancelled',
+  'RunSucceeded',
+  'RunResumed',
+  'ModuleRetrying',
+  'ModuleFailed',
+  'ModuleCancelled',
+  'ModuleStarted',
+  'ModuleSucceeded',
 ];
 
 /** A transition told on its own: a module's failure names the module (the Job's reason does not). */
 function told(t: Transition): string {
-  return t.kind === 'ModuleFailed' || t.kind === 'ModuleCancelled' ? `module ${t.module} (step ${(t.step ?? 0) + 1}): ${t.message}` : t.message;
+  return t.kind === 'ModuleFailed' || t.kind === 'ModuleCancelled'
+    ? `module ${t.module} (step ${(t.step ?? 0) + 1}): ${t.message}`
+    : t.message;
 }
 
 /** The Event of one decision's transitions, or none when it has none. */

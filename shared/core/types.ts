@@ -18,7 +18,12 @@ export type Fact =
    * request's id; `bodyDigest` instead for a plain body without one;
    * `annotation`: the kubectl way's value, recorded as handled.
    */
-  | { kind: 'Resume'; requestId?: string | undefined; bodyDigest?: string | undefined; annotation?: string | undefined };
+  | {
+      kind: 'Resume';
+      requestId?: string | undefined;
+      bodyDigest?: string | undefined;
+      annotation?: string | undefined;
+    };
 
 /** The API server refused a step's Job as invalid (a bad template in the scenario). */
 export interface Refusal {
@@ -72,8 +77,16 @@ export type Action =
   /** Count resume number `resumes` in the CascadeAutoOperator (`from`-1, active+1), then record it counted. */
   | { type: 'CountResume'; from: RunPhase; resumes: number };
 
-export type TransitionKind = 'ModuleStarted' | 'ModuleSucceeded' | 'ModuleFailed' | 'RunSucceeded' | 'RunFailed'
-  | 'ModuleRetrying' | 'RunResumed' | 'ModuleCancelled' | 'RunCancelled';
+export type TransitionKind =
+  | 'ModuleStarted'
+  | 'ModuleSucceeded'
+  | 'ModuleFailed'
+  | 'RunSucceeded'
+  | 'RunFailed'
+  | 'ModuleRetrying'
+  | 'RunResumed'
+  | 'ModuleCancelled'
+  | 'RunCancelled';
 
 export interface Transition {
   kind: TransitionKind;
@@ -86,10 +99,18 @@ export interface Transition {
 }
 
 /** What became of the fact: the reply of an entry point derives from it. */
-export type Verdict = 'applied' | 'recorded' | 'duplicate' | 'unknown-module' | 'not-started' | 'observed'
-  | 'resumed' | 'not-resumable'
+export type Verdict =
+  | 'applied'
+  | 'recorded'
+  | 'duplicate'
+  | 'unknown-module'
+  | 'not-started'
+  | 'observed'
+  | 'resumed'
+  | 'not-resumable'
   /** A cancel request: the run was cancelled, or had ended already (nothing changed). */
-  | 'cancelled' | 'already-finished';
+  | 'cancelled'
+  | 'already-finished';
 
 export interface Decision {
   status: CascadeRunStatus;

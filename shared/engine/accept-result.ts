@@ -19,6 +19,7 @@ export async function acceptModuleResult(deps: EngineDeps, res: ModuleResult): P
   if (result.kind === 'missing') return invalid(`unknown run ${quote(res.runname)}`);
   const { verdict } = result.decision;
   if (verdict === 'unknown-module') return invalid(`run ${quote(res.runname)} has no module ${quote(res.modulename)}`);
-  if (verdict === 'not-started') return invalid(`module ${quote(res.modulename)} of run ${quote(res.runname)} has not started`);
+  if (verdict === 'not-started')
+    return invalid(`module ${quote(res.modulename)} of run ${quote(res.runname)} has not started`);
   return accepted({ run: res.runname, module: res.modulename, verdict, phase: result.decision.status.phase });
 }

@@ -37,14 +37,19 @@ export function awaitsAdmission(run: CascadeRun): boolean {
 
 /** Starts runs a counter write moved from the queue to a slot; one that fails is left to the janitor. */
 export async function wakePromoted(deps: EngineDeps, scenario: string, runs: readonly string[]): Promise<void> {
-  await Promise.all(runs.map(async (name) => {
-    try {
-      await reconcileRun(deps, name, { kind: 'Observe' }, { admission: 'admitted' });
-      deps.log.info({ run: name, scenario }, 'run admitted from the queue: a slot is free');
-    } catch (error) {
-      deps.log.warn({ err: error, run: name, scenario }, 'queued run admitted but not started: the janitor will start it');
-    }
-  }));
+  await Promise.all(
+    runs.map(async (name) => {
+      try {
+        await reconcileRun(deps, name, { kind: 'Observe' }, { admission: 'admitted' });
+        deps.log.info({ run: name, scenario }, 'run admitted from the queue: a slot is free');
+      } catch (error) {
+        deps.log.warn(
+          { err: error, run: name, scenario },
+          'queued run admitted but not started: the janitor will start it',
+        );
+      }
+    }),
+  );
 }
 
 /** The operators one sweep read, by scenario (keyed by the sweep's deps): read once, since a run's admission only ever moves forward. */
@@ -52,9 +57,9 @@ const sweepReads = new WeakMap<EngineDeps, Map<string, Promise<CascadeAutoOperat
 
 function readOnce(deps: EngineDeps, scenario: string): Promise<CascadeAutoOperator | undefined> {
   let reads = sweepReads.get(deps);
-  if (!reads) sweepReads.set(deps, reads = new Map());
+  if (!reads) sweepReads.set(deps, (reads = new Map()));
   let read = reads.get(scenario);
-  if (!read) reads.set(scenario, read = deps.store.getOperator(scenario));
+  if (!read) reads.set(scenario, (read = deps.store.getOperator(scenario)));
   return read;
 }
 
@@ -83,7 +88,11 @@ async function goneRuns(deps: EngineDeps, op: CascadeAutoOperator, listed: Reado
 }
 
 /** Frees the slots (and queue places) of runs deleted in flight, in every scenario the sweep saw; the oldest queued runs take them. */
-export async function releaseGone(deps: EngineDeps, listed: ReadonlySet<string>, scenarios: ReadonlySet<string>): Promise<number> {
+export async function releaseGone(
+  deps: EngineDeps,
+  listed: ReadonlySet<string>,
+  scenarios: ReadonlySet<string>,
+): Promise<number> {
   let released = 0;
   for (const scenario of scenarios) {
     const op = await readOnce(deps, scenario);
@@ -101,5 +110,10 @@ export function sweepWakes(deps: EngineDeps): { deps: EngineDeps; settle: () => 
   const pending: Promise<void>[] = [];
   const at: EngineDeps = { ...deps };
   at.hooks = { ...deps.hooks, promoted: (scenario, runs) => void pending.push(wakePromoted(at, scenario, runs)) };
-  return { deps: at, settle: async () => { while (pending.length > 0) await Promise.all(pending.splice(0)); } };
+  return {
+    deps: at,
+    settle: async () => {
+      while (pending.length > 0) await Promise.all(pending.splice(0));
+    },
+  };
 }

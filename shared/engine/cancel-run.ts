@@ -9,7 +9,11 @@ import { accepted, invalid, type Outcome } from './outcome.ts';
 import { reconcileRun } from './reconcile.ts';
 
 function unknown(target: RunTarget): Outcome {
-  return invalid(target.runname !== undefined ? `unknown run ${quote(target.runname)}` : `no run of iuid ${quote(target.iuid ?? '')}`);
+  return invalid(
+    target.runname !== undefined
+      ? `unknown run ${quote(target.runname)}`
+      : `no run of iuid ${quote(target.iuid ?? '')}`,
+  );
 }
 
 export async function cancelRun(deps: EngineDeps, target: RunTarget): Promise<Outcome> {

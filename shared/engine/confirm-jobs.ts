@@ -13,7 +13,15 @@ export interface Confirmed {
 }
 
 function gone(claim: ObservedJob): ObservedJob {
-  return { name: claim.name, run: claim.run, step: claim.step, attempt: claim.attempt, state: 'Active', deleting: false, gone: true };
+  return {
+    name: claim.name,
+    run: claim.run,
+    step: claim.step,
+    attempt: claim.attempt,
+    state: 'Active',
+    deleting: false,
+    gone: true,
+  };
 }
 
 function agrees(claim: ObservedJob, held: ObservedJob | undefined): boolean {
@@ -22,15 +30,18 @@ function agrees(claim: ObservedJob, held: ObservedJob | undefined): boolean {
 }
 
 export async function confirmJobs(deps: Pick<EngineDeps, 'store'>, claims: readonly ObservedJob[]): Promise<Confirmed> {
-  const held = await Promise.all(claims.map(async (claim) => {
-    const job = await deps.store.getJob(claim.name);
-    return job ? observeJob(job) : undefined;
-  }));
+  const held = await Promise.all(
+    claims.map(async (claim) => {
+      const job = await deps.store.getJob(claim.name);
+      return job ? observeJob(job) : undefined;
+    }),
+  );
   const confirmed: Confirmed = { jobs: [], contradicted: [] };
   for (const [i, claim] of claims.entries()) {
     const copy = held[i];
     confirmed.jobs.push(copy ?? gone(claim));
-    if (!agrees(claim, copy)) confirmed.contradicted.push({ name: claim.name, step: claim.step, reason: 'unconfirmed' });
+    if (!agrees(claim, copy))
+      confirmed.contradicted.push({ name: claim.name, step: claim.step, reason: 'unconfirmed' });
   }
   return confirmed;
 }

@@ -10,7 +10,10 @@ describe('counter group commit', () => {
     let release: () => void = () => {};
     const count = counterBatcher(async (changes) => {
       writes.push(changes.map((c) => c.run));
-      if (writes.length === 1) await new Promise<void>((r) => { release = r; });
+      if (writes.length === 1)
+        await new Promise<void>((r) => {
+          release = r;
+        });
     });
     const first = count(start('a'));
     const rest = [count(start('b')), count(start('c')), count(start('d'))];
@@ -34,7 +37,10 @@ describe('counter group commit', () => {
     let release: () => void = () => {};
     const count = counterBatcher(async (changes) => {
       writes++;
-      if (writes === 1) await new Promise<void>((r) => { release = r; });
+      if (writes === 1)
+        await new Promise<void>((r) => {
+          release = r;
+        });
       return `write ${writes}: ${changes.map((c) => c.run).join(',')}`;
     });
     const first = count(start('a'));

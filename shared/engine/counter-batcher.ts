@@ -13,7 +13,9 @@ interface Waiting<R> {
   reject: (error: unknown) => void;
 }
 
-export function counterBatcher<R>(write: (changes: CounterChange[]) => Promise<R>): (change: CounterChange) => Promise<R> {
+export function counterBatcher<R>(
+  write: (changes: CounterChange[]) => Promise<R>,
+): (change: CounterChange) => Promise<R> {
   let queue: Waiting<R>[] = [];
   let writing = false;
   const drain = async () => {
@@ -30,10 +32,11 @@ export function counterBatcher<R>(write: (changes: CounterChange[]) => Promise<R
     }
     writing = false;
   };
-  return (change) => new Promise<R>((resolve, reject) => {
-    queue.push({ change, resolve, reject });
-    if (!writing) void drain();
-  });
+  return (change) =>
+    new Promise<R>((resolve, reject) => {
+      queue.push({ change, resolve, reject });
+      if (!writing) void drain();
+    });
 }
 
 /**
@@ -47,7 +50,7 @@ export function perScenario<R, S>(
   const batchers = new Map<string, (change: CounterChange, seen?: S) => Promise<R>>();
   return (change, scenario, seen) => {
     let batcher = batchers.get(scenario);
-    if (!batcher) batchers.set(scenario, batcher = make(scenario));
+    if (!batcher) batchers.set(scenario, (batcher = make(scenario)));
     return batcher(change, seen);
   };
 }

@@ -36,7 +36,11 @@ export interface EngineDeps {
   outbox?: Outbox;
   hooks?: EngineHooks;
   /** Group commit of CascadeAutoOperator counter changes, one per scenario (counter-batcher.ts); written one by one without it. */
-  counter?: (change: CounterChange, scenario: string, seen?: CascadeAutoOperator) => Promise<CascadeAutoOperator | undefined>;
+  counter?: (
+    change: CounterChange,
+    scenario: string,
+    seen?: CascadeAutoOperator,
+  ) => Promise<CascadeAutoOperator | undefined>;
   /** One reconcile at a time per run in this process, looks-again shared (run-queue.ts); unordered without it. */
   queue?: RunQueue;
   /** Each finished Job's events read its run once in this process (finished-jobs.ts); every such event reads it without it. */

@@ -6,7 +6,10 @@ import { runName } from '../names.ts';
 import type { EngineDeps } from './deps.ts';
 
 /** The run's name, or undefined when no run answers to it (no read is made for a run name: the engine reads it anyway). */
-export async function findRun(deps: Pick<EngineDeps, 'store' | 'config'>, target: RunTarget): Promise<string | undefined> {
+export async function findRun(
+  deps: Pick<EngineDeps, 'store' | 'config'>,
+  target: RunTarget,
+): Promise<string | undefined> {
   if (target.runname !== undefined) return target.runname;
   const iuid = target.iuid ?? '';
   for (const collided of [false, true]) {

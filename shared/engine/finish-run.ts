@@ -5,7 +5,13 @@
 // status until `status.notified` records it sent. The function sends it after
 // its reply (deps.outbox); the janitor, which answers no one, inline.
 import pRetry from 'p-retry';
-import { CONDITION_SUCCEEDED, type CascadeRun, type CascadeRunStatus, type RunPhase, type TerminalPhase } from '../api/cascade-run.ts';
+import {
+  CONDITION_SUCCEEDED,
+  type CascadeRun,
+  type CascadeRunStatus,
+  type RunPhase,
+  type TerminalPhase,
+} from '../api/cascade-run.ts';
 import { RUN_CANCELLED, RUN_FAILED, RUN_SUCCEEDED, type RunEndEvent } from '../api/events.ts';
 import { apiErrorKind } from '../kube/errors.ts';
 import { conflictPause } from './conflict-pause.ts';
@@ -19,14 +25,22 @@ export function runEndEventId(run: CascadeRun, phase: TerminalPhase): string {
   const resumes = run.status?.resumes ?? 0;
   return `${run.metadata.uid ?? run.metadata.name}-${phase.toLowerCase()}${resumes > 0 ? `-r${resumes}` : ''}`;
 }
-const EVENT_TYPES = { Succeeded: RUN_SUCCEEDED, Failed: RUN_FAILED, Cancelled: RUN_CANCELLED } as const satisfies Record<TerminalPhase, RunEndEvent['type']>;
+const EVENT_TYPES = {
+  Succeeded: RUN_SUCCEEDED,
+  Failed: RUN_FAILED,
+  Cancelled: RUN_CANCELLED,
+} as const satisfies Record<TerminalPhase, RunEndEvent['type']>;
 
 /** The scenario (CascadeAutoOperator) a run was started under: its counters, its queue, its events' source. */
 export function scenarioOf(deps: Pick<EngineDeps, 'config'>, run: CascadeRun): string {
   return run.spec.scenarioname || deps.config.scenarioName;
 }
 
-export function runEndEvent(deps: Pick<EngineDeps, 'config' | 'now'>, run: CascadeRun, phase: TerminalPhase): RunEndEvent {
+export function runEndEvent(
+  deps: Pick<EngineDeps, 'config' | 'now'>,
+  run: CascadeRun,
+  phase: TerminalPhase,
+): RunEndEvent {
   const s = run.status ?? {};
   return {
     id: runEndEventId(run, phase),
@@ -35,11 +49,23 @@ export function runEndEvent(deps: Pick<EngineDeps, 'config' | 'now'>, run: Casca
     subject: run.metadata.name,
     time: s.completionTime ?? deps.now().toISOString(),
     data: {
-      runname: run.metadata.name, iuid: run.spec.pid, oname: run.spec.ob, sname: run.spec.src,
-      phase, info: s.info, result: s.result ?? [],
+      runname: run.metadata.name,
+      iuid: run.spec.pid,
+      oname: run.spec.ob,
+      sname: run.spec.src,
+      phase,
+      info: s.info,
+      result: s.result ?? [],
       reason: s.conditions?.find((c) => c.type === CONDITION_SUCCEEDED)?.reason,
-      startTime: s.startTime, completionTime: s.completionTime,
-      modules: (s.modules ?? []).map((m) => ({ name: m.name, phase: m.phase, result: m.result, startTime: m.startTime, completionTime: m.completionTime })),
+      startTime: s.startTime,
+      completionTime: s.completionTime,
+      modules: (s.modules ?? []).map((m) => ({
+        name: m.name,
+        phase: m.phase,
+        result: m.result,
+        startTime: m.startTime,
+        completionTime: m.completionTime,
+      })),
     },
   };
 }
@@ -67,7 +93,12 @@ async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<Ca
     if (!sameOutcome(current, run)) return run;
     const status: CascadeRunStatus = current.status ?? {};
     const next = withMarks(status, marks);
-    if (next.counted === status.counted && next.notified === status.notified && next.resumeCounted === status.resumeCounted) return current;
+    if (
+      next.counted === status.counted &&
+      next.notified === status.notified &&
+      next.resumeCounted === status.resumeCounted
+    )
+      return current;
     try {
       return await deps.store.writeRunStatus(current, next);
     } catch (error) {
@@ -81,13 +112,27 @@ async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<Ca
 }
 
 /** Counts the end, then records it counted, and notified unless the event is owed. */
-export async function finishRun(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase, eventOwed: boolean): Promise<CascadeRun> {
-  await count(deps, { kind: 'ended', run: run.metadata.name, phase, resumes: run.status?.resumes }, scenarioOf(deps, run));
+export async function finishRun(
+  deps: EngineDeps,
+  run: CascadeRun,
+  phase: TerminalPhase,
+  eventOwed: boolean,
+): Promise<CascadeRun> {
+  await count(
+    deps,
+    { kind: 'ended', run: run.metadata.name, phase, resumes: run.status?.resumes },
+    scenarioOf(deps, run),
+  );
   return mark(deps, run, { counted: true, notified: !eventOwed });
 }
 
 /** Counts resume number `resumes` (`from`-1, active+1), then records it counted. */
-export async function countResume(deps: EngineDeps, run: CascadeRun, from: RunPhase, resumes: number): Promise<CascadeRun> {
+export async function countResume(
+  deps: EngineDeps,
+  run: CascadeRun,
+  from: RunPhase,
+  resumes: number,
+): Promise<CascadeRun> {
   await count(deps, { kind: 'resumed', run: run.metadata.name, from, resumes }, scenarioOf(deps, run));
   return mark(deps, run, { resumeCounted: resumes });
 }
@@ -96,7 +141,12 @@ export async function countResume(deps: EngineDeps, run: CascadeRun, from: RunPh
 async function deliver(deps: EngineDeps, run: CascadeRun, event: RunEndEvent, signal?: AbortSignal): Promise<boolean> {
   if (!(await deps.notify(event, signal))) return false;
   // Sent: record it, through an API server outage if need be (sent again, same id, if this never succeeds).
-  await pRetry(() => mark(deps, run, { notified: true }), { retries: 8, minTimeout: 250, maxTimeout: 10_000, ...(signal ? { signal } : {}) });
+  await pRetry(() => mark(deps, run, { notified: true }), {
+    retries: 8,
+    minTimeout: 250,
+    maxTimeout: 10_000,
+    ...(signal ? { signal } : {}),
+  });
   return true;
 }
 

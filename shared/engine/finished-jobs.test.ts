@@ -5,7 +5,10 @@ describe('finishedJobs', () => {
   it('does the work of a key once: while it runs and after it succeeded', async () => {
     const once = finishedJobs();
     let calls = 0;
-    const work = async () => { calls++; return calls; };
+    const work = async () => {
+      calls++;
+      return calls;
+    };
     const [a, b] = await Promise.all([once('job-1/Succeeded', work), once('job-1/Succeeded', work)]);
     expect(await once('job-1/Succeeded', work)).toBe(1);
     expect([a, b, calls]).toEqual([1, 1, 1]);
@@ -29,7 +32,14 @@ describe('finishedJobs', () => {
     const once = finishedJobs();
     const keep = (v: string) => v !== 'contradicted';
     let release = () => {};
-    const forged = once('job-1/Succeeded', () => new Promise<string>((resolve) => { release = () => resolve('contradicted'); }), keep);
+    const forged = once(
+      'job-1/Succeeded',
+      () =>
+        new Promise<string>((resolve) => {
+          release = () => resolve('contradicted');
+        }),
+      keep,
+    );
     const shared = once('job-1/Succeeded', async () => 'confirmed', keep);
     release();
     expect(await forged).toBe('contradicted');

@@ -17,7 +17,8 @@ const HOLD_ATTEMPTS = 10;
  * give while it is being deleted.
  */
 export async function holdOperator(
-  deps: Pick<EngineDeps, 'store' | 'config' | 'log'>, scenario = deps.config.scenarioName,
+  deps: Pick<EngineDeps, 'store' | 'config' | 'log'>,
+  scenario = deps.config.scenarioName,
 ): Promise<{ op: CascadeAutoOperator | undefined } | Outcome> {
   for (let attempt = 1; attempt <= HOLD_ATTEMPTS; attempt++) {
     const op = await deps.store.getOperator(scenario);
@@ -27,7 +28,10 @@ export async function holdOperator(
     if (gate.kind === 'held') return { op: gate.op };
     try {
       const held = await deps.store.writeOperatorFinalizers(gate.op, gate.finalizers);
-      deps.log.info({ operator: held.metadata.name }, 'finalizer added to the CascadeAutoOperator before its first run');
+      deps.log.info(
+        { operator: held.metadata.name },
+        'finalizer added to the CascadeAutoOperator before its first run',
+      );
       return { op: held };
     } catch (error) {
       // Changed meanwhile (counters, the janitor adding it too, a deletion) or gone: look again.
@@ -36,5 +40,7 @@ export async function holdOperator(
       await conflictPause(attempt);
     }
   }
-  return unavailable(`CascadeAutoOperator ${scenario}: its finalizer could not be added after ${HOLD_ATTEMPTS} attempts, retry`);
+  return unavailable(
+    `CascadeAutoOperator ${scenario}: its finalizer could not be added after ${HOLD_ATTEMPTS} attempts, retry`,
+  );
 }

@@ -13,7 +13,11 @@ const WHY: Record<IgnoredJob['reason'], string> = {
 };
 
 /** The reply's body when the event's own Job did not count: verdict ignored, and why. */
-function ignoredBody(run: string, job: ObservedJob, ignored: readonly IgnoredJob[]): Record<string, unknown> | undefined {
+function ignoredBody(
+  run: string,
+  job: ObservedJob,
+  ignored: readonly IgnoredJob[],
+): Record<string, unknown> | undefined {
   const mine = ignored.find((i) => i.name === job.name);
   return mine && { run, verdict: 'ignored', reason: `Job ${job.name} was not taken: ${WHY[mine.reason]}` };
 }
@@ -23,11 +27,17 @@ function ignoredBody(run: string, job: ObservedJob, ignored: readonly IgnoredJob
  * only ones looked at. `claims`: the Jobs shown come from an event, to be
  * confirmed from the API server before they move the run (reconcile.ts).
  */
-export async function observeRun(deps: EngineDeps, runname: string, shown?: readonly ObservedJob[], claims = false): Promise<Outcome> {
+export async function observeRun(
+  deps: EngineDeps,
+  runname: string,
+  shown?: readonly ObservedJob[],
+  claims = false,
+): Promise<Outcome> {
   const result = await reconcileRun(deps, runname, { kind: 'Observe' }, { jobs: shown, claims });
   if (result.kind === 'missing') return accepted({ run: runname, verdict: 'no such run' });
   const phase = result.decision.status.phase;
-  const ignored = result.kind === 'done' && shown?.length === 1 ? ignoredBody(runname, shown[0]!, result.ignored) : undefined;
+  const ignored =
+    result.kind === 'done' && shown?.length === 1 ? ignoredBody(runname, shown[0]!, result.ignored) : undefined;
   return accepted(ignored ? { ...ignored, phase } : { run: runname, verdict: 'observed', phase });
 }
 
@@ -49,7 +59,8 @@ const taken = (outcome: Outcome) => outcome.kind !== 'accepted' || outcome.body.
  */
 export function observeJobEvent(deps: EngineDeps, ev: JobEvent): Promise<Outcome> {
   const need = jobEventNeed(ev.change, ev.observed);
-  if (need === 'nothing') return Promise.resolve(accepted({ run: ev.runname, verdict: 'nothing to change: the Job has not finished' }));
+  if (need === 'nothing')
+    return Promise.resolve(accepted({ run: ev.runname, verdict: 'nothing to change: the Job has not finished' }));
   if (need === 'all-jobs' || !ev.observed) return observeRun(deps, ev.runname);
   const job = shownJob(ev.change, ev.observed);
   const work = () => observeRun(deps, ev.runname, [job], true);

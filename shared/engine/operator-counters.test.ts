@@ -8,18 +8,37 @@ const conflict = Object.assign(new Error('conflict'), { code: 409 });
 
 /** A Store holding one CascadeAutoOperator with a resourceVersion, as the API server checks it. */
 function fakeStore() {
-  let op: CascadeAutoOperator = { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator', metadata: { name: 's', resourceVersion: '1' }, spec: {} } as CascadeAutoOperator;
+  let op: CascadeAutoOperator = {
+    apiVersion: 'cascade.cascade.net/v1alpha1',
+    kind: 'CascadeAutoOperator',
+    metadata: { name: 's', resourceVersion: '1' },
+    spec: {},
+  } as CascadeAutoOperator;
   const calls: string[] = [];
   const store = {
-    getOperator: async () => { calls.push('get'); return structuredClone(op); },
+    getOperator: async () => {
+      calls.push('get');
+      return structuredClone(op);
+    },
     writeOperatorStatus: async (o: CascadeAutoOperator, status: CascadeAutoOperator['status']) => {
       calls.push('put');
       if (o.metadata.resourceVersion !== op.metadata.resourceVersion) throw conflict;
-      op = { ...op, status, metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) } };
+      op = {
+        ...op,
+        status,
+        metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) },
+      };
       return structuredClone(op);
     },
   } as unknown as Store;
-  return { store, calls, bump: () => { op = { ...op, metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) } }; }, now: () => op };
+  return {
+    store,
+    calls,
+    bump: () => {
+      op = { ...op, metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) } };
+    },
+    now: () => op,
+  };
 }
 
 const deps = (store: Store) => ({ store, config: { scenarioName: 's' } as Config });

@@ -27,7 +27,11 @@ function staleCache(cached: CascadeAutoOperator | undefined, error: unknown): bo
 }
 
 /** The runs a write moved from the queue to a slot are woken (hooks.promoted): they wait for no one else. */
-function tellPromoted(deps: Pick<EngineDeps, 'hooks'>, write: { before: CascadeAutoOperator; after: CascadeAutoOperator }, changes: CounterChange[]): void {
+function tellPromoted(
+  deps: Pick<EngineDeps, 'hooks'>,
+  write: { before: CascadeAutoOperator; after: CascadeAutoOperator },
+  changes: CounterChange[],
+): void {
   const left = changes.filter((c) => c.kind !== 'started').map((c) => c.run);
   const promoted = promotedRuns(write.before.status, write.after.status, left);
   if (promoted.length > 0) deps.hooks?.promoted?.(write.after.metadata.name, promoted);
@@ -41,13 +45,15 @@ function tellPromoted(deps: Pick<EngineDeps, 'hooks'>, write: { before: CascadeA
  * spec (maxConcurrentRuns) and status alike: admission is decided on the API server.
  */
 export async function writeCounters(
-  deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>, changes: CounterChange[], cache: OperatorCache = {},
+  deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>,
+  changes: CounterChange[],
+  cache: OperatorCache = {},
   scenario = deps.config.scenarioName,
 ): Promise<CascadeAutoOperator | undefined> {
   for (let attempt = 1; attempt <= COUNT_ATTEMPTS; attempt++) {
     const cached = cache.op;
     cache.op = undefined;
-    const op = cached ?? await deps.store.getOperator(scenario);
+    const op = cached ?? (await deps.store.getOperator(scenario));
     if (!op) return undefined;
     const limit = limitOf(op.spec.maxConcurrentRuns);
     const next = changes.reduce((status, change) => applyCounter(status, change, limit) ?? status, op.status);
@@ -83,7 +89,10 @@ export function offerOperator(cache: OperatorCache, seen: CascadeAutoOperator | 
  * it, if it has (offerOperator). Resolves as writeCounters does.
  */
 export function count(
-  deps: EngineDeps, change: CounterChange, scenario = deps.config.scenarioName, seen?: CascadeAutoOperator,
+  deps: EngineDeps,
+  change: CounterChange,
+  scenario = deps.config.scenarioName,
+  seen?: CascadeAutoOperator,
 ): Promise<CascadeAutoOperator | undefined> {
   if (deps.counter) return deps.counter(change, scenario, seen);
   const cache: OperatorCache = {};

@@ -7,8 +7,14 @@ import { isHeld, needsOperator, operatorGate, withFinalizer, withoutFinalizer } 
 
 function operator(finalizers: string[] | undefined, deleting = false): CascadeAutoOperator {
   return {
-    apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator',
-    metadata: { name: 'cao', namespace: 'ns', ...(finalizers ? { finalizers } : {}), ...(deleting ? { deletionTimestamp: '2026-11-29T11:59:00Z' } : {}) },
+    apiVersion: 'cascade.cascade.net/v1alpha1',
+    kind: 'CascadeAutoOperator',
+    metadata: {
+      name: 'cao',
+      namespace: 'ns',
+      ...(finalizers ? { finalizers } : {}),
+      ...(deleting ? { deletionTimestamp: '2026-11-29T11:59:00Z' } : {}),
+    },
     spec: { scenarioconfig: { cascademodules: [] } },
   };
 }
@@ -17,10 +23,26 @@ describe('what a run request may do, from the operator it read', () => {
   it.each([
     ['no operator: the CONFIG_PATH file, nothing to hold', undefined, { kind: 'absent' }],
     ['held: start, no write', operator([FINALIZER]), { kind: 'held', op: operator([FINALIZER]) }],
-    ['never held: add the finalizer first', operator(undefined), { kind: 'hold', op: operator(undefined), finalizers: [FINALIZER] }],
-    ['another finalizer kept beside ours', operator(['other/x']), { kind: 'hold', op: operator(['other/x']), finalizers: ['other/x', FINALIZER] }],
-    ['being deleted, held: no new runs', operator([FINALIZER], true), { kind: 'deleting', reason: 'CascadeAutoOperator cao is being deleted: no new runs' }],
-    ['being deleted, not held: no new runs either', operator(['other/x'], true), { kind: 'deleting', reason: 'CascadeAutoOperator cao is being deleted: no new runs' }],
+    [
+      'never held: add the finalizer first',
+      operator(undefined),
+      { kind: 'hold', op: operator(undefined), finalizers: [FINALIZER] },
+    ],
+    [
+      'another finalizer kept beside ours',
+      operator(['other/x']),
+      { kind: 'hold', op: operator(['other/x']), finalizers: ['other/x', FINALIZER] },
+    ],
+    [
+      'being deleted, held: no new runs',
+      operator([FINALIZER], true),
+      { kind: 'deleting', reason: 'CascadeAutoOperator cao is being deleted: no new runs' },
+    ],
+    [
+      'being deleted, not held: no new runs either',
+      operator(['other/x'], true),
+      { kind: 'deleting', reason: 'CascadeAutoOperator cao is being deleted: no new runs' },
+    ],
   ])('%s', (_n, op, expected) => {
     expect(operatorGate(op)).toEqual(expected);
   });
@@ -28,8 +50,12 @@ describe('what a run request may do, from the operator it read', () => {
 
 describe('the finalizer list', () => {
   it('is held only with our finalizer', () => {
-    expect([isHeld(undefined), isHeld(operator(undefined)), isHeld(operator(['other/x'])), isHeld(operator(['other/x', FINALIZER]))])
-      .toEqual([false, false, false, true]);
+    expect([
+      isHeld(undefined),
+      isHeld(operator(undefined)),
+      isHeld(operator(['other/x'])),
+      isHeld(operator(['other/x', FINALIZER])),
+    ]).toEqual([false, false, false, true]);
   });
 
   it('adds ours once and removes only ours, in order', () => {
@@ -52,7 +78,11 @@ describe('which runs still need their operator', () => {
     ['failed, end not yet counted', run(['a'], { phase: 'Failed', notified: false }), true],
     ['succeeded and counted', run(['a'], { phase: 'Succeeded', notified: true }), false],
     ['failed and counted', run(['a'], { phase: 'Failed', notified: true }), false],
-    ['failed and counted, its run-end event still owed', run(['a'], { phase: 'Failed', counted: true, notified: false }), false],
+    [
+      'failed and counted, its run-end event still owed',
+      run(['a'], { phase: 'Failed', counted: true, notified: false }),
+      false,
+    ],
     ['being deleted while running', deleting({ phase: 'Running' }), false],
   ])('%s: %s', (_n, r, expected) => {
     expect(needsOperator(r)).toBe(expected);

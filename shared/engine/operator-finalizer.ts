@@ -39,7 +39,8 @@ export type OperatorGate =
 
 export function operatorGate(op: CascadeAutoOperator | undefined): OperatorGate {
   if (!op) return { kind: 'absent' };
-  if (isDeleting(op)) return { kind: 'deleting', reason: `CascadeAutoOperator ${op.metadata.name} is being deleted: no new runs` };
+  if (isDeleting(op))
+    return { kind: 'deleting', reason: `CascadeAutoOperator ${op.metadata.name} is being deleted: no new runs` };
   if (isHeld(op)) return { kind: 'held', op };
   return { kind: 'hold', op, finalizers: withFinalizer(op) };
 }

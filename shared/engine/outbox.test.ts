@@ -6,7 +6,9 @@ const log = pino({ level: 'silent' });
 
 function gate() {
   let open: () => void = () => {};
-  const opened = new Promise<void>((r) => { open = r; });
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
   return { opened, open: () => open() };
 }
 
@@ -15,7 +17,11 @@ describe('the outbox of work after the reply', () => {
     const o = outbox(log);
     const g = gate();
     let starts = 0;
-    const work = async () => { starts++; await g.opened; return true; };
+    const work = async () => {
+      starts++;
+      await g.opened;
+      return true;
+    };
     o.start('a', work);
     o.start('a', work);
     expect(o.running()).toEqual(['a']);
@@ -23,7 +29,10 @@ describe('the outbox of work after the reply', () => {
     expect(await o.drain(60_000)).toBe(0);
     expect(o.running()).toEqual([]);
     expect(starts).toBe(1);
-    o.start('a', async () => { starts++; return true; });
+    o.start('a', async () => {
+      starts++;
+      return true;
+    });
     expect(await o.drain(60_000)).toBe(0);
     expect(starts).toBe(2);
   });
@@ -32,7 +41,11 @@ describe('the outbox of work after the reply', () => {
     const o = outbox(log);
     const g = gate();
     let finished = false;
-    o.start('a', async () => { await g.opened; finished = true; return true; });
+    o.start('a', async () => {
+      await g.opened;
+      finished = true;
+      return true;
+    });
     const drained = o.drain(60_000);
     g.open();
     expect(await drained).toBe(0);
@@ -42,10 +55,13 @@ describe('the outbox of work after the reply', () => {
   it('drain aborts what is still running when the grace is over, and says how many', async () => {
     const o = outbox(log);
     const seen: unknown[] = [];
-    const never = (signal: AbortSignal) => new Promise<boolean>((_r, reject) => signal.addEventListener('abort', () => {
-      seen.push(signal.reason);
-      reject(new Error('aborted'));
-    }));
+    const never = (signal: AbortSignal) =>
+      new Promise<boolean>((_r, reject) =>
+        signal.addEventListener('abort', () => {
+          seen.push(signal.reason);
+          reject(new Error('aborted'));
+        }),
+      );
     o.start('a', never);
     o.start('b', never);
     expect(await o.drain(0)).toBe(2);
@@ -55,10 +71,15 @@ describe('the outbox of work after the reply', () => {
 
   it('a failure is caught: the work is forgotten and may start again', async () => {
     const o = outbox(log);
-    o.start('a', async () => { throw new Error('sink down'); });
+    o.start('a', async () => {
+      throw new Error('sink down');
+    });
     expect(await o.drain(60_000)).toBe(0);
     let ran = false;
-    o.start('a', async () => { ran = true; return true; });
+    o.start('a', async () => {
+      ran = true;
+      return true;
+    });
     await o.drain(60_000);
     expect(ran).toBe(true);
   });
@@ -67,8 +88,14 @@ describe('the outbox of work after the reply', () => {
     const o = outbox(log);
     o.start('sent', async () => true);
     o.start('owed', async () => false);
-    o.start('threw', async () => { throw new Error('sink down'); });
-    o.start('aborted', (signal) => new Promise<boolean>((_r, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))));
+    o.start('threw', async () => {
+      throw new Error('sink down');
+    });
+    o.start(
+      'aborted',
+      (signal) =>
+        new Promise<boolean>((_r, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    );
     expect(o.done('sent')).toBe(false);
     expect(await o.drain(0)).toBe(1);
     expect(['sent', 'owed', 'threw', 'aborted', 'never'].filter((k) => o.done(k))).toEqual(['sent']);

@@ -48,7 +48,9 @@ export function outbox(log: Logger): Outbox {
     async drain(graceMs) {
       if (work.size === 0) return 0;
       let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); });
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      });
       await Promise.race([Promise.all([...work.values()].map((w) => w.done)), grace]);
       clearTimeout(timer);
       const left = [...work.values()];

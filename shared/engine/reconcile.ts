@@ -30,8 +30,13 @@ export type ReconcileResult =
  * created and recorded in between would look gone, failing the run with
  * JobMissing.
  */
-async function load(deps: EngineDeps, name: string, known: CascadeRun | undefined, shown: readonly ObservedJob[] | undefined): Promise<[CascadeRun | undefined, readonly ObservedJob[]]> {
-  const run = known ?? await deps.store.getRun(name);
+async function load(
+  deps: EngineDeps,
+  name: string,
+  known: CascadeRun | undefined,
+  shown: readonly ObservedJob[] | undefined,
+): Promise<[CascadeRun | undefined, readonly ObservedJob[]]> {
+  const run = known ?? (await deps.store.getRun(name));
   if (!run) return [undefined, []];
   if (shown) return [run, shown];
   const jobs = await deps.store.listJobs(name);
@@ -74,7 +79,11 @@ async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision)
 }
 
 /** The status written; 'conflict' when someone else wrote the run meanwhile; 'gone' when it was deleted (only a cached copy can tell that so late). */
-async function writeStatus(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun | 'conflict' | 'gone'> {
+async function writeStatus(
+  deps: EngineDeps,
+  run: CascadeRun,
+  decision: Decision,
+): Promise<CascadeRun | 'conflict' | 'gone'> {
   if (!decision.changed) return run;
   try {
     return await deps.store.writeRunStatus(run, decision.status);
@@ -91,7 +100,10 @@ async function writeStatus(deps: EngineDeps, run: CascadeRun, decision: Decision
 /** One log line and one hook call for each Job that did not count: never decided on, yet seen. */
 function tellIgnored(deps: EngineDeps, run: string, ignored: readonly IgnoredJob[]): void {
   for (const job of ignored) {
-    deps.log.warn({ run, job: job.name, step: job.step, reason: job.reason }, 'Job ignored: not the one Cascade created for its step');
+    deps.log.warn(
+      { run, job: job.name, step: job.step, reason: job.reason },
+      'Job ignored: not the one Cascade created for its step',
+    );
     deps.hooks?.ignoredJob?.(job);
   }
 }
@@ -114,9 +126,16 @@ export interface ReconcileFrom {
 }
 
 /** Moves run `name` on `first`. */
-export function reconcileRun(deps: EngineDeps, name: string, first: Fact, from: ReconcileFrom = {}): Promise<ReconcileResult> {
+export function reconcileRun(
+  deps: EngineDeps,
+  name: string,
+  first: Fact,
+  from: ReconcileFrom = {},
+): Promise<ReconcileResult> {
   const work = () => reconcile(deps, name, first, from);
-  return deps.queue ? deps.queue(name, first.kind === 'Observe' && !from.known && !from.jobs && !from.admission, work) : work();
+  return deps.queue
+    ? deps.queue(name, first.kind === 'Observe' && !from.known && !from.jobs && !from.admission, work)
+    : work();
 }
 
 /** A finished Job's event or a module result (Jobs shown) decides from this process's last copy of the run, when it has one (run-cache.ts). */
@@ -200,13 +219,24 @@ async function act(deps: EngineDeps, source: Source, run: CascadeRun, decision: 
   return { kind: 'done', run: current, decision, ignored };
 }
 
-async function attemptOnce(deps: EngineDeps, source: Source, fact: Fact, admission: DecideInput['admission']): Promise<Step> {
+async function attemptOnce(
+  deps: EngineDeps,
+  source: Source,
+  fact: Fact,
+  admission: DecideInput['admission'],
+): Promise<Step> {
   const [run, observed] = await load(deps, source.name, source.hint, source.shown);
   source.hint = undefined;
   if (!run) return { kind: 'missing' };
   const decision = decide({
-    run, jobs: observed, fact, now: deps.now().toISOString(), settings: decideSettings(deps.config, run),
-    refused: source.refused, admission, partialJobs: source.shown !== undefined,
+    run,
+    jobs: observed,
+    fact,
+    now: deps.now().toISOString(),
+    settings: decideSettings(deps.config, run),
+    refused: source.refused,
+    admission,
+    partialJobs: source.shown !== undefined,
   });
   const rejected = decision.verdict === 'unknown-module' || decision.verdict === 'not-started';
   if (distrusted(source, decision, rejected)) return 'again';
@@ -221,8 +251,14 @@ async function attemptOnce(deps: EngineDeps, source: Source, fact: Fact, admissi
 async function reconcile(deps: EngineDeps, name: string, fact: Fact, from: ReconcileFrom): Promise<ReconcileResult> {
   const hint = from.known ?? cachedHint(deps, name, from.jobs);
   const source: Source = {
-    name, hint, cached: !from.known && hint !== undefined, shown: from.jobs,
-    claims: Boolean(from.claims) && !deps.config.trustJobEvents, contradicted: [], refused: undefined, attempt: 1,
+    name,
+    hint,
+    cached: !from.known && hint !== undefined,
+    shown: from.jobs,
+    claims: Boolean(from.claims) && !deps.config.trustJobEvents,
+    contradicted: [],
+    refused: undefined,
+    attempt: 1,
   };
   for (; source.attempt <= MAX_ATTEMPTS; source.attempt++) {
     const step = await attemptOnce(deps, source, fact, from.admission);

@@ -16,11 +16,19 @@ export interface ResumeRequest {
 }
 
 function unknown(target: RunTarget): Outcome {
-  return invalid(target.runname !== undefined ? `unknown run ${quote(target.runname)}` : `no run of iuid ${quote(target.iuid ?? '')}`);
+  return invalid(
+    target.runname !== undefined
+      ? `unknown run ${quote(target.runname)}`
+      : `no run of iuid ${quote(target.iuid ?? '')}`,
+  );
 }
 
 /** Resumes the run by name with `fact` (also the kubectl way's entry point): verdict resumed, not-resumable or duplicate. */
-export async function resumeNamedRun(deps: EngineDeps, name: string, fact: Extract<Fact, { kind: 'Resume' }>): Promise<Outcome> {
+export async function resumeNamedRun(
+  deps: EngineDeps,
+  name: string,
+  fact: Extract<Fact, { kind: 'Resume' }>,
+): Promise<Outcome> {
   const result = await reconcileRun(deps, name, fact);
   if (result.kind === 'missing') return unknown({ runname: name });
   return accepted({ run: name, phase: result.decision.status.phase, verdict: result.decision.verdict });

@@ -15,7 +15,9 @@ export type RetryWakeups = Map<string, ReturnType<typeof setTimeout>>;
 
 /** The earliest `retryAt` of the run's steps, as milliseconds since the epoch. */
 export function nextRetryAt(run: CascadeRun): number | undefined {
-  const times = (run.status?.modules ?? []).map((m) => (m.retryAt ? Date.parse(m.retryAt) : Number.NaN)).filter(Number.isFinite);
+  const times = (run.status?.modules ?? [])
+    .map((m) => (m.retryAt ? Date.parse(m.retryAt) : Number.NaN))
+    .filter(Number.isFinite);
   return times.length > 0 ? Math.min(...times) : undefined;
 }
 
@@ -31,7 +33,9 @@ export function wakeForRetry(deps: EngineDeps, run: CascadeRun, look: () => Prom
   if (delay > MAX_DELAY_MS) return;
   const timer = setTimeout(() => {
     if (timers.get(name) === timer) timers.delete(name);
-    look().catch((error: unknown) => deps.log.warn({ err: error, run: name }, 'retry wake-up failed: the janitor starts the retry'));
+    look().catch((error: unknown) =>
+      deps.log.warn({ err: error, run: name }, 'retry wake-up failed: the janitor starts the retry'),
+    );
   }, delay);
   timer.unref();
   timers.set(name, timer);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import { runCache } from './run-cache.ts';
 
-const run = (name: string, phase: string, rv = '1') => ({ metadata: { name, resourceVersion: rv }, spec: {}, status: { phase } }) as unknown as CascadeRun;
+const run = (name: string, phase: string, rv = '1') =>
+  ({ metadata: { name, resourceVersion: rv }, spec: {}, status: { phase } }) as unknown as CascadeRun;
 
 describe('the runs this process wrote last', () => {
   it('keeps the last copy written of a run in progress', () => {

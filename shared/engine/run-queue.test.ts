@@ -5,7 +5,9 @@ const tick = () => new Promise((r) => setTimeout(r, 5));
 
 function gated() {
   let open!: () => void;
-  const gate = new Promise<void>((r) => { open = r; });
+  const gate = new Promise<void>((r) => {
+    open = r;
+  });
   return { gate, open };
 }
 
@@ -14,8 +16,16 @@ describe('runQueue', () => {
     const q = runQueue();
     const log: string[] = [];
     const first = gated();
-    const a = q('r', false, async () => { log.push('a start'); await first.gate; log.push('a end'); return 'a'; });
-    const b = q('r', false, async () => { log.push('b'); return 'b'; });
+    const a = q('r', false, async () => {
+      log.push('a start');
+      await first.gate;
+      log.push('a end');
+      return 'a';
+    });
+    const b = q('r', false, async () => {
+      log.push('b');
+      return 'b';
+    });
     await tick();
     expect(log).toEqual(['a start']);
     first.open();
@@ -27,8 +37,13 @@ describe('runQueue', () => {
     const q = runQueue();
     const first = gated();
     const log: string[] = [];
-    const a = q('r1', false, async () => { await first.gate; log.push('r1'); });
-    await q('r2', false, async () => { log.push('r2'); });
+    const a = q('r1', false, async () => {
+      await first.gate;
+      log.push('r1');
+    });
+    await q('r2', false, async () => {
+      log.push('r2');
+    });
     first.open();
     await a;
     expect(log).toEqual(['r2', 'r1']);
@@ -38,7 +53,9 @@ describe('runQueue', () => {
     const q = runQueue();
     const first = gated();
     let looks = 0;
-    const busy = q('r', false, async () => { await first.gate; });
+    const busy = q('r', false, async () => {
+      await first.gate;
+    });
     const looksAgain = [1, 2, 3].map(() => q('r', true, async () => ++looks));
     first.open();
     await busy;
@@ -50,7 +67,11 @@ describe('runQueue', () => {
     const q = runQueue();
     const first = gated();
     let looks = 0;
-    const started = q('r', true, async () => { looks++; await first.gate; return looks; });
+    const started = q('r', true, async () => {
+      looks++;
+      await first.gate;
+      return looks;
+    });
     await tick();
     const later = q('r', true, async () => ++looks);
     first.open();
@@ -60,7 +81,9 @@ describe('runQueue', () => {
 
   it('goes on after a failure, which only its caller sees', async () => {
     const q = runQueue();
-    const failing = q('r', false, async () => { throw new Error('boom'); });
+    const failing = q('r', false, async () => {
+      throw new Error('boom');
+    });
     const next = q('r', false, async () => 'ok');
     await expect(failing).rejects.toThrow('boom');
     expect(await next).toBe('ok');

@@ -21,7 +21,10 @@ export function runQueue(): RunQueue {
       return work();
     });
     if (coalesce) waiting.set(run, next);
-    const tail = next.then(() => {}, () => {});
+    const tail = next.then(
+      () => {},
+      () => {},
+    );
     tails.set(run, tail);
     void tail.then(() => {
       if (tails.get(run) === tail) tails.delete(run);

@@ -13,7 +13,8 @@ export const fileSource = (path: string): string => `file:${path}`;
 export const operatorSource = (name: string): string => `CascadeAutoOperator/${name}`;
 
 /** node:fs's callback readFile, not node:fs/promises: that module (and the readline modules it loads) would load with the function. */
-const readText = (path: string) => new Promise<string>((ok, fail) => readFile(path, 'utf8', (error, text) => (error ? fail(error) : ok(text))));
+const readText = (path: string) =>
+  new Promise<string>((ok, fail) => readFile(path, 'utf8', (error, text) => (error ? fail(error) : ok(text))));
 
 export async function scenarioFromFile(path: string): Promise<ScenarioResult> {
   let text: string;
@@ -29,7 +30,9 @@ export async function scenarioFromFile(path: string): Promise<ScenarioResult> {
     return { ok: false, reason: `the scenario file ${path} is not JSON: ${(error as Error).message}` };
   }
   const parsed = parseScenario(json);
-  return parsed.ok ? { ok: true, modules: parsed.value.cascademodules, source: fileSource(path) } : { ok: false, reason: `${path}: ${parsed.reason}` };
+  return parsed.ok
+    ? { ok: true, modules: parsed.value.cascademodules, source: fileSource(path) }
+    : { ok: false, reason: `${path}: ${parsed.reason}` };
 }
 
 export async function loadScenario(op: CascadeAutoOperator | undefined, configPath: string): Promise<ScenarioResult> {

@@ -9,8 +9,14 @@ import type { RunEndEvent } from '../api/events.ts';
 export function binaryMessage(event: RunEndEvent, extensions: Extensions): Message {
   const ce = new CloudEvent({
     ...extensions,
-    specversion: '1.0', id: event.id, type: event.type, source: event.source, subject: event.subject, time: event.time,
-    datacontenttype: 'application/json', data: event.data,
+    specversion: '1.0',
+    id: event.id,
+    type: event.type,
+    source: event.source,
+    subject: event.subject,
+    time: event.time,
+    datacontenttype: 'application/json',
+    data: event.data,
   });
   return HTTP.binary(ce);
 }

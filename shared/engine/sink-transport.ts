@@ -19,9 +19,15 @@ import type { Sink } from './sink.ts';
 import { Agent, fetch as undiciFetch } from 'undici';
 
 /** The part of fetch the sender uses. */
-export type SinkFetch = (url: string, init: {
-  method: 'POST'; headers: Record<string, string>; body: string; signal: AbortSignal;
-}) => Promise<{ ok: boolean; status: number; body: { cancel(): Promise<void> } | null }>;
+export type SinkFetch = (
+  url: string,
+  init: {
+    method: 'POST';
+    headers: Record<string, string>;
+    body: string;
+    signal: AbortSignal;
+  },
+) => Promise<{ ok: boolean; status: number; body: { cancel(): Promise<void> } | null }>;
 
 export interface SinkTransport {
   fetch: SinkFetch;
@@ -49,13 +55,15 @@ function trustBundle(dir: string): string {
   } catch {
     return '';
   }
-  return files.map((f) => {
-    try {
-      return readFileSync(join(dir, f), 'utf8');
-    } catch {
-      return '';
-    }
-  }).join('\n');
+  return files
+    .map((f) => {
+      try {
+        return readFileSync(join(dir, f), 'utf8');
+      } catch {
+        return '';
+      }
+    })
+    .join('\n');
 }
 
 /** The bearer header from the token file; none when the file is absent or empty (OIDC off). */
@@ -90,7 +98,10 @@ function certificates(caCerts: string): { good: string[]; bad: number } {
 function trustingFetch(caCerts: string, log: Logger): SinkFetch {
   const { good, bad } = certificates(caCerts);
   if (bad > 0 || good.length === 0) {
-    log.warn({ parsed: good.length, unparsed: bad }, 'K_CA_CERTS or a trust bundle holds PEM certificates that do not parse: they are left out, and the sink is verified against the rest and the system CAs');
+    log.warn(
+      { parsed: good.length, unparsed: bad },
+      'K_CA_CERTS or a trust bundle holds PEM certificates that do not parse: they are left out, and the sink is verified against the rest and the system CAs',
+    );
   }
   if (good.length === 0) return fetch;
   const dispatcher = new Agent({ connect: { ca: [...getCACertificates('default'), ...good] } });
@@ -106,7 +117,13 @@ export function sinkTransport(options: SinkTransportOptions, log: Logger): SinkT
 }
 
 /** The sink of a process (the function or the janitor) as its configuration gives it. */
-export function sinkOf(config: Pick<Config, 'sink' | 'ceExtensions' | 'sinkCaCerts' | 'oidcTokenFile' | 'trustBundleDir'>, log: Logger): Sink {
-  const transport = sinkTransport({ caCerts: config.sinkCaCerts, tokenFile: config.oidcTokenFile, trustBundleDir: config.trustBundleDir }, log);
+export function sinkOf(
+  config: Pick<Config, 'sink' | 'ceExtensions' | 'sinkCaCerts' | 'oidcTokenFile' | 'trustBundleDir'>,
+  log: Logger,
+): Sink {
+  const transport = sinkTransport(
+    { caCerts: config.sinkCaCerts, tokenFile: config.oidcTokenFile, trustBundleDir: config.trustBundleDir },
+    log,
+  );
   return { url: config.sink, extensions: config.ceExtensions, transport };
 }

@@ -18,9 +18,19 @@ export interface SinkPolicy {
 }
 
 /** The function sends in the background (no reply waits): a few retries, then the event is left owed. */
-export const FUNCTION_SINK_POLICY: SinkPolicy = { retries: 5, minTimeoutMs: 200, maxTimeoutMs: 5000, attemptTimeoutMs: 5000 };
+export const FUNCTION_SINK_POLICY: SinkPolicy = {
+  retries: 5,
+  minTimeoutMs: 200,
+  maxTimeoutMs: 5000,
+  attemptTimeoutMs: 5000,
+};
 /** The janitor sends each owed event within its sweep: one retry, the next sweep tries again. */
-export const JANITOR_SINK_POLICY: SinkPolicy = { retries: 1, minTimeoutMs: 200, maxTimeoutMs: 1000, attemptTimeoutMs: 5000 };
+export const JANITOR_SINK_POLICY: SinkPolicy = {
+  retries: 1,
+  minTimeoutMs: 200,
+  maxTimeoutMs: 1000,
+  attemptTimeoutMs: 5000,
+};
 
 export type Notify = (event: RunEndEvent, signal?: AbortSignal) => Promise<boolean>;
 
@@ -31,30 +41,44 @@ export interface Sink {
   transport?: SinkTransport;
 }
 
-export function sinkNotifier({ url: sink, extensions, transport = PLAIN_TRANSPORT }: Sink, log: Logger, policy: SinkPolicy): Notify {
+export function sinkNotifier(
+  { url: sink, extensions, transport = PLAIN_TRANSPORT }: Sink,
+  log: Logger,
+  policy: SinkPolicy,
+): Notify {
   if (!sink) return async () => false;
   return async (event, signal) => {
     const { binaryMessage } = await import('./sink-message.ts');
     const { headers, body } = binaryMessage(event, extensions);
     try {
-      await pRetry(async () => {
-        const timeout = AbortSignal.timeout(policy.attemptTimeoutMs);
-        const authorization = await transport.authorization();
-        const res = await transport.fetch(sink, {
-          method: 'POST', headers: { ...headers as Record<string, string>, ...authorization ? { authorization } : {} }, body: body as string,
-          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-        });
-        await res.body?.cancel();
-        if (!res.ok) throw new Error(`K_SINK answered ${res.status}`);
-      }, {
-        retries: policy.retries, minTimeout: policy.minTimeoutMs, maxTimeout: policy.maxTimeoutMs, randomize: true,
-        ...(signal ? { signal } : {}),
-        shouldRetry: () => !signal?.aborted,
-      });
+      await pRetry(
+        async () => {
+          const timeout = AbortSignal.timeout(policy.attemptTimeoutMs);
+          const authorization = await transport.authorization();
+          const res = await transport.fetch(sink, {
+            method: 'POST',
+            headers: { ...(headers as Record<string, string>), ...(authorization ? { authorization } : {}) },
+            body: body as string,
+            signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          });
+          await res.body?.cancel();
+          if (!res.ok) throw new Error(`K_SINK answered ${res.status}`);
+        },
+        {
+          retries: policy.retries,
+          minTimeout: policy.minTimeoutMs,
+          maxTimeout: policy.maxTimeoutMs,
+          randomize: true,
+          ...(signal ? { signal } : {}),
+          shouldRetry: () => !signal?.aborted,
+        },
+      );
       return true;
     } catch (error) {
-      log.warn({ err: error, eventId: event.id, run: event.subject },
-        'run-end event not delivered to K_SINK: still owed, sent again by the next delivery of the run\'s events or the janitor');
+      log.warn(
+        { err: error, eventId: event.id, run: event.subject },
+        "run-end event not delivered to K_SINK: still owed, sent again by the next delivery of the run's events or the janitor",
+      );
       return false;
     }
   };

@@ -11,7 +11,14 @@ import type { RunRequest } from '../api/events.ts';
 import { quote } from '../api/reason.ts';
 import { API_VERSION, CASCADE_RUN_KIND } from '../api/group.ts';
 import type { CascadeModule } from '../api/scenario.ts';
-import { ANNOTATION_SCENARIO_SOURCE, LABEL_APP, LABEL_APP_VALUE, LABEL_IUID_HASH, runName, shortHash } from '../names.ts';
+import {
+  ANNOTATION_SCENARIO_SOURCE,
+  LABEL_APP,
+  LABEL_APP_VALUE,
+  LABEL_IUID_HASH,
+  runName,
+  shortHash,
+} from '../names.ts';
 import type { EngineDeps } from './deps.ts';
 import { holdOperator } from './hold-operator.ts';
 import { count } from './operator-counters.ts';
@@ -33,13 +40,19 @@ function runObject(deps: EngineDeps, name: string, req: RunRequest, scenario: Sc
     apiVersion: API_VERSION,
     kind: CASCADE_RUN_KIND,
     metadata: {
-      name, namespace,
+      name,
+      namespace,
       labels: { [LABEL_APP]: LABEL_APP_VALUE, [LABEL_IUID_HASH]: shortHash(req.iuid, 16) },
       annotations: { [ANNOTATION_SCENARIO_SOURCE]: scenario.source },
     },
     spec: {
-      ob: req.oname ?? '', src: req.sname ?? '', pid: req.iuid, scenarioname: scenarioName,
-      modules: scenario.modules.map((m) => m.modulename), turlinfo: req.turlinfo, cascademodules: scenario.modules,
+      ob: req.oname ?? '',
+      src: req.sname ?? '',
+      pid: req.iuid,
+      scenarioname: scenarioName,
+      modules: scenario.modules.map((m) => m.modulename),
+      turlinfo: req.turlinfo,
+      cascademodules: scenario.modules,
     },
   };
 }
@@ -76,19 +89,30 @@ function noteFileSource(deps: EngineDeps, source: string): void {
   const memo = deps.scenarioSource;
   if (memo?.last === source) return;
   if (memo) memo.last = source;
-  deps.log.warn({ scenario: source }, `CascadeAutoOperator ${deps.config.scenarioName} not found: new runs take their scenario from the file at CONFIG_PATH`);
+  deps.log.warn(
+    { scenario: source },
+    `CascadeAutoOperator ${deps.config.scenarioName} not found: new runs take their scenario from the file at CONFIG_PATH`,
+  );
 }
 
 /** The start was counted on an operator that no longer holds the finalizer (deleted while the run started): say so. */
 function checkHeld(deps: EngineDeps, name: string, counted: CascadeAutoOperator | undefined, scenario: string): void {
   if (isHeld(counted)) return;
-  deps.log.warn({ run: name }, `CascadeAutoOperator ${scenario} was deleted while run ${name} started: the run goes on, its counters may not be kept`);
+  deps.log.warn(
+    { run: name },
+    `CascadeAutoOperator ${scenario} was deleted while run ${name} started: the run goes on, its counters may not be kept`,
+  );
 }
 
 /** The scenario of a new run: from the held operator, else from the file (with a warning). */
-async function scenarioFor(deps: EngineDeps, op: CascadeAutoOperator | undefined, name: string): Promise<Scenario | Outcome> {
+async function scenarioFor(
+  deps: EngineDeps,
+  op: CascadeAutoOperator | undefined,
+  name: string,
+): Promise<Scenario | Outcome> {
   // The CONFIG_PATH file stands in for SCENARIO_NAME's operator only.
-  if (!op && name !== deps.config.scenarioName) return failed(`no CascadeAutoOperator ${quote(name)} in namespace ${deps.config.namespace}`);
+  if (!op && name !== deps.config.scenarioName)
+    return failed(`no CascadeAutoOperator ${quote(name)} in namespace ${deps.config.namespace}`);
   if (deps.scenarioSource && op) deps.scenarioSource.last = undefined;
   const scenario = await loadScenario(op, deps.config.configPath);
   if (!scenario.ok) return failed(`the scenario is not usable: ${scenario.reason}`);
@@ -134,7 +158,8 @@ async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: 
 
 export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outcome> {
   const scenarioName = scenarioNameOf(deps, req);
-  if (!allowed(deps, scenarioName)) return invalid(`scenario ${quote(scenarioName)} is not one this function serves (CASCADE_SCENARIOS)`);
+  if (!allowed(deps, scenarioName))
+    return invalid(`scenario ${quote(scenarioName)} is not one this function serves (CASCADE_SCENARIOS)`);
   const held = await holdOperator(deps, scenarioName);
   if ('kind' in held) return held;
   const scenario = await scenarioFor(deps, held.op, scenarioName);
@@ -148,5 +173,11 @@ export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outco
   if (held.op) checkHeld(deps, name, counted, scenarioName);
   if (result.kind !== 'done') return unavailable(`run ${name} vanished while it was being started`);
   const source = run.metadata.annotations?.[ANNOTATION_SCENARIO_SOURCE];
-  return accepted({ run: name, namespace: deps.config.namespace, phase: result.run.status?.phase, iuid: req.iuid, ...(source ? { scenario: source } : {}) });
+  return accepted({
+    run: name,
+    namespace: deps.config.namespace,
+    phase: result.run.status?.phase,
+    iuid: req.iuid,
+    ...(source ? { scenario: source } : {}),
+  });
 }

@@ -6,7 +6,18 @@ import { FINALIZER } from '../api/group.ts';
 import { decide } from '../core/decide.ts';
 import { input, job as observed, NOW as CORE_NOW, run as runFixture, SETTINGS } from '../core/testing/fixtures.ts';
 import {
-  countNeedingOperator, emptyJobIndex, finalizerPlan, indexJobs, isActiveRun, isExpired, type JobIndex, jobOutlivedCancel, jobsOfRun, movesOnLook, needsReconcile, orphanJobs,
+  countNeedingOperator,
+  emptyJobIndex,
+  finalizerPlan,
+  indexJobs,
+  isActiveRun,
+  isExpired,
+  type JobIndex,
+  jobOutlivedCancel,
+  jobsOfRun,
+  movesOnLook,
+  needsReconcile,
+  orphanJobs,
 } from './sweep-plan.ts';
 import { ANNOTATION_CANCEL_REQUESTED_AT } from '../names.ts';
 
@@ -15,7 +26,15 @@ const DELETED = '2026-11-29T11:59:00Z';
 
 function run(name: string, status?: CascadeRunStatus, deleting = false): CascadeRun {
   const r = runFixture(['a', 'b'], status);
-  return { ...r, metadata: { ...r.metadata, name, creationTimestamp: '2026-11-29T10:00:00Z', ...(deleting ? { deletionTimestamp: DELETED } : {}) } };
+  return {
+    ...r,
+    metadata: {
+      ...r.metadata,
+      name,
+      creationTimestamp: '2026-11-29T10:00:00Z',
+      ...(deleting ? { deletionTimestamp: DELETED } : {}),
+    },
+  };
 }
 
 function job(name: string, runName: string | undefined, deleting = false, step = 0): V1Job {
@@ -36,14 +55,18 @@ function index(...pages: V1Job[][]): JobIndex {
 
 function operator(finalizers: string[], deleting: boolean): CascadeAutoOperator {
   return {
-    apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator',
+    apiVersion: 'cascade.cascade.net/v1alpha1',
+    kind: 'CascadeAutoOperator',
     metadata: { name: 'cao', namespace: 'ns', finalizers, ...(deleting ? { deletionTimestamp: DELETED } : {}) },
     spec: { scenarioconfig: { cascademodules: [] } },
   };
 }
 
-const ended = (phase: 'Succeeded' | 'Failed', completionTime: string | undefined, notified: boolean): CascadeRunStatus =>
-  ({ phase, notified, ...(completionTime ? { completionTime } : {}) });
+const ended = (
+  phase: 'Succeeded' | 'Failed',
+  completionTime: string | undefined,
+  notified: boolean,
+): CascadeRunStatus => ({ phase, notified, ...(completionTime ? { completionTime } : {}) });
 
 describe('which runs a sweep reconciles', () => {
   it.each([
@@ -51,24 +74,54 @@ describe('which runs a sweep reconciles', () => {
     ['a running run', { phase: 'Running' } as CascadeRunStatus, false, true],
     ['an ended run not yet notified', ended('Failed', DELETED, false), false, true],
     ['an ended, notified run', ended('Succeeded', DELETED, true), false, false],
-    ['an ended run counted, its run-end event owed', { ...ended('Succeeded', DELETED, false), counted: true }, false, true],
+    [
+      'an ended run counted, its run-end event owed',
+      { ...ended('Succeeded', DELETED, false), counted: true },
+      false,
+      true,
+    ],
     ['a running run being deleted', { phase: 'Running' } as CascadeRunStatus, true, false],
   ])('%s', (_n, status, deleting, expected) => {
     expect(needsReconcile(run('r', status, deleting))).toBe(expected);
   });
 
-  const annotated = (r: CascadeRun, value: string): CascadeRun => ({ ...r, metadata: { ...r.metadata, annotations: { [ANNOTATION_CANCEL_REQUESTED_AT]: value } } });
+  const annotated = (r: CascadeRun, value: string): CascadeRun => ({
+    ...r,
+    metadata: { ...r.metadata, annotations: { [ANNOTATION_CANCEL_REQUESTED_AT]: value } },
+  });
 
   it.each([
-    ['an ended, notified run asked to cancel (its event missed)', annotated(run('r', ended('Succeeded', DELETED, true)), 't1'), [], true],
-    ['an ended, notified run whose cancel request is handled', annotated(run('r', { ...ended('Succeeded', DELETED, true), lastHandledCancel: 't1' }), 't1'), [], false],
-    ['a cancelled run that a Job outlived', run('r', { ...ended('Succeeded', DELETED, true), phase: 'Cancelled' }), [job('j', 'r')], true],
-    ['a cancelled run whose Job is being deleted', run('r', { ...ended('Succeeded', DELETED, true), phase: 'Cancelled' }), [job('j', 'r', true)], false],
+    [
+      'an ended, notified run asked to cancel (its event missed)',
+      annotated(run('r', ended('Succeeded', DELETED, true)), 't1'),
+      [],
+      true,
+    ],
+    [
+      'an ended, notified run whose cancel request is handled',
+      annotated(run('r', { ...ended('Succeeded', DELETED, true), lastHandledCancel: 't1' }), 't1'),
+      [],
+      false,
+    ],
+    [
+      'a cancelled run that a Job outlived',
+      run('r', { ...ended('Succeeded', DELETED, true), phase: 'Cancelled' }),
+      [job('j', 'r')],
+      true,
+    ],
+    [
+      'a cancelled run whose Job is being deleted',
+      run('r', { ...ended('Succeeded', DELETED, true), phase: 'Cancelled' }),
+      [job('j', 'r', true)],
+      false,
+    ],
     ['a failed run that keeps its failed Job', run('r', ended('Failed', DELETED, true)), [job('j', 'r')], false],
   ] as Array<[string, CascadeRun, V1Job[], boolean]>)('%s', (_n, r, jobs, expected) => {
     const index = emptyJobIndex();
     indexJobs(index, jobs);
-    expect(jobOutlivedCancel(r, index) || movesOnLook(r, index.byRun.get(r.metadata.name) ?? [], CORE_NOW, SETTINGS)).toBe(expected);
+    expect(
+      jobOutlivedCancel(r, index) || movesOnLook(r, index.byRun.get(r.metadata.name) ?? [], CORE_NOW, SETTINGS),
+    ).toBe(expected);
   });
 
   it.each([
@@ -101,11 +154,18 @@ describe('retention', () => {
 });
 
 describe('the index of listed Jobs', () => {
-  it('keeps, page after page, what the core sees of each run\'s Jobs', () => {
+  it("keeps, page after page, what the core sees of each run's Jobs", () => {
     const i = index([job('a-0', 'a'), job('b-0', 'b')], [job('a-1', 'a', false, 1), job('other', undefined)]);
     expect([...i.byRun.keys()]).toEqual(['a', 'b']);
-    expect(i.byRun.get('a')?.map((j) => [j.name, j.step, j.state])).toEqual([['a-0', 0, 'Active'], ['a-1', 1, 'Active']]);
-    expect(i.named).toEqual([{ name: 'a-0', run: 'a' }, { name: 'b-0', run: 'b' }, { name: 'a-1', run: 'a' }]);
+    expect(i.byRun.get('a')?.map((j) => [j.name, j.step, j.state])).toEqual([
+      ['a-0', 0, 'Active'],
+      ['a-1', 1, 'Active'],
+    ]);
+    expect(i.named).toEqual([
+      { name: 'a-0', run: 'a' },
+      { name: 'b-0', run: 'b' },
+      { name: 'a-1', run: 'a' },
+    ]);
   });
 });
 
@@ -115,8 +175,11 @@ describe('orphaned Jobs', () => {
 
   it('are the Jobs of runs missing or being deleted, never unlabelled or deleting Jobs', () => {
     const jobs = index([
-      job('live-a', 'live'), job('going-a', 'going'), job('ghost-a', 'ghost'),
-      job('ghost-b', 'ghost', true), job('other', undefined),
+      job('live-a', 'live'),
+      job('going-a', 'going'),
+      job('ghost-a', 'ghost'),
+      job('ghost-b', 'ghost', true),
+      job('other', undefined),
     ]);
     expect(orphanJobs(jobs, live)).toEqual(['going-a', 'ghost-a']);
   });
@@ -126,7 +189,9 @@ describe('orphaned Jobs', () => {
   });
 
   it('the Jobs of one run, for removal with it', () => {
-    expect(jobsOfRun(index([job('live-a', 'live'), job('live-b', 'live', true), job('x', 'ghost')]), 'live')).toEqual(['live-a']);
+    expect(jobsOfRun(index([job('live-a', 'live'), job('live-b', 'live', true), job('x', 'ghost')]), 'live')).toEqual([
+      'live-a',
+    ]);
   });
 });
 
@@ -150,7 +215,9 @@ describe('which listed runs a sweep reads again and reconciles', () => {
   it('a run never started, and one stalled past CASCADE_STALL_AFTER_SECONDS', () => {
     expect(movesOnLook(runFixture(names), [], CORE_NOW, SETTINGS)).toBe(true);
     const later = new Date(Date.parse(CORE_NOW) + 3_600_000).toISOString();
-    expect(movesOnLook(started, [observed(names, 0, 'Active')], later, { ...SETTINGS, stallAfterSeconds: 60 })).toBe(true);
+    expect(movesOnLook(started, [observed(names, 0, 'Active')], later, { ...SETTINGS, stallAfterSeconds: 60 })).toBe(
+      true,
+    );
   });
 
   it('not an ended run counted and notified', () => {
@@ -165,13 +232,38 @@ describe('the CascadeAutoOperator finalizer', () => {
   it.each([
     ['no operator', undefined, [running], { kind: 'none' }],
     ['operator held, not being deleted', operator([FINALIZER], false), [running], { kind: 'none' }],
-    ['operator without the finalizer (created while no run started)', operator([], false), [], { kind: 'add', finalizers: [FINALIZER] }],
-    ['operator with another finalizer only', operator(['other/finalizer'], false), [], { kind: 'add', finalizers: ['other/finalizer', FINALIZER] }],
+    [
+      'operator without the finalizer (created while no run started)',
+      operator([], false),
+      [],
+      { kind: 'add', finalizers: [FINALIZER] },
+    ],
+    [
+      'operator with another finalizer only',
+      operator(['other/finalizer'], false),
+      [],
+      { kind: 'add', finalizers: ['other/finalizer', FINALIZER] },
+    ],
     ['being deleted without our finalizer', operator(['other/finalizer'], true), [], { kind: 'none' }],
     ['being deleted, a run active', operator([FINALIZER], true), [running, done], { kind: 'wait', active: 1 }],
-    ['being deleted, a run ended but its end not yet counted', operator([FINALIZER], true), [run('r3', ended('Failed', DELETED, false)), done], { kind: 'wait', active: 1 }],
-    ['being deleted, the only active run being deleted itself', operator([FINALIZER], true), [run('r4', { phase: 'Running' }, true)], { kind: 'remove', finalizers: [] }],
-    ['being deleted, nothing active', operator(['other/finalizer', FINALIZER], true), [done], { kind: 'remove', finalizers: ['other/finalizer'] }],
+    [
+      'being deleted, a run ended but its end not yet counted',
+      operator([FINALIZER], true),
+      [run('r3', ended('Failed', DELETED, false)), done],
+      { kind: 'wait', active: 1 },
+    ],
+    [
+      'being deleted, the only active run being deleted itself',
+      operator([FINALIZER], true),
+      [run('r4', { phase: 'Running' }, true)],
+      { kind: 'remove', finalizers: [] },
+    ],
+    [
+      'being deleted, nothing active',
+      operator(['other/finalizer', FINALIZER], true),
+      [done],
+      { kind: 'remove', finalizers: ['other/finalizer'] },
+    ],
     ['being deleted, no run at all', operator([FINALIZER], true), [], { kind: 'remove', finalizers: [] }],
   ])('%s', (_n, op, runs, expected) => {
     expect(finalizerPlan(op, countNeedingOperator(runs))).toEqual(expected);

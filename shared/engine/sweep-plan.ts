@@ -23,7 +23,9 @@ export function isTerminalRun(run: CascadeRun): boolean {
  */
 export function needsReconcile(run: CascadeRun): boolean {
   if (isDeleting(run)) return false;
-  return !isTerminalRun(run) || !run.status?.notified || pendingRequests(run).length > 0 || pendingResume(run) !== undefined;
+  return (
+    !isTerminalRun(run) || !run.status?.notified || pendingRequests(run).length > 0 || pendingResume(run) !== undefined
+  );
 }
 
 /** A run in progress. */
@@ -109,7 +111,12 @@ export function jobOutlivedCancel(run: CascadeRun, jobs: JobIndex): boolean {
   return jobs.named.some((j) => j.run === run.metadata.name);
 }
 
-export function movesOnLook(run: CascadeRun, jobs: readonly ObservedJob[], now: string, settings: DecideSettings): boolean {
+export function movesOnLook(
+  run: CascadeRun,
+  jobs: readonly ObservedJob[],
+  now: string,
+  settings: DecideSettings,
+): boolean {
   if (!needsReconcile(run)) return false;
   if (pendingResume(run) !== undefined || pendingRequests(run).length > 0) return true;
   // Not started, or waiting for a slot: admission.ts decides, with the operator in hand.

@@ -4,7 +4,11 @@ import { emptySummary, exitCode, tally } from './sweep-summary.ts';
 
 function decision(transitions: Transition[], finish = false): Decision {
   return {
-    status: {}, changed: true, verdict: 'observed', transitions, ignoredJobs: [],
+    status: {},
+    changed: true,
+    verdict: 'observed',
+    transitions,
+    ignoredJobs: [],
     actions: finish ? [{ type: 'FinishRun', phase: 'Failed', eventOwed: false }] : [],
   };
 }
@@ -12,8 +16,23 @@ function decision(transitions: Transition[], finish = false): Decision {
 describe('tally', () => {
   it('counts a run moved forward, a run failed by reason, and ends counted', () => {
     const s = emptySummary();
-    tally(s, decision([{ kind: 'ModuleSucceeded', message: '' }, { kind: 'ModuleStarted', message: '' }]));
-    tally(s, decision([{ kind: 'ModuleFailed', reason: 'JobMissing', message: '' }, { kind: 'RunFailed', reason: 'JobMissing', message: '' }], true));
+    tally(
+      s,
+      decision([
+        { kind: 'ModuleSucceeded', message: '' },
+        { kind: 'ModuleStarted', message: '' },
+      ]),
+    );
+    tally(
+      s,
+      decision(
+        [
+          { kind: 'ModuleFailed', reason: 'JobMissing', message: '' },
+          { kind: 'RunFailed', reason: 'JobMissing', message: '' },
+        ],
+        true,
+      ),
+    );
     tally(s, decision([{ kind: 'RunFailed', reason: 'Stalled', message: '' }], true));
     tally(s, decision([{ kind: 'RunFailed', reason: 'Stalled', message: '' }], true));
     tally(s, decision([{ kind: 'RunSucceeded', message: '' }], true));

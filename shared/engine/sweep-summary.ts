@@ -36,9 +36,21 @@ export interface SweepSummary {
 
 export function emptySummary(): SweepSummary {
   return {
-    runsSeen: 0, runsHandled: 0, advanced: 0, failed: {}, finished: 0, eventsOwed: 0, active: 0,
-    orphanJobsDeleted: 0, runsRemoved: 0, jobsRemovedWithRuns: 0, finalizerAdded: false, finalizerRemoved: false,
-    errors: 0, runErrors: 0, durationMs: 0,
+    runsSeen: 0,
+    runsHandled: 0,
+    advanced: 0,
+    failed: {},
+    finished: 0,
+    eventsOwed: 0,
+    active: 0,
+    orphanJobsDeleted: 0,
+    runsRemoved: 0,
+    jobsRemovedWithRuns: 0,
+    finalizerAdded: false,
+    finalizerRemoved: false,
+    errors: 0,
+    runErrors: 0,
+    durationMs: 0,
   };
 }
 

@@ -18,8 +18,18 @@ import { annotationResume, pendingResume } from '../core/resume.ts';
 import { admissionInSweep, releaseGone, sweepWakes } from './admission.ts';
 import { scenarioOf } from './finish-run.ts';
 import {
-  countNeedingOperator, emptyJobIndex, finalizerPlan, type FinalizerPlan, indexJobs, isActiveRun, isExpired,
-  type JobIndex, jobOutlivedCancel, jobsOfRun, movesOnLook, orphanJobs,
+  countNeedingOperator,
+  emptyJobIndex,
+  finalizerPlan,
+  type FinalizerPlan,
+  indexJobs,
+  isActiveRun,
+  isExpired,
+  type JobIndex,
+  jobOutlivedCancel,
+  jobsOfRun,
+  movesOnLook,
+  orphanJobs,
 } from './sweep-plan.ts';
 import { isDeleting } from './operator-finalizer.ts';
 import { decideSettings } from './decide-settings.ts';
@@ -41,21 +51,38 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
 }
 
 /** Counts and logs one error; the sweep goes on. */
-function fail(deps: EngineDeps, s: SweepSummary, error: unknown, what: { msg: string; [field: string]: unknown }): void {
+function fail(
+  deps: EngineDeps,
+  s: SweepSummary,
+  error: unknown,
+  what: { msg: string; [field: string]: unknown },
+): void {
   s.errors++;
   const { msg, ...fields } = what;
   deps.log.error({ err: error, kind: apiErrorKind(error), ...fields }, `${msg}: ${apiMessage(error)}`);
 }
 
 /** Reconciles the run if its listing shows something to do, then removes it if retention says so; returns it as it is now. */
-async function handleRun(deps: EngineDeps, s: SweepSummary, run: CascadeRun, jobs: JobIndex): Promise<CascadeRun | undefined> {
+async function handleRun(
+  deps: EngineDeps,
+  s: SweepSummary,
+  run: CascadeRun,
+  jobs: JobIndex,
+): Promise<CascadeRun | undefined> {
   const name = run.metadata.name;
   let current: CascadeRun | undefined = run;
-  const moves = jobOutlivedCancel(run, jobs) || movesOnLook(run, jobs.byRun.get(name) ?? [], deps.now().toISOString(), decideSettings(deps.config, run));
+  const moves =
+    jobOutlivedCancel(run, jobs) ||
+    movesOnLook(run, jobs.byRun.get(name) ?? [], deps.now().toISOString(), decideSettings(deps.config, run));
   if (moves) {
     s.runsHandled++;
     const resume = pendingResume(run);
-    const result = await reconcileRun(deps, name, resume === undefined ? { kind: 'Observe' } : annotationResume(resume), { admission: await admissionInSweep(deps, run) });
+    const result = await reconcileRun(
+      deps,
+      name,
+      resume === undefined ? { kind: 'Observe' } : annotationResume(resume),
+      { admission: await admissionInSweep(deps, run) },
+    );
     if (result.kind === 'missing') return undefined;
     if (result.kind === 'done') {
       tally(s, result.decision);
@@ -106,7 +133,12 @@ async function handlePage(deps: EngineDeps, s: SweepSummary, page: CascadeRun[],
   });
 }
 
-async function deleteOrphans(deps: EngineDeps, s: SweepSummary, jobs: JobIndex, live: ReadonlySet<string>): Promise<void> {
+async function deleteOrphans(
+  deps: EngineDeps,
+  s: SweepSummary,
+  jobs: JobIndex,
+  live: ReadonlySet<string>,
+): Promise<void> {
   await eachLimited(orphanJobs(jobs, live), 16, async (job) => {
     try {
       await deps.store.deleteJob(job);
@@ -119,7 +151,12 @@ async function deleteOrphans(deps: EngineDeps, s: SweepSummary, jobs: JobIndex, 
 }
 
 /** Writes the planned finalizers; false when someone changed the operator meanwhile (look again). */
-async function writeFinalizers(deps: EngineDeps, s: SweepSummary, op: CascadeAutoOperator, plan: FinalizerPlan & { finalizers: string[] }): Promise<boolean> {
+async function writeFinalizers(
+  deps: EngineDeps,
+  s: SweepSummary,
+  op: CascadeAutoOperator,
+  plan: FinalizerPlan & { finalizers: string[] },
+): Promise<boolean> {
   try {
     await deps.store.writeOperatorFinalizers(op, plan.finalizers);
   } catch (error) {
@@ -130,18 +167,30 @@ async function writeFinalizers(deps: EngineDeps, s: SweepSummary, op: CascadeAut
   }
   if (plan.kind === 'add') s.finalizerAdded = true;
   else s.finalizerRemoved = true;
-  deps.log.info({ operator: op.metadata.name }, plan.kind === 'add'
-    ? 'finalizer added to the CascadeAutoOperator'
-    : 'no run active: finalizer removed from the CascadeAutoOperator');
+  deps.log.info(
+    { operator: op.metadata.name },
+    plan.kind === 'add'
+      ? 'finalizer added to the CascadeAutoOperator'
+      : 'no run active: finalizer removed from the CascadeAutoOperator',
+  );
   return true;
 }
 
 /** The runs that still need the operator, counted over a fresh paged list. */
 async function countActive(deps: EngineDeps): Promise<number> {
   let active = 0;
-  await eachPage((request) => deps.store.pageRuns(request), async (page) => {
-    active += countNeedingOperator(page);
-  }, { limit: deps.config.listPageSize, onRestart: () => { active = 0; } });
+  await eachPage(
+    (request) => deps.store.pageRuns(request),
+    async (page) => {
+      active += countNeedingOperator(page);
+    },
+    {
+      limit: deps.config.listPageSize,
+      onRestart: () => {
+        active = 0;
+      },
+    },
+  );
   return active;
 }
 
@@ -156,19 +205,32 @@ async function tendFinalizer(deps: EngineDeps, s: SweepSummary): Promise<void> {
   for (let attempt = 1; attempt <= FINALIZER_ATTEMPTS; attempt++) {
     const op = await deps.store.getOperator(deps.config.scenarioName);
     const plan = finalizerPlan(op, op?.metadata.deletionTimestamp ? await countActive(deps) : 0);
-    if (plan.kind === 'wait') deps.log.info({ active: plan.active }, 'CascadeAutoOperator is being deleted: finalizer kept while runs are active');
+    if (plan.kind === 'wait')
+      deps.log.info(
+        { active: plan.active },
+        'CascadeAutoOperator is being deleted: finalizer kept while runs are active',
+      );
     if (plan.kind === 'none' || plan.kind === 'wait' || !op) return;
     if (await writeFinalizers(deps, s, op, plan)) return;
   }
-  throw new Error(`CascadeAutoOperator ${deps.config.scenarioName}: finalizer still conflicting after ${FINALIZER_ATTEMPTS} attempts`);
+  throw new Error(
+    `CascadeAutoOperator ${deps.config.scenarioName}: finalizer still conflicting after ${FINALIZER_ATTEMPTS} attempts`,
+  );
 }
 
 /** Every Job of Cascade's, page by page, into the index (started afresh if the list starts over). */
 async function listJobs(deps: EngineDeps): Promise<JobIndex> {
   let index = emptyJobIndex();
-  await eachPage((request) => deps.store.pageJobs(request), async (page) => indexJobs(index, page), {
-    limit: deps.config.listPageSize, onRestart: () => { index = emptyJobIndex(); },
-  });
+  await eachPage(
+    (request) => deps.store.pageJobs(request),
+    async (page) => indexJobs(index, page),
+    {
+      limit: deps.config.listPageSize,
+      onRestart: () => {
+        index = emptyJobIndex();
+      },
+    },
+  );
   return index;
 }
 
@@ -177,15 +239,30 @@ async function listJobs(deps: EngineDeps): Promise<JobIndex> {
  * each page of runs handled as it comes. Without both lists whole the sweep
  * cannot tell orphans: undefined (aborted, counted and logged).
  */
-async function listAndHandle(deps: EngineDeps, s: SweepSummary, concurrency: number): Promise<{ jobs: JobIndex; live: Set<string>; seen: Set<string>; scenarios: Set<string> } | undefined> {
-  const seen: RunsSeen = { jobs: emptyJobIndex(), concurrency, handled: new Set(), live: new Set(), scenarios: new Set([deps.config.scenarioName]) };
+async function listAndHandle(
+  deps: EngineDeps,
+  s: SweepSummary,
+  concurrency: number,
+): Promise<{ jobs: JobIndex; live: Set<string>; seen: Set<string>; scenarios: Set<string> } | undefined> {
+  const seen: RunsSeen = {
+    jobs: emptyJobIndex(),
+    concurrency,
+    handled: new Set(),
+    live: new Set(),
+    scenarios: new Set([deps.config.scenarioName]),
+  };
   try {
     const jobs = await listJobs(deps);
     seen.jobs = jobs;
-    await eachPage((request) => deps.store.pageRuns(request), (page) => handlePage(deps, s, page, seen), {
-      limit: deps.config.listPageSize,
-      onRestart: () => deps.log.info({ handled: seen.handled.size }, 'list of runs expired: listed again, the runs handled skipped'),
-    });
+    await eachPage(
+      (request) => deps.store.pageRuns(request),
+      (page) => handlePage(deps, s, page, seen),
+      {
+        limit: deps.config.listPageSize,
+        onRestart: () =>
+          deps.log.info({ handled: seen.handled.size }, 'list of runs expired: listed again, the runs handled skipped'),
+      },
+    );
     return { jobs, live: seen.live, seen: seen.handled, scenarios: seen.scenarios };
   } catch (error) {
     s.aborted = `cannot list runs or Jobs: ${apiMessage(error)}`;
@@ -208,7 +285,9 @@ export async function sweep(deps: EngineDeps, now: Date, options: SweepOptions =
   const at = wakes.deps;
   const listed = await listAndHandle(at, s, options.concurrency ?? 8);
   if (listed) {
-    await releaseGone(at, listed.seen, listed.scenarios).catch((error: unknown) => fail(deps, s, error, { msg: 'slots of deleted runs not released' }));
+    await releaseGone(at, listed.seen, listed.scenarios).catch((error: unknown) =>
+      fail(deps, s, error, { msg: 'slots of deleted runs not released' }),
+    );
     await deleteOrphans(at, s, listed.jobs, listed.live);
     await tendFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, { msg: 'finalizer not tended' }));
     await wakes.settle();

@@ -9,7 +9,9 @@ import type { RetryPolicy } from './retry.ts';
 import type { Store } from './store.ts';
 
 export function connectStore(namespace: string, policy: RetryPolicy, kubeconfigFile?: string): Store {
-  const conn: Connection = kubeconfigFile ? fromKubeconfig(readFileSync(kubeconfigFile, 'utf8'), dirname(kubeconfigFile)) : defaultConnection();
+  const conn: Connection = kubeconfigFile
+    ? fromKubeconfig(readFileSync(kubeconfigFile, 'utf8'), dirname(kubeconfigFile))
+    : defaultConnection();
   return restStore(restClient(conn), namespace, policy);
 }
 

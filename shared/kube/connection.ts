@@ -18,7 +18,13 @@ export interface Connection {
   token(): string | undefined;
 }
 
-interface Named<T> { name: string; [k: string]: unknown; cluster?: T; user?: T; context?: T }
+interface Named<T> {
+  name: string;
+  [k: string]: unknown;
+  cluster?: T;
+  user?: T;
+  context?: T;
+}
 interface KubeconfigDoc {
   'current-context'?: string;
   clusters?: Named<Record<string, string | boolean>>[];
@@ -48,7 +54,11 @@ function bytes(data: string | undefined, file: string | undefined, base: string)
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
-function named<T>(list: Named<T>[] | undefined, name: string | undefined, key: 'cluster' | 'user' | 'context'): T | undefined {
+function named<T>(
+  list: Named<T>[] | undefined,
+  name: string | undefined,
+  key: 'cluster' | 'user' | 'context',
+): T | undefined {
   return list?.find((item) => item.name === name)?.[key];
 }
 

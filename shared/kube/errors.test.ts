@@ -9,10 +9,22 @@ function networkError(code: string, message: string): Error {
 
 describe('Kubernetes API errors, classified at the boundary', () => {
   it.each([
-    ['the API server is down (connection refused)', networkError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:6443'), 'transient'],
-    ['the connection was cut mid-request (the API server stopped)', networkError('ECONNRESET', 'socket hang up'), 'transient'],
+    [
+      'the API server is down (connection refused)',
+      networkError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:6443'),
+      'transient',
+    ],
+    [
+      'the connection was cut mid-request (the API server stopped)',
+      networkError('ECONNRESET', 'socket hang up'),
+      'transient',
+    ],
     ['no answer in time', new Error('GET /apis/x: timed out'), 'transient'],
-    ['etcd unavailable behind the API server (500)', new ApiError(500, 'PUT', '/x', '{"message":"etcdserver: request timed out"}'), 'transient'],
+    [
+      'etcd unavailable behind the API server (500)',
+      new ApiError(500, 'PUT', '/x', '{"message":"etcdserver: request timed out"}'),
+      'transient',
+    ],
     ['the API server not ready (503)', new ApiError(503, 'GET', '/x', ''), 'transient'],
     ['a request that timed out in the API server (504)', new ApiError(504, 'POST', '/x', ''), 'transient'],
     ['throttled (429)', new ApiError(429, 'POST', '/x', ''), 'transient'],
@@ -28,7 +40,11 @@ describe('Kubernetes API errors, classified at the boundary', () => {
   });
 
   it('says what the API server said, else the error itself', () => {
-    expect(apiMessage(new ApiError(500, 'PUT', '/x', '{"message":"etcdserver: request timed out"}'))).toBe('etcdserver: request timed out');
-    expect(apiMessage(networkError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:6443'))).toBe('connect ECONNREFUSED 127.0.0.1:6443');
+    expect(apiMessage(new ApiError(500, 'PUT', '/x', '{"message":"etcdserver: request timed out"}'))).toBe(
+      'etcdserver: request timed out',
+    );
+    expect(apiMessage(networkError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:6443'))).toBe(
+      'connect ECONNREFUSED 127.0.0.1:6443',
+    );
   });
 });

@@ -13,7 +13,11 @@ export class NotReadyYet extends Error {
 
 /** Wraps a call so that a refusal while the API server's /readyz does not answer ok becomes NotReadyYet. */
 export function refusalsWhileStarting(rest: Rest): <T>(call: () => Promise<T>) => Promise<T> {
-  const ready = () => rest<string>('GET', '/readyz', { text: true }).then(() => true, () => false);
+  const ready = () =>
+    rest<string>('GET', '/readyz', { text: true }).then(
+      () => true,
+      () => false,
+    );
   return async (call) => {
     try {
       return await call();

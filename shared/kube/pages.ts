@@ -38,7 +38,11 @@ export function isExpiredContinue(error: unknown): boolean {
  * `onPage`, fetching the next page meanwhile. Resolves when the last page is
  * handled; `onPage` rejecting stops the list (the page being fetched is let go).
  */
-export async function eachPage<T>(fetch: FetchPage<T>, onPage: (items: T[]) => Promise<void>, options: PagedListOptions): Promise<void> {
+export async function eachPage<T>(
+  fetch: FetchPage<T>,
+  onPage: (items: T[]) => Promise<void>,
+  options: PagedListOptions,
+): Promise<void> {
   const maxRestarts = options.maxRestarts ?? 3;
   let restarts = 0;
   for (;;) {
@@ -60,10 +64,11 @@ class ExpiredContinue extends Error {
 }
 
 async function walk<T>(fetch: FetchPage<T>, onPage: (items: T[]) => Promise<void>, limit: number): Promise<void> {
-  const get = (token: string | undefined) => fetch({ limit, continue: token }).catch((error: unknown) => {
-    // Only a continue token can expire; a 410 on the first page is the caller's to see.
-    throw token !== undefined && isExpiredContinue(error) ? new ExpiredContinue(error) : error;
-  });
+  const get = (token: string | undefined) =>
+    fetch({ limit, continue: token }).catch((error: unknown) => {
+      // Only a continue token can expire; a 410 on the first page is the caller's to see.
+      throw token !== undefined && isExpiredContinue(error) ? new ExpiredContinue(error) : error;
+    });
   let page = await get(undefined);
   for (;;) {
     const token = page.continue || undefined;

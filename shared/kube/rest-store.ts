@@ -4,7 +4,14 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
-import { API_VERSION, CASCADE_AUTO_OPERATOR_PLURAL, CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../api/group.ts';
+import {
+  API_VERSION,
+  CASCADE_AUTO_OPERATOR_PLURAL,
+  CASCADE_RUN_KIND,
+  CASCADE_RUN_PLURAL,
+  GROUP,
+  VERSION,
+} from '../api/group.ts';
 import { LABEL_RUN } from '../names.ts';
 import { apiErrorKind, type ApiErrorKind } from './errors.ts';
 import { refusalsWhileStarting } from './not-ready.ts';
@@ -42,18 +49,26 @@ const BACKGROUND = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy:
 type Retrying = <T>(call: () => Promise<T>) => Promise<T>;
 
 /** The Store's calls on Cascade's Jobs (labelled with their run) under `jobs`. */
-function jobCalls(rest: Rest, r: Retrying, jobs: string): Pick<Store, 'listJobs' | 'pageJobs' | 'getJob' | 'createJob' | 'deleteJob'> {
+function jobCalls(
+  rest: Rest,
+  r: Retrying,
+  jobs: string,
+): Pick<Store, 'listJobs' | 'pageJobs' | 'getJob' | 'createJob' | 'deleteJob'> {
   return {
     listJobs: async (runName) => {
       const labelSelector = runName ? `${LABEL_RUN}=${runName}` : LABEL_RUN;
       return (await r(() => rest<{ items: V1Job[] }>('GET', jobs, { query: { labelSelector } }))).items;
     },
-    pageJobs: async (request) => page(await r(() => rest<List<V1Job>>('GET', jobs, { query: { labelSelector: LABEL_RUN, ...pageQuery(request) } }))),
+    pageJobs: async (request) =>
+      page(
+        await r(() => rest<List<V1Job>>('GET', jobs, { query: { labelSelector: LABEL_RUN, ...pageQuery(request) } })),
+      ),
     getJob: (name) => r(() => orMissing(rest<V1Job>('GET', `${jobs}/${name}`))),
-    createJob: (job) => r(async () => {
-      const created = await orExists(rest<V1Job>('POST', jobs, { body: job }));
-      return created === 'exists' ? 'exists' : { uid: created.metadata?.uid };
-    }),
+    createJob: (job) =>
+      r(async () => {
+        const created = await orExists(rest<V1Job>('POST', jobs, { body: job }));
+        return created === 'exists' ? 'exists' : { uid: created.metadata?.uid };
+      }),
     deleteJob: async (name, uid) => {
       const body = uid ? { ...BACKGROUND, preconditions: { uid } } : BACKGROUND;
       await r(() => orMissing(orOtherUid(rest('DELETE', `${jobs}/${name}`, { body, discard: true }))));
@@ -66,36 +81,58 @@ function runEvent(run: CascadeRun, note: EventNote, now: Date, namespace: string
   const at = now.toISOString();
   return {
     metadata: { generateName: `${run.metadata.name}.`, namespace },
-    involvedObject: { apiVersion: API_VERSION, kind: CASCADE_RUN_KIND, name: run.metadata.name, namespace, uid: run.metadata.uid },
-    type: note.type, reason: note.reason, message: note.message,
-    firstTimestamp: at, lastTimestamp: at, count: 1,
-    source: { component: 'cascade' }, reportingComponent: 'cascade', reportingInstance: 'cascade',
+    involvedObject: {
+      apiVersion: API_VERSION,
+      kind: CASCADE_RUN_KIND,
+      name: run.metadata.name,
+      namespace,
+      uid: run.metadata.uid,
+    },
+    type: note.type,
+    reason: note.reason,
+    message: note.message,
+    firstTimestamp: at,
+    lastTimestamp: at,
+    count: 1,
+    source: { component: 'cascade' },
+    reportingComponent: 'cascade',
+    reportingInstance: 'cascade',
   };
 }
 
 export function restStore(untimed: Rest, namespace: string, policy: RetryPolicy): Store {
-  const rest: Rest = (method, path, opts = {}) => untimed(method, path, { timeoutMs: policy.attemptTimeoutMs, ...opts });
+  const rest: Rest = (method, path, opts = {}) =>
+    untimed(method, path, { timeoutMs: policy.attemptTimeoutMs, ...opts });
   const unlessStarting = refusalsWhileStarting(rest);
   const r: Retrying = (call) => withRetry(policy, () => unlessStarting(call));
   const runs = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`;
   const ops = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_AUTO_OPERATOR_PLURAL}`;
   return {
     getRun: (name) => r(() => orMissing(rest<CascadeRun>('GET', `${runs}/${name}`))),
-    listRuns: async (labelSelector) => (await r(() => rest<{ items: CascadeRun[] }>('GET', runs, { query: { labelSelector } }))).items,
+    listRuns: async (labelSelector) =>
+      (await r(() => rest<{ items: CascadeRun[] }>('GET', runs, { query: { labelSelector } }))).items,
     createRun: (run) => r(() => orExists(rest<CascadeRun>('POST', runs, { body: run }))),
-    writeRunStatus: (run, status) => r(() => rest<CascadeRun>('PUT', `${runs}/${run.metadata.name}/status`, {
-      body: { ...run, apiVersion: API_VERSION, kind: CASCADE_RUN_KIND, status },
-    })),
+    writeRunStatus: (run, status) =>
+      r(() =>
+        rest<CascadeRun>('PUT', `${runs}/${run.metadata.name}/status`, {
+          body: { ...run, apiVersion: API_VERSION, kind: CASCADE_RUN_KIND, status },
+        }),
+      ),
     deleteRun: async (name) => {
       await r(() => orMissing(rest('DELETE', `${runs}/${name}`, { body: BACKGROUND, discard: true })));
     },
-    pageRuns: async (request) => page(await r(() => rest<List<CascadeRun>>('GET', runs, { query: pageQuery(request) }))),
+    pageRuns: async (request) =>
+      page(await r(() => rest<List<CascadeRun>>('GET', runs, { query: pageQuery(request) }))),
     ...jobCalls(rest, r, `/apis/batch/v1/namespaces/${namespace}/jobs`),
     getOperator: (name) => r(() => orMissing(rest<CascadeAutoOperator>('GET', `${ops}/${name}`))),
-    writeOperatorStatus: (op, status) => r(() => rest<CascadeAutoOperator>('PUT', `${ops}/${op.metadata.name}/status`, { body: { ...op, status } })),
-    writeOperatorFinalizers: (op, finalizers) => r(() => rest<CascadeAutoOperator>('PUT', `${ops}/${op.metadata.name}`, {
-      body: { ...op, metadata: { ...op.metadata, finalizers } },
-    })),
+    writeOperatorStatus: (op, status) =>
+      r(() => rest<CascadeAutoOperator>('PUT', `${ops}/${op.metadata.name}/status`, { body: { ...op, status } })),
+    writeOperatorFinalizers: (op, finalizers) =>
+      r(() =>
+        rest<CascadeAutoOperator>('PUT', `${ops}/${op.metadata.name}`, {
+          body: { ...op, metadata: { ...op.metadata, finalizers } },
+        }),
+      ),
     recordEvent: async (run, note, now) => {
       const body = runEvent(run, note, now, namespace);
       await r(() => rest('POST', `/api/v1/namespaces/${namespace}/events`, { body, discard: true }));

@@ -62,41 +62,58 @@ export function restClient(conn: Connection): Rest {
   // otherwise, and OpenSSL's SSL_CTX_new costs a cold process 8 ms of its main
   // thread for each (the second connection of a first run request among them).
   const agent = tls
-    ? new HttpsAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT, secureContext: createSecureContext({ ca: conn.ca, cert: conn.cert, key: conn.key }), rejectUnauthorized: !conn.insecure })
+    ? new HttpsAgent({
+        keepAlive: true,
+        maxSockets: MAX_IN_FLIGHT,
+        secureContext: createSecureContext({ ca: conn.ca, cert: conn.cert, key: conn.key }),
+        rejectUnauthorized: !conn.insecure,
+      })
     : new HttpAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
   const send = tls ? httpsRequest : httpRequest;
   const auth = authorization(conn);
   const inFlight = slots(MAX_IN_FLIGHT);
-  return <T>(method: string, path: string, opts: RequestOptions = {}) => inFlight(() => new Promise<T>((resolve, reject) => {
-    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
-    const authorizationHeader = auth();
-    if (authorizationHeader) headers.authorization = authorizationHeader;
-    const req = send(url(conn, path, opts.query), { method, agent, headers, timeout: opts.timeoutMs ?? 30_000 }, (res) => {
-      if (opts.discard && (res.statusCode ?? 0) < 400 && (res.statusCode ?? 0) > 0) {
-        res.on('error', reject);
-        res.on('end', () => resolve(undefined as T));
-        res.resume();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const status = res.statusCode ?? 0;
-        if (status >= 400) return reject(new ApiError(status, method, path, text));
-        if (opts.text) return resolve(text as T);
-        try {
-          resolve((text ? JSON.parse(text) : undefined) as T);
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
-    req.on('error', reject);
-    req.end(payload);
-  }));
+  return <T>(method: string, path: string, opts: RequestOptions = {}) =>
+    inFlight(
+      () =>
+        new Promise<T>((resolve, reject) => {
+          const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+          const headers: Record<string, string> = { accept: 'application/json' };
+          if (payload !== undefined)
+            Object.assign(headers, {
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(payload)),
+            });
+          const authorizationHeader = auth();
+          if (authorizationHeader) headers.authorization = authorizationHeader;
+          const req = send(
+            url(conn, path, opts.query),
+            { method, agent, headers, timeout: opts.timeoutMs ?? 30_000 },
+            (res) => {
+              if (opts.discard && (res.statusCode ?? 0) < 400 && (res.statusCode ?? 0) > 0) {
+                res.on('error', reject);
+                res.on('end', () => resolve(undefined as T));
+                res.resume();
+                return;
+              }
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('error', reject);
+              res.on('end', () => {
+                const text = Buffer.concat(chunks).toString('utf8');
+                const status = res.statusCode ?? 0;
+                if (status >= 400) return reject(new ApiError(status, method, path, text));
+                if (opts.text) return resolve(text as T);
+                try {
+                  resolve((text ? JSON.parse(text) : undefined) as T);
+                } catch (error) {
+                  reject(error);
+                }
+              });
+            },
+          );
+          req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
+          req.on('error', reject);
+          req.end(payload);
+        }),
+    );
 }

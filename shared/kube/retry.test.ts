@@ -8,7 +8,14 @@ const network = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONN
 async function play(errors: Error[], retries = 4) {
   let calls = 0;
   const retried: unknown[] = [];
-  const policy: RetryPolicy = { retries, minTimeoutMs: 1, maxTimeoutMs: 2, attemptTimeoutMs: 1000, maxRetryTimeMs: 10_000, onRetry: (e) => retried.push(e) };
+  const policy: RetryPolicy = {
+    retries,
+    minTimeoutMs: 1,
+    maxTimeoutMs: 2,
+    attemptTimeoutMs: 1000,
+    maxRetryTimeMs: 10_000,
+    onRetry: (e) => retried.push(e),
+  };
   const outcome = await withRetry(policy, async () => {
     const error = errors[calls++];
     if (error) throw error;
@@ -20,7 +27,9 @@ async function play(errors: Error[], retries = 4) {
 describe('withRetry', () => {
   it('retries transient failures (network, 429, 5xx) and counts each retry', async () => {
     expect(await play([network(), status(503), status(429)])).toEqual({
-      outcome: 'ok', calls: 4, retried: ['read ECONNRESET', 'HTTP 503', 'HTTP 429'],
+      outcome: 'ok',
+      calls: 4,
+      retried: ['read ECONNRESET', 'HTTP 503', 'HTTP 429'],
     });
   });
 

@@ -19,7 +19,13 @@ export interface RetryPolicy {
   onRetry?: (error: unknown) => void;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { retries: 4, minTimeoutMs: 50, maxTimeoutMs: 1000, attemptTimeoutMs: 10_000, maxRetryTimeMs: 10_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  retries: 4,
+  minTimeoutMs: 50,
+  maxTimeoutMs: 1000,
+  attemptTimeoutMs: 10_000,
+  maxRetryTimeMs: 10_000,
+};
 
 export function withRetry<T>(policy: RetryPolicy, call: () => Promise<T>): Promise<T> {
   return pRetry(call, {

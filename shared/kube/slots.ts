@@ -15,21 +15,22 @@ export function slots(max: number): Slots {
     if (next) next();
     else busy--;
   };
-  return <T>(call: () => Promise<T>) => new Promise<T>((resolve, reject) => {
-    const start = () => {
-      let running: Promise<T>;
-      try {
-        running = call();
-      } catch (error) {
-        running = Promise.reject(error);
+  return <T>(call: () => Promise<T>) =>
+    new Promise<T>((resolve, reject) => {
+      const start = () => {
+        let running: Promise<T>;
+        try {
+          running = call();
+        } catch (error) {
+          running = Promise.reject(error);
+        }
+        running.then(resolve, reject).finally(release);
+      };
+      if (busy < max) {
+        busy++;
+        start();
+      } else {
+        waiting.push(start);
       }
-      running.then(resolve, reject).finally(release);
-    };
-    if (busy < max) {
-      busy++;
-      start();
-    } else {
-      waiting.push(start);
-    }
-  });
+    });
 }

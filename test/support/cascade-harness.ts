@@ -86,8 +86,16 @@ export function replyBody(text: string): Record<string, unknown> {
   }
 }
 
-export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+export async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, body: replyBody(await res.text()) };
 }
 
@@ -96,16 +104,29 @@ export const TEST_BACKOFF_SCALE = 0.05;
 
 /** What the Broker met that a healthy function never causes: a delivery that failed finally, a retried 5xx or no answer. */
 export function brokerTrouble(broker: RunningBroker): string[] {
-  const failed = broker.failures.map((f) => `${f.event.attributes.type} ${f.event.attributes.id} to ${f.trigger}: failed after ${f.attempts} attempt(s) with ${f.status} ${f.reason}`);
-  const retried = broker.attempts.filter((a) => a.outcome === 'retry' && (a.status === undefined || a.status >= 500))
+  const failed = broker.failures.map(
+    (f) =>
+      `${f.event.attributes.type} ${f.event.attributes.id} to ${f.trigger}: failed after ${f.attempts} attempt(s) with ${f.status} ${f.reason}`,
+  );
+  const retried = broker.attempts
+    .filter((a) => a.outcome === 'retry' && (a.status === undefined || a.status >= 500))
     .map((a) => `${a.type} ${a.id} to ${a.route}, attempt ${a.attempt}: ${a.status ?? 'no answer'} ${a.detail ?? ''}`);
   return [...failed, ...retried];
 }
 
 /** A CloudEvent for the Broker's ingress, in binary mode. */
-export async function sendEvent(brokerUrl: string, type: string, data: unknown, id: string = randomUUID()): Promise<number> {
+export async function sendEvent(
+  brokerUrl: string,
+  type: string,
+  data: unknown,
+  id: string = randomUUID(),
+): Promise<number> {
   const e = binaryEvent(type, data, id);
-  const res = await fetch(brokerUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...e.headers }, body: JSON.stringify(e.body) });
+  const res = await fetch(brokerUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...e.headers },
+    body: JSON.stringify(e.body),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -130,7 +151,13 @@ export function structuredEvent(type: string, data: unknown, id = randomUUID()) 
  */
 function recordJobs(namespace: string) {
   const created = new Map<string, Map<string, V1Job>>();
-  const state = { controller: undefined as AbortController | undefined, stopped: false, resourceVersion: undefined as string | undefined, gaps: 0, expired: false };
+  const state = {
+    controller: undefined as AbortController | undefined,
+    stopped: false,
+    resourceVersion: undefined as string | undefined,
+    gaps: 0,
+    expired: false,
+  };
   const path = `/apis/batch/v1/namespaces/${namespace}/jobs`;
   const record = (job: V1Job) => {
     const name = job.metadata?.name ?? '';
@@ -141,29 +168,53 @@ function recordJobs(namespace: string) {
   const begin = async (): Promise<void> => {
     if (state.stopped) return;
     const query = { labelSelector: LABEL_RUN, allowWatchBookmarks: true, resourceVersion: state.resourceVersion };
-    state.controller = await new Watch(adminKubeConfig()).watch(path, query, (phase, obj: V1Job & { code?: number }) => {
-      if (phase === 'ERROR') state.expired ||= obj.code === 410;
-      else state.resourceVersion = obj.metadata?.resourceVersion ?? state.resourceVersion;
-      if (phase === 'ADDED' || phase === 'MODIFIED') record(obj);
-    }, () => {
-      if (state.expired) Object.assign(state, { expired: false, resourceVersion: undefined, gaps: state.gaps + 1 });
-      if (!state.stopped) setTimeout(() => void begin().catch(() => {}), 100);
-    });
+    state.controller = await new Watch(adminKubeConfig()).watch(
+      path,
+      query,
+      (phase, obj: V1Job & { code?: number }) => {
+        if (phase === 'ERROR') state.expired ||= obj.code === 410;
+        else state.resourceVersion = obj.metadata?.resourceVersion ?? state.resourceVersion;
+        if (phase === 'ADDED' || phase === 'MODIFIED') record(obj);
+      },
+      () => {
+        if (state.expired) Object.assign(state, { expired: false, resourceVersion: undefined, gaps: state.gaps + 1 });
+        if (!state.stopped) setTimeout(() => void begin().catch(() => {}), 100);
+      },
+    );
     if (state.stopped) state.controller.abort();
   };
-  return { created, ready: begin(), gaps: () => state.gaps, stop: () => { state.stopped = true; state.controller?.abort(); } };
+  return {
+    created,
+    ready: begin(),
+    gaps: () => state.gaps,
+    stop: () => {
+      state.stopped = true;
+      state.controller?.abort();
+    },
+  };
 }
 
-async function scenarioSource(ns: string, opts: HarnessOptions, custom: CustomObjectsApi): Promise<Record<string, string>> {
+async function scenarioSource(
+  ns: string,
+  opts: HarnessOptions,
+  custom: CustomObjectsApi,
+): Promise<Record<string, string>> {
   if (opts.from === 'file') {
     const file = join(tempDir('cascade-scenario-'), 'configuration.json');
     writeFileSync(file, JSON.stringify({ cascademodules: opts.modules }));
     return { CONFIG_PATH: file };
   }
-  await custom.createNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascadeautooperators', body: {
-    apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator',
-    metadata: { name: SCENARIO }, spec: { scenarioconfig: { cascademodules: opts.modules }, ...opts.operatorSpec },
-  } });
+  await custom.createNamespacedCustomObject({
+    ...G,
+    namespace: ns,
+    plural: 'cascadeautooperators',
+    body: {
+      apiVersion: 'cascade.cascade.net/v1alpha1',
+      kind: 'CascadeAutoOperator',
+      metadata: { name: SCENARIO },
+      spec: { scenarioconfig: { cascademodules: opts.modules }, ...opts.operatorSpec },
+    },
+  });
   return { CONFIG_PATH: '/nonexistent/configuration' };
 }
 
@@ -172,11 +223,17 @@ export async function cascadeHarness(opts: HarnessOptions) {
   const custom = adminKubeConfig().makeApiClient(CustomObjectsApi);
   const env = {
     ...(await scenarioSource(ns, opts, custom)),
-    KUBECONFIG: await functionKubeconfig(adminKubeConfig(), ns), POD_NAMESPACE: ns, SCENARIO_NAME: SCENARIO, OUT_MINIO_ADDRESS: OUT, ...opts.env,
+    KUBECONFIG: await functionKubeconfig(adminKubeConfig(), ns),
+    POD_NAMESPACE: ns,
+    SCENARIO_NAME: SCENARIO,
+    OUT_MINIO_ADDRESS: OUT,
+    ...opts.env,
   };
   const jobs = recordJobs(ns);
   await jobs.ready;
-  const fns: FunctionProcess[] = await Promise.all(Array.from({ length: opts.replicas ?? 1 }, () => (opts.start ?? startFunction)(env)));
+  const fns: FunctionProcess[] = await Promise.all(
+    Array.from({ length: opts.replicas ?? 1 }, () => (opts.start ?? startFunction)(env)),
+  );
   if (opts.queueProxy && fns.length !== 1) throw new Error('queue-proxy fronts one replica');
   const queueProxy: QueueProxy | undefined = opts.queueProxy
     ? await startQueueProxy({ userPort: Number(new URL(fns[0]!.url).port), namespace: ns, ...opts.queueProxy })
@@ -185,21 +242,47 @@ export async function cascadeHarness(opts: HarnessOptions) {
   const deadLetters = await startDeadLetterSink();
   // The Broker reaches replica 0 through queue-proxy when it runs, as in a pod.
   const broker = await startBroker({
-    namespace: ns, backoffScale: TEST_BACKOFF_SCALE, config: brokerConfig(opts.broker ?? 'sync'),
+    namespace: ns,
+    backoffScale: TEST_BACKOFF_SCALE,
+    config: brokerConfig(opts.broker ?? 'sync'),
     addresses: { 'Service/cascade': urls, 'Service/cascade-dead-letters': [deadLetters.url] },
   });
   const deliveries = newDeliveryLog();
   let stopping = false;
-  const sources: RunningSource[] = opts.source === false ? [] : await Promise.all(Array.from({ length: opts.source === 2 ? 2 : 1 }, () => startApiServerSource({
-    kc: adminKubeConfig(), namespace: ns, sink: broker.url,
-    onRetry: (a) => { if (!stopping) deliveries.retried.push(a); },
-    onError: (e) => { if (!stopping) deliveries.givenUp.push(`ApiServerSource: ${String(e)}`); },
-  })));
+  const sources: RunningSource[] =
+    opts.source === false
+      ? []
+      : await Promise.all(
+          Array.from({ length: opts.source === 2 ? 2 : 1 }, () =>
+            startApiServerSource({
+              kc: adminKubeConfig(),
+              namespace: ns,
+              sink: broker.url,
+              onRetry: (a) => {
+                if (!stopping) deliveries.retried.push(a);
+              },
+              onError: (e) => {
+                if (!stopping) deliveries.givenUp.push(`ApiServerSource: ${String(e)}`);
+              },
+            }),
+          ),
+        );
   // A CRD just established answers 429 "storage is (re)initializing" for a moment.
-  await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), { message: 'cascaderuns can be listed' });
-  const getRun = (name: string) => custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns', name }) as Promise<CascadeRun>;
+  await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), {
+    message: 'cascaderuns can be listed',
+  });
+  const getRun = (name: string) =>
+    custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns', name }) as Promise<CascadeRun>;
   return {
-    ns, env, fns, queueProxy, jobs: jobs.created, custom, broker, deadLetters, sources,
+    ns,
+    env,
+    fns,
+    queueProxy,
+    jobs: jobs.created,
+    custom,
+    broker,
+    deadLetters,
+    sources,
     /** The sources' deliveries to the Broker's ingress. */
     deliveries,
     /** Times the Job record lost the API server's history (see recordJobs). */
@@ -215,13 +298,31 @@ export async function cascadeHarness(opts: HarnessOptions) {
      * the same breath as one of them may still be on its way: assert absences
      * from the API server, not from this record.
      */
-    recorded: (names: string[]) => waitFor(() => names.every((n) => jobs.created.has(n)) && jobs.created, { message: `Jobs recorded: ${names.join(', ')}` }),
-    listRuns: async () => ((await custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' })) as { items: CascadeRun[] }).items,
-    operator: () => custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascadeautooperators', name: SCENARIO }) as Promise<CascadeAutoOperator>,
-    waitEnded: (name: string, timeoutMs = 60_000) => waitFor(async () => {
-      const run = await getRun(name);
-      return run.status?.notified && isTerminalPhase(run.status.phase) ? run : undefined;
-    }, { timeoutMs, message: `run ${name} ended` }),
+    recorded: (names: string[]) =>
+      waitFor(() => names.every((n) => jobs.created.has(n)) && jobs.created, {
+        message: `Jobs recorded: ${names.join(', ')}`,
+      }),
+    listRuns: async () =>
+      (
+        (await custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' })) as {
+          items: CascadeRun[];
+        }
+      ).items,
+    operator: () =>
+      custom.getNamespacedCustomObject({
+        ...G,
+        namespace: ns,
+        plural: 'cascadeautooperators',
+        name: SCENARIO,
+      }) as Promise<CascadeAutoOperator>,
+    waitEnded: (name: string, timeoutMs = 60_000) =>
+      waitFor(
+        async () => {
+          const run = await getRun(name);
+          return run.status?.notified && isTerminalPhase(run.status.phase) ? run : undefined;
+        },
+        { timeoutMs, message: `run ${name} ended` },
+      ),
     /**
      * Stops everything; throws (failing the test) on a delivery that failed
      * finally, a retried 5xx or no answer, or a source delivery given up, unless `faults`.
@@ -235,8 +336,11 @@ export async function cascadeHarness(opts: HarnessOptions) {
       await broker.stop();
       await deadLetters.stop();
       await Promise.all([...fns.map((f) => f.stop()), queueProxy?.stop('SIGKILL')]);
-      const problems = opts.faults ? [] : [...trouble, ...serverErrors(deliveries), ...deliveries.givenUp.map((g) => `given up: ${g}`)];
-      if (problems.length > 0) throw new Error(`deliveries met trouble the test did not inject:\n${problems.slice(0, 20).join('\n')}`);
+      const problems = opts.faults
+        ? []
+        : [...trouble, ...serverErrors(deliveries), ...deliveries.givenUp.map((g) => `given up: ${g}`)];
+      if (problems.length > 0)
+        throw new Error(`deliveries met trouble the test did not inject:\n${problems.slice(0, 20).join('\n')}`);
     },
   };
 }

@@ -7,17 +7,30 @@ import { adminKubeconfigPath } from './kube.ts';
 
 export const CLI_BIN = join(repoRoot, 'cli/kubectl-cascade.js');
 
-export interface CliResult { code: number; stdout: string; stderr: string }
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs `kubectl-cascade --kubeconfig <admin> [-n namespace] ...args`; never throws on a non-zero exit. */
-export function cli(args: string[], opts: { namespace?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export function cli(
+  args: string[],
+  opts: { namespace?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   const ns = opts.namespace ? ['-n', opts.namespace] : [];
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_BIN, '--kubeconfig', adminKubeconfigPath(), ...ns, ...args], {
-      env: { ...process.env, NO_COLOR: '', ...opts.env }, timeout: 110_000,
-    }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI_BIN, '--kubeconfig', adminKubeconfigPath(), ...ns, ...args],
+      {
+        env: { ...process.env, NO_COLOR: '', ...opts.env },
+        timeout: 110_000,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

@@ -17,20 +17,24 @@ export interface CrashingStore {
 export function crashingStore(real: Store, crashAt: number, when: 'before' | 'after'): CrashingStore {
   let calls = 0;
   let dead = false;
-  const wrap = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    if (dead) throw new Crash('process is dead');
-    calls++;
-    if (calls === crashAt && when === 'before') {
-      dead = true;
-      throw new Crash(`crashed before call ${calls}`);
-    }
-    const result = await fn(...args);
-    if (calls === crashAt && when === 'after') {
-      dead = true;
-      throw new Crash(`crashed after call ${calls}`);
-    }
-    return result;
-  };
-  const store = Object.fromEntries(Object.entries(real).map(([k, fn]) => [k, wrap(fn as (...a: unknown[]) => Promise<unknown>)])) as unknown as Store;
+  const wrap =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (dead) throw new Crash('process is dead');
+      calls++;
+      if (calls === crashAt && when === 'before') {
+        dead = true;
+        throw new Crash(`crashed before call ${calls}`);
+      }
+      const result = await fn(...args);
+      if (calls === crashAt && when === 'after') {
+        dead = true;
+        throw new Crash(`crashed after call ${calls}`);
+      }
+      return result;
+    };
+  const store = Object.fromEntries(
+    Object.entries(real).map(([k, fn]) => [k, wrap(fn as (...a: unknown[]) => Promise<unknown>)]),
+  ) as unknown as Store;
   return { store, calls: () => calls, crashed: () => dead };
 }

@@ -13,8 +13,17 @@ export interface PanelQuery {
   expr: string;
 }
 
-interface Panel { type: string; title: string; targets?: { refId: string; expr: string }[]; panels?: Panel[] }
-interface Variable { name: string; type: string; query?: string | { query: string } }
+interface Panel {
+  type: string;
+  title: string;
+  targets?: { refId: string; expr: string }[];
+  panels?: Panel[];
+}
+interface Variable {
+  name: string;
+  type: string;
+  query?: string | { query: string };
+}
 
 const dashboard = JSON.parse(readFileSync(join(repoRoot, 'knative/monitoring/grafana-dashboard.json'), 'utf8')) as {
   panels: Panel[];
@@ -23,7 +32,8 @@ const dashboard = JSON.parse(readFileSync(join(repoRoot, 'knative/monitoring/gra
 
 /** Every target of every panel (rows included), in the dashboard's order. */
 export function panelQueries(): PanelQuery[] {
-  return dashboard.panels.flatMap((p) => [p, ...(p.panels ?? [])])
+  return dashboard.panels
+    .flatMap((p) => [p, ...(p.panels ?? [])])
     .flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, refId: t.refId, expr: t.expr })));
 }
 
@@ -96,10 +106,21 @@ export function quantileBy(q: number, bucketSamples: Sample[], by: string[]): Ma
     g.set(le, (g.get(le) ?? 0) + s.value);
     groups.set(key(s.labels, by), g);
   }
-  return new Map([...groups].map(([k, g]) => [k, histogramQuantile(q, [...g].map(([le, count]) => ({ le, count })))]));
+  return new Map(
+    [...groups].map(([k, g]) => [
+      k,
+      histogramQuantile(
+        q,
+        [...g].map(([le, count]) => ({ le, count })),
+      ),
+    ]),
+  );
 }
 
 /** A query's result as the same kind of map: group label values (JSON) to value. */
-export function resultBy(result: { metric: Record<string, string>; value: number }[], by: string[]): Map<string, number> {
+export function resultBy(
+  result: { metric: Record<string, string>; value: number }[],
+  by: string[],
+): Map<string, number> {
   return new Map(result.map((r) => [key(r.metric, by), r.value]));
 }

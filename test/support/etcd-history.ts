@@ -25,10 +25,14 @@ interface WatchMessage {
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const text = (s: string) => Buffer.from(s, 'base64').toString('utf8');
 /** The end of the range of keys that start with `prefix`. */
-const prefixEnd = (prefix: string) => prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+const prefixEnd = (prefix: string) =>
+  prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 
 async function currentRevision(etcd: string): Promise<number> {
-  const res = await fetch(`${etcd}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: b64('\0'), count_only: true }) });
+  const res = await fetch(`${etcd}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: b64('\0'), count_only: true }),
+  });
   const body = (await res.json()) as { header: { revision: string } };
   return Number(body.header.revision);
 }
@@ -47,10 +51,16 @@ export interface EtcdHistory {
 export async function etcdHistory(etcd: string, prefix: string): Promise<EtcdHistory> {
   const created = new Map<string, number>();
   const alive = new Set<string>();
-  const state = { next: (await currentRevision(etcd)) + 1, stopped: false, lost: undefined as string | undefined, abort: new AbortController() };
+  const state = {
+    next: (await currentRevision(etcd)) + 1,
+    stopped: false,
+    lost: undefined as string | undefined,
+    abort: new AbortController(),
+  };
   const apply = (message: WatchMessage) => {
     const result = message.result;
-    if (result?.canceled) state.lost = `watch canceled at revision ${state.next}: ${result.cancel_reason ?? `compacted to ${result.compact_revision}`}`;
+    if (result?.canceled)
+      state.lost = `watch canceled at revision ${state.next}: ${result.cancel_reason ?? `compacted to ${result.compact_revision}`}`;
     for (const e of result?.events ?? []) {
       const key = text(e.kv.key).slice(prefix.length);
       state.next = Math.max(state.next, Number(e.kv.mod_revision) + 1);
@@ -62,7 +72,9 @@ export async function etcdHistory(etcd: string, prefix: string): Promise<EtcdHis
     }
   };
   const watchOnce = async () => {
-    const body = JSON.stringify({ create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: String(state.next) } });
+    const body = JSON.stringify({
+      create_request: { key: b64(prefix), range_end: b64(prefixEnd(prefix)), start_revision: String(state.next) },
+    });
     const res = await fetch(`${etcd}/v3/watch`, { method: 'POST', body, signal: state.abort.signal });
     let buffered = '';
     for await (const chunk of res.body ?? []) {
@@ -81,7 +93,12 @@ export async function etcdHistory(etcd: string, prefix: string): Promise<EtcdHis
     }
   })();
   return {
-    created, alive, lost: () => state.lost,
-    stop: () => { state.stopped = true; state.abort.abort(); },
+    created,
+    alive,
+    lost: () => state.lost,
+    stop: () => {
+      state.stopped = true;
+      state.abort.abort();
+    },
   };
 }

@@ -26,17 +26,31 @@ export async function flakyProxy(target: string): Promise<FlakyProxy> {
         res.writeHead(failing.status, { 'content-type': 'application/json' }).end(failing.body);
         return;
       }
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
-      fetch(new URL(req.url ?? '/', target), { method: req.method, headers, body: req.method === 'GET' ? undefined : Buffer.concat(chunks) })
-        .then(async (r) => res.writeHead(r.status, Object.fromEntries(r.headers)).end(Buffer.from(await r.arrayBuffer())))
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+      ) as Record<string, string>;
+      fetch(new URL(req.url ?? '/', target), {
+        method: req.method,
+        headers,
+        body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
+      })
+        .then(async (r) =>
+          res.writeHead(r.status, Object.fromEntries(r.headers)).end(Buffer.from(await r.arrayBuffer())),
+        )
         .catch(() => res.destroy());
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    failNext: (count, status = 503, body = '{"error":"shutting down: send the run request again"}') => { failing = { count, status, body }; },
+    failNext: (count, status = 503, body = '{"error":"shutting down: send the run request again"}') => {
+      failing = { count, status, body };
+    },
     refused: () => refused,
-    stop: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    stop: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

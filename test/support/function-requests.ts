@@ -15,13 +15,21 @@ import { adminKubeConfig, adminKubeconfigPath, waitFor } from './kube.ts';
 export async function functionRequests(ns: string, mark: number, events: number): Promise<ClientRequests> {
   const log = auditLogOf(adminKubeconfigPath());
   const clients = { fn: serviceAccountUser(ns, 'cascade-function') };
-  await waitFor(() => countByClient(auditLinesSince(log, mark), clients).fn!.events >= events || undefined, { message: `${events} Event(s) recorded` });
+  await waitFor(() => countByClient(auditLinesSince(log, mark), clients).fn!.events >= events || undefined, {
+    message: `${events} Event(s) recorded`,
+  });
   const barrier = `barrier-${randomUUID().slice(0, 8)}`;
-  await adminKubeConfig().makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: barrier, namespace: ns }).catch(() => undefined);
-  const lines = await waitFor(() => {
-    const all = auditLinesSince(log, mark);
-    const at = all.findIndex((l) => l.includes(barrier));
-    return at >= 0 ? all.slice(0, at) : undefined;
-  }, { message: 'the barrier request in the audit log' });
+  await adminKubeConfig()
+    .makeApiClient(CoreV1Api)
+    .readNamespacedConfigMap({ name: barrier, namespace: ns })
+    .catch(() => undefined);
+  const lines = await waitFor(
+    () => {
+      const all = auditLinesSince(log, mark);
+      const at = all.findIndex((l) => l.includes(barrier));
+      return at >= 0 ? all.slice(0, at) : undefined;
+    },
+    { message: 'the barrier request in the audit log' },
+  );
   return countByClient(lines, clients).fn!;
 }

@@ -18,10 +18,13 @@ export async function holdingProxy(target: number): Promise<HoldingProxy> {
   let open = false;
   const waiting: (() => void)[] = [];
   const pass = (req: IncomingMessage, res: ServerResponse) => {
-    const upstream = forward({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = forward(
+      { host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   };

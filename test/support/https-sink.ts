@@ -20,10 +20,53 @@ export interface HttpsSinkRequest {
 /** A CA, and a serving certificate it signed for 127.0.0.1 and localhost, in a temporary directory. */
 async function certificates(dir: string): Promise<{ ca: string; key: string; cert: string }> {
   const at = (f: string) => join(dir, f);
-  await runCommand('openssl', ['req', '-x509', '-new', ...ecKey, '-keyout', at('ca.key'), '-out', at('ca.crt'), '-days', '1', '-subj', '/CN=cascade-test-sink-ca']);
-  await runCommand('openssl', ['req', '-new', ...ecKey, '-keyout', at('sink.key'), '-out', at('sink.csr'), '-subj', '/CN=sink']);
-  await writeFile(at('sink.ext'), 'basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  await runCommand('openssl', ['x509', '-req', '-in', at('sink.csr'), '-CA', at('ca.crt'), '-CAkey', at('ca.key'), '-set_serial', '0x01', '-out', at('sink.crt'), '-days', '1', '-extfile', at('sink.ext')]);
+  await runCommand('openssl', [
+    'req',
+    '-x509',
+    '-new',
+    ...ecKey,
+    '-keyout',
+    at('ca.key'),
+    '-out',
+    at('ca.crt'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=cascade-test-sink-ca',
+  ]);
+  await runCommand('openssl', [
+    'req',
+    '-new',
+    ...ecKey,
+    '-keyout',
+    at('sink.key'),
+    '-out',
+    at('sink.csr'),
+    '-subj',
+    '/CN=sink',
+  ]);
+  await writeFile(
+    at('sink.ext'),
+    'basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n',
+  );
+  await runCommand('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    at('sink.csr'),
+    '-CA',
+    at('ca.crt'),
+    '-CAkey',
+    at('ca.key'),
+    '-set_serial',
+    '0x01',
+    '-out',
+    at('sink.crt'),
+    '-days',
+    '1',
+    '-extfile',
+    at('sink.ext'),
+  ]);
   const [ca, key, cert] = await Promise.all(['ca.crt', 'sink.key', 'sink.crt'].map((f) => readFile(at(f), 'utf8')));
   return { ca: ca!, key: key!, cert: cert! };
 }
@@ -59,10 +102,11 @@ export async function httpsSink() {
       expected = token;
       if (mount) await writeFile(tokenFile, `${token}\n`);
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -25,7 +25,12 @@ export interface Image {
   dirs: string[];
 }
 
-interface StageState { root: string; home: string; workdir: string; env: Record<string, string> }
+interface StageState {
+  root: string;
+  home: string;
+  workdir: string;
+  env: Record<string, string>;
+}
 
 /** The image's PATH: this Node.js first, then the system's (npm is /usr/bin/npm, run by the first node on PATH). */
 export const imagePath = () => `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`;
@@ -33,13 +38,22 @@ export const imagePath = () => `${dirname(process.execPath)}:/usr/local/bin:/usr
 /** A copy of what `git clone` would give: the files git tracks (and new ones it does not ignore), as they are in the work tree. */
 export function cleanContext(): string {
   const context = mkdtempSync(join(tmpdir(), 'cascade-context-'));
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' })
-    .split('\0').filter((f) => f && existsSync(join(repoRoot, f)));
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter((f) => f && existsSync(join(repoRoot, f)));
   for (const file of files) cpSync(join(repoRoot, file), join(context, file), { recursive: true });
   return context;
 }
 
-function copy(step: Extract<Instruction, { op: 'COPY' }>, state: StageState, context: string, stages: Map<string, StageState>): void {
+function copy(
+  step: Extract<Instruction, { op: 'COPY' }>,
+  state: StageState,
+  context: string,
+  stages: Map<string, StageState>,
+): void {
   const dest = step.dest.startsWith('/') ? join(state.root, step.dest) : join(state.workdir, step.dest);
   for (const source of step.sources) {
     const from = step.from ? join(stages.get(step.from)!.root, source) : join(context, source);
@@ -52,7 +66,9 @@ function copy(step: Extract<Instruction, { op: 'COPY' }>, state: StageState, con
 
 /** A stage that cleans npm's cache gets its own (a fresh one, as in the image); the others share the machine's, which is only read and added to. */
 const npmCache = (stage: Stage, home: string) =>
-  ofKind(stage, 'RUN').some((r) => r.command.includes('npm cache clean')) ? join(home, '.npm') : join(homedir(), '.npm');
+  ofKind(stage, 'RUN').some((r) => r.command.includes('npm cache clean'))
+    ? join(home, '.npm')
+    : join(homedir(), '.npm');
 
 /**
  * How this machine reaches the npm registry (its npm configuration files, CA
@@ -60,18 +76,41 @@ const npmCache = (stage: Stage, home: string) =>
  * hold. npm finds its global configuration beside the node that runs it,
  * which here is Node.js 24 in node_modules, so it is named.
  */
-const registryAccess = () => Object.fromEntries(
-  ['npm_config_globalconfig', 'npm_config_userconfig', 'npm_config_cafile', 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']
-    .flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
-);
+const registryAccess = () =>
+  Object.fromEntries(
+    [
+      'npm_config_globalconfig',
+      'npm_config_userconfig',
+      'npm_config_cafile',
+      'NODE_EXTRA_CA_CERTS',
+      'HTTPS_PROXY',
+      'https_proxy',
+      'HTTP_PROXY',
+      'http_proxy',
+      'NO_PROXY',
+      'no_proxy',
+    ].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+  );
 
-async function runStage(stage: Stage, context: string, stages: Map<string, StageState>, log: (line: string) => void): Promise<StageState> {
+async function runStage(
+  stage: Stage,
+  context: string,
+  stages: Map<string, StageState>,
+  log: (line: string) => void,
+): Promise<StageState> {
   const root = mkdtempSync(join(tmpdir(), `cascade-stage-${stage.name ?? 'final'}-`));
   const home = mkdtempSync(join(tmpdir(), 'cascade-stage-home-'));
   const state: StageState = { root, home, workdir: root, env: {} };
-  const runEnv = () => ({ ...registryAccess(), PATH: imagePath(), HOME: home, npm_config_cache: npmCache(stage, home), npm_config_update_notifier: 'false', ...state.env });
+  const runEnv = () => ({
+    ...registryAccess(),
+    PATH: imagePath(),
+    HOME: home,
+    npm_config_cache: npmCache(stage, home),
+    npm_config_update_notifier: 'false',
+    ...state.env,
+  });
   for (const step of stage.instructions) {
-    if (step.op === 'WORKDIR') mkdirSync(state.workdir = join(root, step.path), { recursive: true });
+    if (step.op === 'WORKDIR') mkdirSync((state.workdir = join(root, step.path)), { recursive: true });
     else if (step.op === 'ENV' || step.op === 'ARG') Object.assign(state.env, step.vars);
     else if (step.op === 'COPY') copy(step, state, context, stages);
     else if (step.op === 'RUN') {
@@ -84,7 +123,11 @@ async function runStage(stage: Stage, context: string, stages: Map<string, Stage
 }
 
 /** Runs every stage; returns the last one as the image. */
-export async function buildImage(file: Containerfile, context: string, log: (line: string) => void = () => {}): Promise<Image> {
+export async function buildImage(
+  file: Containerfile,
+  context: string,
+  log: (line: string) => void = () => {},
+): Promise<Image> {
   const stages = new Map<string, StageState>();
   const dirs: string[] = [];
   let last: StageState | undefined;
@@ -97,5 +140,12 @@ export async function buildImage(file: Containerfile, context: string, log: (lin
   const [uid = '0', gid = uid] = (ofKind(final, 'USER').at(-1)?.user ?? '0').split(':');
   // The image's files belong to root and are read-only to its user; its root directory is traversable.
   for (let dir = last!.workdir; dir !== tmpdir(); dir = dirname(dir)) chmodSync(dir, 0o755);
-  return { workdir: last!.workdir, env: last!.env, uid: Number(uid), gid: Number(gid), cmd: ofKind(final, 'CMD').at(-1)!.argv, dirs };
+  return {
+    workdir: last!.workdir,
+    env: last!.env,
+    uid: Number(uid),
+    gid: Number(gid),
+    cmd: ofKind(final, 'CMD').at(-1)!.argv,
+    dirs,
+  };
 }

@@ -38,7 +38,11 @@ export function janitorDeps(kubeconfig: string, env: Record<string, string>): Te
   const events: RunEndEvent[] = [];
   return {
     config: parsed.value,
-    store: connectStore(parsed.value.namespace, { ...DEFAULT_RETRY, retries: 2, minTimeoutMs: 20, maxTimeoutMs: 200 }, kubeconfig),
+    store: connectStore(
+      parsed.value.namespace,
+      { ...DEFAULT_RETRY, retries: 2, minTimeoutMs: 20, maxTimeoutMs: 200 },
+      kubeconfig,
+    ),
     log: pino({ level: process.env.JANITOR_TEST_LOG ?? 'silent' }),
     now: () => new Date(),
     notify: async (event) => {
@@ -57,21 +61,42 @@ export interface RunSpec {
 }
 
 /** Creates a CascadeRun of SCENARIO_NAME `scenario` as start-run.ts would, optionally with a stored status; returns its name. */
-export async function createRun(at: { custom: CustomObjectsApi; ns: string }, scenario: string, { iuid, modules, status }: RunSpec): Promise<string> {
+export async function createRun(
+  at: { custom: CustomObjectsApi; ns: string },
+  scenario: string,
+  { iuid, modules, status }: RunSpec,
+): Promise<string> {
   const { custom, ns } = at;
   const name = runName(scenario, iuid);
   if (!name.ok) throw new Error(name.reason);
   const body: CascadeRun = {
-    apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeRun',
+    apiVersion: 'cascade.cascade.net/v1alpha1',
+    kind: 'CascadeRun',
     metadata: { name: name.name, namespace: ns, labels: { [LABEL_APP]: LABEL_APP_VALUE } },
     spec: {
-      ob: 'org', src: 'src', pid: iuid, scenarioname: scenario, modules: modules.map((m) => m.modulename),
-      turlinfo: 's3://incoming/in.tgz', cascademodules: modules,
+      ob: 'org',
+      src: 'src',
+      pid: iuid,
+      scenarioname: scenario,
+      modules: modules.map((m) => m.modulename),
+      turlinfo: 's3://incoming/in.tgz',
+      cascademodules: modules,
     },
   };
-  const created = (await custom.createNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns', body })) as CascadeRun;
+  const created = (await custom.createNamespacedCustomObject({
+    ...G,
+    namespace: ns,
+    plural: 'cascaderuns',
+    body,
+  })) as CascadeRun;
   if (status) {
-    await custom.replaceNamespacedCustomObjectStatus({ ...G, namespace: ns, plural: 'cascaderuns', name: name.name, body: { ...created, status } });
+    await custom.replaceNamespacedCustomObjectStatus({
+      ...G,
+      namespace: ns,
+      plural: 'cascaderuns',
+      name: name.name,
+      body: { ...created, status },
+    });
   }
   return name.name;
 }
@@ -86,12 +111,18 @@ export interface JanitorExit {
 export function runJanitorProcess(env: Record<string, string>): Promise<JanitorExit> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(repoRoot, 'functions/janitor/main.ts')], {
-      cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
     child.on('error', reject);
     // 'close', not 'exit': its output may still be unread when it exits
     child.on('close', (code) => resolve({ code, stdout, stderr }));

@@ -54,21 +54,26 @@ export async function downloadModule(moduleAtVersion: string): Promise<string> {
     out = String((error as Error).message);
   }
   const start = out.indexOf('{');
-  const info = start >= 0 ? (JSON.parse(out.slice(start, out.lastIndexOf('}') + 1)) as { Dir?: string; Error?: string }) : {};
+  const info =
+    start >= 0 ? (JSON.parse(out.slice(start, out.lastIndexOf('}') + 1)) as { Dir?: string; Error?: string }) : {};
   if (!info.Dir) throw new Error(`go mod download ${moduleAtVersion}: ${info.Error ?? out.trim()}`);
   return info.Dir;
 }
 
 function yamlFiles(dir: string): string[] {
   if (!existsSync(dir)) throw new Error(`no directory ${dir}`);
-  return readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 /** Every CustomResourceDefinition document in the files. */
 export function crdsIn(files: string[]): Crd[] {
   return files.flatMap((file) =>
-    (loadAll(readFileSync(file, 'utf8')) as (Crd | null)[])
-      .filter((doc): doc is Crd => doc?.kind === 'CustomResourceDefinition'),
+    (loadAll(readFileSync(file, 'utf8')) as (Crd | null)[]).filter(
+      (doc): doc is Crd => doc?.kind === 'CustomResourceDefinition',
+    ),
   );
 }
 
@@ -87,7 +92,9 @@ export async function eventingCrds(): Promise<CrdSet> {
       const dir = join(await downloadModule(OPERATOR_MODULE), release);
       return { source: `${OPERATOR_MODULE} ${release}`, crds: crdsIn(yamlFiles(dir)) };
     } catch (operatorError) {
-      throw new Error(`Knative Eventing CRDs: ${(eventingError as Error).message}; fallback: ${(operatorError as Error).message}`);
+      throw new Error(
+        `Knative Eventing CRDs: ${(eventingError as Error).message}; fallback: ${(operatorError as Error).message}`,
+      );
     }
   }
 }

@@ -2,7 +2,12 @@
 // cluster the global set-up provides and to the lifetime of the current test.
 import { afterAll, inject, onTestFinished } from 'vitest';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { createNamespace, deleteNamespace, kubeConfigFromFile, serviceAccountKubeConfig as saKubeConfig } from '../../local/kube.ts';
+import {
+  createNamespace,
+  deleteNamespace,
+  kubeConfigFromFile,
+  serviceAccountKubeConfig as saKubeConfig,
+} from '../../local/kube.ts';
 
 export { apiStatus, sleep, waitFor, type WaitForOptions } from '../../local/kube.ts';
 
@@ -27,7 +32,10 @@ export function adminKubeconfigPath(): string {
     provided = undefined;
   }
   const path = provided ?? process.env.KUBECONFIG ?? process.env.CASCADE_KUBECONFIG;
-  if (!path) throw new Error('no kubeconfig: run the tests with `vitest --project cluster` (its global set-up starts the cluster)');
+  if (!path)
+    throw new Error(
+      'no kubeconfig: run the tests with `vitest --project cluster` (its global set-up starts the cluster)',
+    );
   return path;
 }
 
@@ -61,6 +69,10 @@ export async function createTestNamespace(prefix = 'cascade-test'): Promise<stri
 }
 
 /** A KubeConfig acting as ServiceAccount `saName` of `namespace` (TokenRequest). */
-export function serviceAccountKubeConfig(namespace: string, saName: string, options: { expirationSeconds?: number } = {}): Promise<KubeConfig> {
+export function serviceAccountKubeConfig(
+  namespace: string,
+  saName: string,
+  options: { expirationSeconds?: number } = {},
+): Promise<KubeConfig> {
   return saKubeConfig(adminKubeConfig(), namespace, saName, options);
 }

@@ -78,7 +78,13 @@ export function promtoolCheck(text: string): Promise<PromtoolResult> {
         return;
       }
       const code = typeof e?.code === 'number' ? e.code : 0;
-      resolve({ code, problems: `${stdout}${stderr}`.split('\n').map((l) => l.trim()).filter(Boolean) });
+      resolve({
+        code,
+        problems: `${stdout}${stderr}`
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean),
+      });
     });
     child.stdin?.on('error', () => {});
     child.stdin?.end(text);
@@ -112,7 +118,11 @@ export async function heldSink() {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on('end', () => {
-      received.push({ id: String(req.headers['ce-id']), type: String(req.headers['ce-type']), subject: String(req.headers['ce-subject']) });
+      received.push({
+        id: String(req.headers['ce-id']),
+        type: String(req.headers['ce-type']),
+        subject: String(req.headers['ce-subject']),
+      });
       if (open) res.writeHead(200).end();
       else waiting.push(res);
     });
@@ -147,10 +157,20 @@ export interface Answer {
 /** POSTs JSON and records the answer; a connection error is status 0, not a throw. */
 export async function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: replyBody(await res.text()), headers: res.headers, at: Date.now() };
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return { status: 0, body: {}, headers: undefined, error: cause?.code ?? cause?.message ?? String(error), at: Date.now() };
+    return {
+      status: 0,
+      body: {},
+      headers: undefined,
+      error: cause?.code ?? cause?.message ?? String(error),
+      at: Date.now(),
+    };
   }
 }

@@ -7,8 +7,20 @@
 // file discovery: this Prometheus is built without Kubernetes discovery.
 import { isIPv6 } from 'node:net';
 
-interface Relabeling { sourceLabels?: string[]; regex?: string; targetLabel?: string; replacement?: string; action?: string }
-export interface PodMetricsEndpoint { port?: string; portNumber?: number; targetPort?: number; path?: string; relabelings?: Relabeling[] }
+interface Relabeling {
+  sourceLabels?: string[];
+  regex?: string;
+  targetLabel?: string;
+  replacement?: string;
+  action?: string;
+}
+export interface PodMetricsEndpoint {
+  port?: string;
+  portNumber?: number;
+  targetPort?: number;
+  path?: string;
+  relabelings?: Relabeling[];
+}
 export interface PodMonitor {
   metadata: { name: string };
   spec: { selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: PodMetricsEndpoint[] };
@@ -18,8 +30,10 @@ const sanitize = (name: string) => name.replace(/[^a-zA-Z0-9_]/g, '_');
 
 /** Prometheus's relabel_config for one of the endpoint's `relabelings`. */
 const ownRelabeling = (r: Relabeling) => ({
-  ...(r.sourceLabels ? { source_labels: r.sourceLabels } : {}), ...(r.regex ? { regex: r.regex } : {}),
-  ...(r.targetLabel ? { target_label: r.targetLabel } : {}), ...(r.replacement ? { replacement: r.replacement } : {}),
+  ...(r.sourceLabels ? { source_labels: r.sourceLabels } : {}),
+  ...(r.regex ? { regex: r.regex } : {}),
+  ...(r.targetLabel ? { target_label: r.targetLabel } : {}),
+  ...(r.replacement ? { replacement: r.replacement } : {}),
   ...(r.action ? { action: r.action } : {}),
 });
 
@@ -32,12 +46,21 @@ export function podMonitorScrapeConfigs(pm: PodMonitor, namespace: string, file:
     relabel_configs: [
       { action: 'drop', source_labels: ['__meta_kubernetes_pod_phase'], regex: '(Failed|Succeeded)' },
       ...Object.entries(pm.spec.selector.matchLabels).map(([k, v]) => ({
-        action: 'keep', source_labels: [`__meta_kubernetes_pod_label_${sanitize(k)}`, `__meta_kubernetes_pod_labelpresent_${sanitize(k)}`], regex: `(${v});true`,
+        action: 'keep',
+        source_labels: [
+          `__meta_kubernetes_pod_label_${sanitize(k)}`,
+          `__meta_kubernetes_pod_labelpresent_${sanitize(k)}`,
+        ],
+        regex: `(${v});true`,
       })),
       ep.port
         ? { action: 'keep', source_labels: ['__meta_kubernetes_pod_container_port_name'], regex: ep.port }
-        // portNumber, or the deprecated targetPort given as a number: both filter on the declared port's number
-        : { action: 'keep', source_labels: ['__meta_kubernetes_pod_container_port_number'], regex: String(ep.portNumber ?? ep.targetPort) },
+        : // portNumber, or the deprecated targetPort given as a number: both filter on the declared port's number
+          {
+            action: 'keep',
+            source_labels: ['__meta_kubernetes_pod_container_port_number'],
+            regex: String(ep.portNumber ?? ep.targetPort),
+          },
       { source_labels: ['__meta_kubernetes_namespace'], target_label: 'namespace' },
       { source_labels: ['__meta_kubernetes_pod_container_name'], target_label: 'container' },
       { source_labels: ['__meta_kubernetes_pod_name'], target_label: 'pod' },
@@ -63,13 +86,20 @@ export function podTargets(pod: { namespace: string; name: string; ip: string; l
   return KNATIVE_POD_PORTS.map((p) => ({
     targets: [`${host}:${p.port}`],
     labels: {
-      __meta_kubernetes_namespace: pod.namespace, __meta_kubernetes_pod_name: pod.name, __meta_kubernetes_pod_ip: pod.ip,
-      __meta_kubernetes_pod_phase: 'Running', __meta_kubernetes_pod_container_name: p.container,
-      __meta_kubernetes_pod_container_port_name: p.name, __meta_kubernetes_pod_container_port_number: String(p.port),
+      __meta_kubernetes_namespace: pod.namespace,
+      __meta_kubernetes_pod_name: pod.name,
+      __meta_kubernetes_pod_ip: pod.ip,
+      __meta_kubernetes_pod_phase: 'Running',
+      __meta_kubernetes_pod_container_name: p.container,
+      __meta_kubernetes_pod_container_port_name: p.name,
+      __meta_kubernetes_pod_container_port_number: String(p.port),
       __meta_kubernetes_pod_container_port_protocol: 'TCP',
-      ...Object.fromEntries(Object.entries(pod.labels).flatMap(([k, v]) => [
-        [`__meta_kubernetes_pod_label_${sanitize(k)}`, v], [`__meta_kubernetes_pod_labelpresent_${sanitize(k)}`, 'true'],
-      ])),
+      ...Object.fromEntries(
+        Object.entries(pod.labels).flatMap(([k, v]) => [
+          [`__meta_kubernetes_pod_label_${sanitize(k)}`, v],
+          [`__meta_kubernetes_pod_labelpresent_${sanitize(k)}`, 'true'],
+        ]),
+      ),
     },
   }));
 }

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import xterm from '@xterm/headless';
 
-const quote = (arg: string) => `'${arg.replaceAll('\'', '\'\\\'\'')}'`;
+const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
 
 export interface PtyRun {
   /** The screen's non-empty lines now. */
@@ -28,16 +28,26 @@ export function runInPty(argv: string[], env: Record<string, string | undefined>
     return lines.filter((l) => l.trim() !== '');
   };
   // -q quiet, -e the command's exit status, -f flush each write, -c the command; no typescript file.
-  const child = spawn('script', ['-qefc', argv.map(quote).join(' '), '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qefc', argv.map(quote).join(' '), '/dev/null'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let pending = Promise.resolve();
   child.stdout.on('data', (chunk: Buffer) => {
     raw += chunk.toString();
-    pending = pending.then(() => new Promise<void>((resolve) => term.write(chunk, () => {
-      const now = screen();
-      if (JSON.stringify(now) !== JSON.stringify(screens.at(-1))) screens.push(now);
-      resolve();
-    })));
+    pending = pending.then(
+      () =>
+        new Promise<void>((resolve) =>
+          term.write(chunk, () => {
+            const now = screen();
+            if (JSON.stringify(now) !== JSON.stringify(screens.at(-1))) screens.push(now);
+            resolve();
+          }),
+        ),
+    );
   });
-  const exited = new Promise<number>((resolve) => child.on('exit', (code) => void pending.then(() => resolve(code ?? -1))));
+  const exited = new Promise<number>((resolve) =>
+    child.on('exit', (code) => void pending.then(() => resolve(code ?? -1))),
+  );
   return { screen, screens, raw: () => raw, exited };
 }

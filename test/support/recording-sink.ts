@@ -22,11 +22,18 @@ export async function recordingSink() {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const request: SinkRequest = { headers: req.headers, body, data: JSON.parse(body || 'null') as Record<string, unknown>, status: 0 };
+      const request: SinkRequest = {
+        headers: req.headers,
+        body,
+        data: JSON.parse(body || 'null') as Record<string, unknown>,
+        status: 0,
+      };
       received.push(request);
       if (holding) {
         held.push({ request, res });
-        res.on('close', () => { if (request.status === 0) request.status = -1; });
+        res.on('close', () => {
+          if (request.status === 0) request.status = -1;
+        });
         return;
       }
       request.status = failing > 0 ? 500 : 200;
@@ -41,9 +48,13 @@ export async function recordingSink() {
     url: `http://127.0.0.1:${port}/`,
     received,
     /** The next `n` requests are answered 500. */
-    failNext(n: number) { failing = n; },
+    failNext(n: number) {
+      failing = n;
+    },
     /** From now on requests are held, unanswered, until release(). */
-    hold() { holding = true; },
+    hold() {
+      holding = true;
+    },
     /** Requests held now (received, not answered, sender still waiting). */
     holding: () => received.filter((r) => r.status === 0).length,
     /** Answers every request held (200, or 500 while failNext lasts) and stops holding. */
@@ -56,9 +67,10 @@ export async function recordingSink() {
         res.writeHead(request.status).end();
       }
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

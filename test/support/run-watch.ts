@@ -10,24 +10,44 @@ import type { CascadeRun } from '../../shared/api/cascade-run.ts';
 import { adminKubeConfig } from './kube.ts';
 
 /** Watches `path` from now on, resuming after a drop; `gaps` counts the times history was lost (410). */
-function watchPath<T extends { metadata: { resourceVersion?: string | undefined } }>(path: string, on: (type: string, obj: T) => void) {
-  const state = { controller: undefined as AbortController | undefined, stopped: false, resourceVersion: undefined as string | undefined, gaps: 0 };
+function watchPath<T extends { metadata: { resourceVersion?: string | undefined } }>(
+  path: string,
+  on: (type: string, obj: T) => void,
+) {
+  const state = {
+    controller: undefined as AbortController | undefined,
+    stopped: false,
+    resourceVersion: undefined as string | undefined,
+    gaps: 0,
+  };
   const begin = async (): Promise<void> => {
     if (state.stopped) return;
     const query = { allowWatchBookmarks: true, resourceVersion: state.resourceVersion };
-    state.controller = await new Watch(adminKubeConfig()).watch(path, query, (type, obj: T & { code?: number }) => {
-      if (type === 'ERROR') {
-        if (obj.code === 410) Object.assign(state, { resourceVersion: undefined, gaps: state.gaps + 1 });
-        return;
-      }
-      state.resourceVersion = obj.metadata?.resourceVersion ?? state.resourceVersion;
-      if (type !== 'BOOKMARK') on(type, obj);
-    }, () => {
-      if (!state.stopped) setTimeout(() => void begin().catch(() => {}), 100);
-    });
+    state.controller = await new Watch(adminKubeConfig()).watch(
+      path,
+      query,
+      (type, obj: T & { code?: number }) => {
+        if (type === 'ERROR') {
+          if (obj.code === 410) Object.assign(state, { resourceVersion: undefined, gaps: state.gaps + 1 });
+          return;
+        }
+        state.resourceVersion = obj.metadata?.resourceVersion ?? state.resourceVersion;
+        if (type !== 'BOOKMARK') on(type, obj);
+      },
+      () => {
+        if (!state.stopped) setTimeout(() => void begin().catch(() => {}), 100);
+      },
+    );
     if (state.stopped) state.controller.abort();
   };
-  return { ready: begin(), gaps: () => state.gaps, stop: () => { state.stopped = true; state.controller?.abort(); } };
+  return {
+    ready: begin(),
+    gaps: () => state.gaps,
+    stop: () => {
+      state.stopped = true;
+      state.controller?.abort();
+    },
+  };
 }
 
 const IN_PROGRESS = new Set(['Pending', 'Running']);
@@ -66,6 +86,9 @@ export function watchRuns(namespace: string) {
     granted: (name: string) => [...(granted.get(name) ?? [])],
     /** Times a watch lost the API server's history (a gap in what was seen). */
     gaps: () => runs.gaps() + operators.gaps(),
-    stop: () => { runs.stop(); operators.stop(); },
+    stop: () => {
+      runs.stop();
+      operators.stop();
+    },
   };
 }

@@ -45,7 +45,10 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
-      s.on('error', () => { client.destroy(); upstream.destroy(); });
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
     }
     client.pipe(upstream).pipe(client);
   });
@@ -67,10 +70,11 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
     restore() {
       mode = 'open';
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -90,7 +94,9 @@ export function throughProxy(kubeconfigFile: string, proxy: TcpProxy): string {
   if (!current) throw new Error(`${kubeconfigFile}: no current cluster`);
   const server = new URL(current.server);
   server.port = String(proxy.port);
-  const clusters = kc.clusters.map((c) => (c.name === current.name ? { ...c, server: server.toString().replace(/\/$/, '') } : c));
+  const clusters = kc.clusters.map((c) =>
+    c.name === current.name ? { ...c, server: server.toString().replace(/\/$/, '') } : c,
+  );
   const proxied = new KubeConfig();
   proxied.loadFromOptions({ clusters, users: kc.users, contexts: kc.contexts, currentContext: kc.currentContext });
   const file = join(kubeconfigFile, '..', `proxied-${proxy.port}.kubeconfig`);

@@ -18,7 +18,8 @@ export function running(step: number, extra: Partial<CascadeRunStatus> = {}): Ca
 }
 
 function actionText(a: Action): string {
-  if (a.type === 'FinishRun' || a.type === 'SendRunEndEvent') return `${a.type === 'FinishRun' ? 'Finish' : 'Send'}:${a.phase}`;
+  if (a.type === 'FinishRun' || a.type === 'SendRunEndEvent')
+    return `${a.type === 'FinishRun' ? 'Finish' : 'Send'}:${a.phase}`;
   if (a.type === 'CountResume') return `CountResume:${a.resumes}`;
   return `${a.type}:${a.step}`;
 }

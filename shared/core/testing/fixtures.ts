@@ -24,7 +24,9 @@ export function module(modulename: string, configuration: Record<string, string>
     modulename,
     configuration,
     backoffLimit: 0,
-    template: { spec: { containers: [{ name: modulename, image: `example/${modulename}:1` }], restartPolicy: 'Never' } },
+    template: {
+      spec: { containers: [{ name: modulename, image: `example/${modulename}:1` }], restartPolicy: 'Never' },
+    },
   };
 }
 
@@ -34,8 +36,13 @@ export function run(names: string[], status?: CascadeRunStatus): CascadeRun {
     kind: CASCADE_RUN_KIND,
     metadata: { name: RUN, namespace: SETTINGS.namespace, uid: 'uid-1', generation: 1, resourceVersion: '7' },
     spec: {
-      ob: 'org', src: 'src', pid: IUID, scenarioname: SETTINGS.scenarioName, modules: names,
-      turlinfo: 's3://in/input.tgz', cascademodules: names.map((n) => module(n)),
+      ob: 'org',
+      src: 'src',
+      pid: IUID,
+      scenarioname: SETTINGS.scenarioName,
+      modules: names,
+      turlinfo: 's3://in/input.tgz',
+      cascademodules: names.map((n) => module(n)),
     },
     ...(status ? { status } : {}),
   };
@@ -43,8 +50,13 @@ export function run(names: string[], status?: CascadeRunStatus): CascadeRun {
 
 export function job(names: string[], step: number, state: JobState, extra: Partial<ObservedJob> = {}): ObservedJob {
   return {
-    name: jobName(SETTINGS.scenarioName, RUN, names, step), run: RUN, step, state,
-    startTime: '2026-11-29T11:59:00.000Z', deleting: false, ...extra,
+    name: jobName(SETTINGS.scenarioName, RUN, names, step),
+    run: RUN,
+    step,
+    state,
+    startTime: '2026-11-29T11:59:00.000Z',
+    deleting: false,
+    ...extra,
   };
 }
 

@@ -71,8 +71,22 @@ export interface Model {
 
 export function model(names: string[], refusedStep?: number, sink = false): Model {
   return {
-    names, run: undefined, rv: 0, jobs: [], evidence: names.map(() => false), recorded: new Set(), creations: [],
-    operator: {}, counted: [], transitions: [], pending: [], decisions: [], refusedStep, clock: 0, sink, sent: [],
+    names,
+    run: undefined,
+    rv: 0,
+    jobs: [],
+    evidence: names.map(() => false),
+    recorded: new Set(),
+    creations: [],
+    operator: {},
+    counted: [],
+    transitions: [],
+    pending: [],
+    decisions: [],
+    refusedStep,
+    clock: 0,
+    sink,
+    sent: [],
   };
 }
 
@@ -99,7 +113,13 @@ function createJobs(m: Model, s: Snapshot): number | undefined {
     if (a.step === m.refusedStep) return a.step;
     const name = a.job.metadata?.name ?? '';
     if (m.jobs.some((j) => j.name === name)) continue;
-    m.creations.push({ name, step: a.step, evidence: s.evidence, recorded: m.recorded.has(a.step), stale: s.rv !== m.rv });
+    m.creations.push({
+      name,
+      step: a.step,
+      evidence: s.evidence,
+      recorded: m.recorded.has(a.step),
+      stale: s.rv !== m.rv,
+    });
     m.jobs.push({ name, run: RUN, step: a.step, state: 'Active', startTime: nowOf(m), deleting: false });
   }
   return undefined;
@@ -122,7 +142,11 @@ function afterWrite(m: Model, d: Decision, crash: Crash): void {
     count(m, { kind: 'ended', run: RUN, phase: finish.phase });
     if (crash === 'afterCount') return;
     // The marks only move forward (finish-run.ts): a run notified meanwhile stays notified.
-    writeStatus(m, { ...m.run?.status, counted: true, notified: m.run?.status?.notified === true || !finish.eventOwed });
+    writeStatus(m, {
+      ...m.run?.status,
+      counted: true,
+      notified: m.run?.status?.notified === true || !finish.eventOwed,
+    });
   }
   const send = d.actions.find((a) => a.type === 'SendRunEndEvent');
   if (!send || crash === 'beforeSend') return;
