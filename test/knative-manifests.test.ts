@@ -352,11 +352,24 @@ describe('broken copies are rejected by the API server', () => {
 
 // What Knative's webhooks (not running here) would check, and what the function needs.
 describe('the wiring, checked on the manifests', () => {
-  it('has one Trigger per event type the function accepts, each with a subscriber: the Service cascade', () => {
+  it("has one Trigger per event type the function accepts, the ApiServerSource's per resource kind, each with a subscriber: the Service cascade", () => {
     const triggers = ofKind('Trigger');
-    const types = triggers.map((t) => t.spec.filter.attributes.type).sort();
-    expect(types).toEqual(
-      [RUN_REQUESTED, MODULE_FINISHED, RUN_CANCEL_REQUESTED, RUN_RESUME_REQUESTED, ...APISERVER_EVENTS].sort(),
+    const filters = triggers.map((t) => {
+      const { type, kind, apiversion } = t.spec.filter.attributes;
+      return [type, kind, apiversion].filter(Boolean).join(' ');
+    });
+    // A CascadeRun's delete asks nothing of the function: no Trigger for it.
+    const [add, update] = APISERVER_EVENTS;
+    expect(filters.sort()).toEqual(
+      [
+        RUN_REQUESTED,
+        MODULE_FINISHED,
+        RUN_CANCEL_REQUESTED,
+        RUN_RESUME_REQUESTED,
+        ...APISERVER_EVENTS.map((type) => `${type} Job batch/v1`),
+        `${add} CascadeRun cascade.cascade.net/v1alpha1`,
+        `${update} CascadeRun cascade.cascade.net/v1alpha1`,
+      ].sort(),
     );
     for (const t of triggers) {
       expect(t.spec.broker).toBe('default');
