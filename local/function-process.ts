@@ -36,6 +36,9 @@ export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
   });
 }
 
+/** The characters of the process's output kept for output(): the last ones, enough for a busy test's whole drain. */
+const OUTPUT_KEPT = 400_000;
+
 async function waitReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
@@ -90,7 +93,7 @@ export async function startFunction(
   const keep = () => {
     let partial = '';
     return (chunk: Buffer) => {
-      log = (log + chunk.toString()).slice(-20_000);
+      log = (log + chunk.toString()).slice(-OUTPUT_KEPT);
       const lines = (partial + chunk.toString()).split('\n');
       partial = lines.pop() ?? '';
       errors.push(...lines.filter((line) => /"level":(50|60)[,}]/.test(line)));

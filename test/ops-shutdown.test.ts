@@ -3,9 +3,11 @@
 // its server and exits 0. A K_SINK that holds run-end events keeps one send
 // of ours in flight (after its request was answered) for as long as the test
 // needs, so the drain is observed deterministically: readiness 503, new run
-// requests 503, the event sent once released, exit 0 within the grace period. Then a
-// new process gets every run request that was not answered 200, as a sender
-// would send it again, and every run completes once, with exact counters.
+// requests 503, the event sent once released, exit 0 within the grace period.
+// The ApiServerSource runs throughout; at SIGTERM a new process takes the
+// Broker's deliveries, as Knative routes around a draining pod. It gets every
+// run request that was not answered 200, as a sender would send it again, and
+// every run completes once, with exact counters.
 // A request still in flight when the grace period ends (the API server stalled
 // behind a proxy) is cut, unanswered, for its sender to send again.
 // The function is signalled directly: in a Knative pod it gets SIGTERM only
@@ -17,8 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LABEL_RUN } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { startApiServerSource, type RunningSource } from '../local/apiserver-source.ts';
-import { cascadeHarness, newDeliveryLog, post, serverErrors, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, post, serverErrors, type Harness } from './support/cascade-harness.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
@@ -39,10 +40,8 @@ const request = (i: number) => ({
 let h: Harness | undefined;
 let sink: Awaited<ReturnType<typeof heldSink>> | undefined;
 let next: FunctionProcess | undefined;
-let source: RunningSource | undefined;
 let proxy: TcpProxy | undefined;
 afterEach(async () => {
-  source?.stop();
   await next?.stop();
   await h?.stop();
   sink?.close();
@@ -50,7 +49,6 @@ afterEach(async () => {
   h = undefined;
   sink = undefined;
   next = undefined;
-  source = undefined;
   proxy = undefined;
 });
 
@@ -94,9 +92,9 @@ describe('SIGTERM during a burst', () => {
     { timeout: 300_000 },
     async () => {
       sink = await heldSink();
+      // The ApiServerSource runs throughout, through the Broker, as on a cluster.
       h = await cascadeHarness({
         modules: successScenario(300),
-        source: false,
         env: { K_SINK: sink.url, CASCADE_SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS), LOG_LEVEL: 'info' },
       });
       const fn = h.fns[0]!;
@@ -120,6 +118,9 @@ describe('SIGTERM during a burst', () => {
       await Promise.race(wave1);
       const sigtermAt = Date.now();
       fn.child.kill('SIGTERM');
+      // As Knative routes around a draining pod: a new process takes the Broker's deliveries.
+      next = await startFunction(h.env);
+      h.broker.setAddresses('Service/cascade', [next.url]);
 
       // Draining: not ready, new run requests refused with 503.
       await expect
@@ -160,16 +161,7 @@ describe('SIGTERM during a burst', () => {
         `every run request of the burst answered 200 or 503: ${JSON.stringify(answers1.filter((a) => a.status !== 200 && a.status !== 503))}`,
       ).toEqual([]);
 
-      // A new process; the sender sends again every run request not answered 200.
-      next = await startFunction(h.env);
-      const deliveries = newDeliveryLog();
-      source = await startApiServerSource({
-        kc: adminKubeConfig(),
-        namespace: h.ns,
-        sink: next.url,
-        onRetry: (a) => deliveries.retried.push(a),
-        onError: (e) => deliveries.givenUp.push(String(e)),
-      });
+      // The new process; the sender sends again every run request not answered 200.
       const all = [...answers1, ...wave2];
       const resend = all.flatMap((a, i) => (a.status === 200 ? [] : [request(1 + i)]));
       const again = await Promise.all(resend.map((r) => send(next!.url, r)));
@@ -196,8 +188,8 @@ describe('SIGTERM during a burst', () => {
       ).toEqual([]);
       expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: total, failed: 0, result: 'Success' });
       expect(new Set(sink.received.map((e) => e.subject))).toEqual(new Set(runs.map((r) => r.metadata.name)));
-      expect(serverErrors(deliveries), 'the new process answered every Job event without a 5xx').toEqual([]);
-      expect(deliveries.givenUp).toEqual([]);
+      expect(serverErrors(h.deliveries), 'every Job event was answered without a 5xx').toEqual([]);
+      expect(h.deliveries.givenUp).toEqual([]);
 
       // Every decision of every run has its one Event, from whichever process
       // wrote it: the start, two hand-offs (named for the module started), the end.

@@ -247,6 +247,10 @@ export async function cascadeHarness(opts: HarnessOptions) {
     config: brokerConfig(opts.broker ?? 'sync'),
     addresses: { 'Service/cascade': urls, 'Service/cascade-dead-letters': [deadLetters.url] },
   });
+  // A CRD just established answers 429 "storage is (re)initializing" for a moment: the sources list CascadeRuns as they start.
+  await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), {
+    message: 'cascaderuns can be listed',
+  });
   const deliveries = newDeliveryLog();
   let stopping = false;
   const sources: RunningSource[] =
@@ -267,10 +271,6 @@ export async function cascadeHarness(opts: HarnessOptions) {
             }),
           ),
         );
-  // A CRD just established answers 429 "storage is (re)initializing" for a moment.
-  await waitFor(() => custom.listNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns' }), {
-    message: 'cascaderuns can be listed',
-  });
   const getRun = (name: string) =>
     custom.getNamespacedCustomObject({ ...G, namespace: ns, plural: 'cascaderuns', name }) as Promise<CascadeRun>;
   return {
