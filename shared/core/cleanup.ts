@@ -30,10 +30,13 @@ function unseenSucceeded(d: Draft): { name: string; step: number; uid: string | 
     .map((t) => ({ name: d.records[t.step!]!.jobName, step: t.step!, uid: d.records[t.step!]!.jobUid }));
 }
 
+function remove(d: Draft, job: ObservedJob): void {
+  if (!job.deleting && !job.gone) d.actions.push({ type: 'DeleteJob', name: job.name, step: job.step, uid: job.uid });
+}
+
 export function cleanup(d: Draft): void {
-  for (const job of [...d.input.jobs, ...d.strays]) {
-    if (job.deleting || job.gone || (!d.strays.includes(job) && keep(d, job))) continue;
-    d.actions.push({ type: 'DeleteJob', name: job.name, step: job.step, uid: job.uid });
-  }
+  for (const job of d.input.jobs) if (!keep(d, job)) remove(d, job);
+  // A Job with a step's name but another uid is never that step's.
+  for (const job of d.strays) remove(d, job);
   for (const { name, step, uid } of unseenSucceeded(d)) d.actions.push({ type: 'DeleteJob', name, step, uid });
 }
