@@ -20,6 +20,7 @@ import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { Crash, crashingStore } from './support/crashing-store.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
+import { janitorEngine } from '../shared/engine/profiles.ts';
 
 let h: Harness;
 let real: Store;
@@ -35,13 +36,8 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const deps = (store: Store): EngineDeps => ({
-  config,
-  store,
-  log: pino({ level: 'silent' }),
-  now: () => new Date(),
-  notify: async () => false,
-});
+const deps = (store: Store): EngineDeps =>
+  janitorEngine({ config, store, log: pino({ level: 'silent' }), now: () => new Date(), notify: async () => false });
 
 /** The Job of the run's current step has finished (what an ApiServerSource event would announce). */
 async function jobFinished(run: string): Promise<boolean> {

@@ -19,6 +19,7 @@ import { DEFAULT_RETRY } from '../shared/kube/retry.ts';
 import type { Store } from '../shared/kube/store.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { janitorEngine } from '../shared/engine/profiles.ts';
 
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1', plural: 'cascadeautooperators' };
 let h: Harness;
@@ -138,7 +139,7 @@ describe('a run request racing the deletion of its operator', () => {
       },
     };
     const outcome = await startRun(
-      { ...deps(store), log, now: () => new Date(), notify: async () => false },
+      janitorEngine({ ...deps(store), log, now: () => new Date(), notify: async () => false }),
       { turlinfo: 's3://in/r.tgz', iuid: 'race1-0001' },
     );
     expect(outcome).toMatchObject({

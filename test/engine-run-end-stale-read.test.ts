@@ -20,6 +20,7 @@ import { connectStore } from '../shared/kube/connect.ts';
 import { DEFAULT_RETRY } from '../shared/kube/retry.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
+import { janitorEngine } from '../shared/engine/profiles.ts';
 
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 let h: Harness;
@@ -39,18 +40,19 @@ function engine() {
   const held = new Promise<void>((r) => {
     release = r;
   });
-  const deps: EngineDeps = {
+  const base: EngineDeps = janitorEngine({
     config: parsed.value,
     store: connectStore(parsed.value.namespace, DEFAULT_RETRY, h.env.KUBECONFIG),
     log,
     now: () => new Date(),
-    outbox: outbox(log),
     notify: async (event) => {
       await held;
       sent.push(event);
       return true;
     },
-  };
+  });
+  // The janitor's parts but the function's outbox: the send happens after the call returns.
+  const deps: EngineDeps = { ...base, outbox: outbox(log) };
   return { deps, sent, release };
 }
 

@@ -24,6 +24,7 @@ import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { parseMetrics, value } from './support/ops.ts';
 import { racingStore } from './support/racing-store.ts';
+import { janitorEngine, noHooks } from '../shared/engine/profiles.ts';
 
 let h: Harness;
 let real: Store;
@@ -41,19 +42,14 @@ afterAll(async () => {
 });
 
 function deps(store: Store, metrics = cascadeMetrics(SCENARIO)): EngineDeps {
-  return {
-    config,
-    store,
-    log: pino({ level: 'silent' }),
-    now: () => new Date(),
-    notify: async () => false,
-    hooks: {
-      conflict: () => metrics.conflicts.inc(),
-      transitions: (ts, run) => {
-        for (const t of ts) metrics.transition(t, run.spec);
-      },
+  const base = { config, store, log: pino({ level: 'silent' }), now: () => new Date(), notify: async () => false };
+  return janitorEngine(base, {
+    ...noHooks(),
+    conflict: () => metrics.conflicts.inc(),
+    transitions: (ts, run) => {
+      for (const t of ts) metrics.transition(t, run.spec);
     },
-  };
+  });
 }
 
 describe('a status write that loses a race', () => {

@@ -4,19 +4,13 @@
 // the heavy Kubernetes client is still being imported.
 import type { Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
-import type { EngineDeps } from '../../shared/engine/deps.ts';
+import type { EngineDeps, EngineHooks } from '../../shared/engine/deps.ts';
+import { functionEngine } from '../../shared/engine/profiles.ts';
 import { unavailable } from '../../shared/engine/outcome.ts';
 import { outbox as newOutbox, type Outbox } from '../../shared/engine/outbox.ts';
 import { FUNCTION_SINK_POLICY, sinkNotifier } from '../../shared/engine/sink.ts';
 import { sinkOf } from '../../shared/engine/sink-transport.ts';
-import { counterBatcher, perScenario } from '../../shared/engine/counter-batcher.ts';
 import { wakePromoted } from '../../shared/engine/admission.ts';
-import { offerOperator, writeCounters, type OperatorCache } from '../../shared/engine/operator-counters.ts';
-import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator.ts';
-import type { CounterChange } from '../../shared/core/counters.ts';
-import { finishedJobs } from '../../shared/engine/finished-jobs.ts';
-import { runQueue } from '../../shared/engine/run-queue.ts';
-import { runCache } from '../../shared/engine/run-cache.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
 import { connectStoreOpened } from '../../shared/kube/connect.ts';
 import type { Store } from '../../shared/kube/store.ts';
@@ -44,7 +38,7 @@ interface Parts {
 }
 
 function engine({ config, log, store, metrics, gate: g, outbox }: Parts): EngineDeps {
-  const hooks: EngineDeps['hooks'] = {
+  const hooks: EngineHooks = {
     conflict: () => metrics.conflicts.inc(),
     ignoredJob: (job) => metrics.ignoredJobs.labels({ reason: job.reason }).inc(),
     transitions: (transitions, run) => {
@@ -57,33 +51,11 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
         log.warn({ err: error, run: run.metadata.name }, 'Kubernetes Event not recorded'),
       );
     },
+    // Started beside the reply that ended a run, yet in flight: the drain after SIGTERM waits for it.
+    promoted: (scenario, runs) => void g.track(() => wakePromoted(deps, scenario, runs)),
   };
-  const counter = perScenario((scenario) => {
-    const operator: OperatorCache = {};
-    const write = counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator, scenario));
-    return (change: CounterChange, seen?: CascadeAutoOperator) => {
-      offerOperator(operator, seen);
-      return write(change);
-    };
-  });
   const notify = sinkNotifier(sinkOf(config, log), log, FUNCTION_SINK_POLICY);
-  const deps: EngineDeps = {
-    config,
-    store,
-    log,
-    now: () => new Date(),
-    notify,
-    outbox,
-    hooks,
-    counter,
-    queue: runQueue(),
-    finishedJobs: finishedJobs(),
-    runs: runCache(),
-    scenarioSource: {},
-    wakeups: new Map(),
-  };
-  // Started beside the reply that ended a run, yet in flight: the drain after SIGTERM waits for it.
-  hooks.promoted = (scenario, runs) => void g.track(() => wakePromoted(deps, scenario, runs));
+  const deps = functionEngine({ config, store, log, now: () => new Date(), notify }, { hooks, outbox });
   return deps;
 }
 

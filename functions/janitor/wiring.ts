@@ -5,6 +5,7 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
+import { janitorEngine } from '../../shared/engine/profiles.ts';
 import { JANITOR_SINK_POLICY, sinkNotifier } from '../../shared/engine/sink.ts';
 import { sinkOf } from '../../shared/engine/sink-transport.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
@@ -19,11 +20,6 @@ export function janitorLogger(config: Pick<Config, 'logLevel' | 'scenarioName'>)
 
 export function janitorDeps(config: Config, log: Logger): EngineDeps {
   const store = connectStore(config.namespace, DEFAULT_RETRY);
-  return {
-    config,
-    store,
-    log,
-    now: () => new Date(),
-    notify: sinkNotifier(sinkOf(config, log), log, JANITOR_SINK_POLICY),
-  };
+  const notify = sinkNotifier(sinkOf(config, log), log, JANITOR_SINK_POLICY);
+  return janitorEngine({ config, store, log, now: () => new Date(), notify });
 }

@@ -12,7 +12,7 @@ import { admissionOf } from '../core/queue.ts';
 import type { DecideInput } from '../core/types.ts';
 import type { EngineDeps } from './deps.ts';
 import { scenarioOf } from './finish-run.ts';
-import { count } from './operator-counters.ts';
+import { count, directCounter } from './operator-counters.ts';
 import { reconcileRun } from './reconcile.ts';
 
 export type Admitted = DecideInput['admission'];
@@ -105,11 +105,12 @@ export async function releaseGone(
   return released;
 }
 
-/** The sweep's deps with wake-ups collected, and the promise that they are all done: the janitor answers no one, so it waits. */
+/** The sweep's deps: each counter change written at once, its wake-ups collected, and the promise that they are all done. The janitor answers no one, so it waits. */
 export function sweepWakes(deps: EngineDeps): { deps: EngineDeps; settle: () => Promise<void> } {
   const pending: Promise<void>[] = [];
   const at: EngineDeps = { ...deps };
   at.hooks = { ...deps.hooks, promoted: (scenario, runs) => void pending.push(wakePromoted(at, scenario, runs)) };
+  at.counter = directCounter(at);
   return {
     deps: at,
     settle: async () => {

@@ -1,4 +1,6 @@
 // What the engine is given at start-up (docs/architecture.md#no-module-singletons).
+// Every member is there in every process. The function and the janitor differ
+// only in the parts profiles.ts gives them: the janitor's are explicit no-ops.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Store } from '../kube/store.ts';
@@ -10,45 +12,53 @@ import type { RunEndEvent } from '../api/events.ts';
 import type { CounterChange } from '../core/counters.ts';
 import type { Outbox } from './outbox.ts';
 import type { FinishedJobs } from './finished-jobs.ts';
-import type { RunQueue } from './run-queue.ts';
+import type { RunLock } from './run-lock.ts';
 import type { RetryWakeups } from './retry-wake.ts';
 import type { RunCache } from './run-cache.ts';
 
 export interface EngineHooks {
-  /** The transitions of one decision, once it is written (metrics count each, one Kubernetes Event tells them all). */
-  transitions?: (transitions: Transition[], run: CascadeRun) => void;
+  /** The transitions of one decision, once it is written. The function counts each and records one Kubernetes Event. */
+  transitions: (transitions: Transition[], run: CascadeRun) => void;
   /** Each conflict that made the engine reload and decide again. */
-  conflict?: () => void;
+  conflict: () => void;
   /** A Job observed for a run that did not count for its step (job-identity.ts, confirm-jobs.ts): one call each. */
-  ignoredJob?: (job: IgnoredJob) => void;
+  ignoredJob: (job: IgnoredJob) => void;
   /** Runs of `scenario` a counter write moved from its queue to a slot: to be started now (admission.ts wakePromoted). */
-  promoted?: (scenario: string, runs: string[]) => void;
+  promoted: (scenario: string, runs: string[]) => void;
 }
 
-export interface EngineDeps {
+/** One counter change on a scenario's operator, resolved once it is written (operator-counters.ts). */
+export type Counter = (
+  change: CounterChange,
+  scenario: string,
+  seen?: CascadeAutoOperator,
+) => Promise<CascadeAutoOperator | undefined>;
+
+/** What every process has: the configuration, the API server, a logger, a clock and the run-end sender. */
+export interface EngineBase {
   config: Config;
   store: Store;
   log: Logger;
   now: () => Date;
   /** Sends a run-end CloudEvent to K_SINK (retried); true once the sink took it, false (logged) when it did not. */
   notify: (event: RunEndEvent, signal?: AbortSignal) => Promise<boolean>;
-  /** Where the function sends run-end events after its reply (outbox.ts); sent before returning without it (the janitor). */
-  outbox?: Outbox;
-  hooks?: EngineHooks;
-  /** Group commit of CascadeAutoOperator counter changes, one per scenario (counter-batcher.ts); written one by one without it. */
-  counter?: (
-    change: CounterChange,
-    scenario: string,
-    seen?: CascadeAutoOperator,
-  ) => Promise<CascadeAutoOperator | undefined>;
-  /** One reconcile at a time per run in this process, looks-again shared (run-queue.ts); unordered without it. */
-  queue?: RunQueue;
-  /** Each finished Job's events read its run once in this process (finished-jobs.ts); every such event reads it without it. */
-  finishedJobs?: FinishedJobs;
-  /** The scenario source this process last warned about (start-run.ts): one warning per change, not per run; every run warns without it. */
-  scenarioSource?: { last?: string | undefined };
-  /** The runs this process wrote last, as hints for finished Jobs' events and module results (run-cache.ts); every such event reads its run without it. */
-  runs?: RunCache;
-  /** Timers that look at a run again when its retry is due (retry-wake.ts); without them (the janitor) the next sweep does. */
-  wakeups?: RetryWakeups;
+}
+
+/** The engine's parts. The function's are per-process machinery; the janitor's do each thing at once (profiles.ts). */
+export interface EngineDeps extends EngineBase {
+  hooks: EngineHooks;
+  /** Where run-end events are sent: after the reply in the function, before returning in the janitor. */
+  outbox: Outbox;
+  /** Counter changes: a group commit per scenario in the function, one write each in the janitor. */
+  counter: Counter;
+  /** One reconcile at a time per run, looks-again shared, in the function; none in the janitor. */
+  lock: RunLock;
+  /** Each finished Job's events read its run once in the function; every time in the janitor. */
+  finishedJobs: FinishedJobs;
+  /** The scenario source this process last warned about: one warning per change, not per run. */
+  scenarioSource: { last?: string | undefined };
+  /** The runs this process wrote last, as hints for finished Jobs' events and module results; empty in the janitor. */
+  runs: RunCache;
+  /** Timers that look at a run again when its retry is due; none in the janitor, whose next sweep does. */
+  wakeups: RetryWakeups;
 }

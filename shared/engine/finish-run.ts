@@ -3,7 +3,7 @@
 // so that it is not asked again; and the run-end CloudEvent to K_SINK (at
 // least once, with a stable id for consumers to dedupe), owed in the run's
 // status until `status.notified` records it sent. The function sends it after
-// its reply (deps.outbox); the janitor, which answers no one, inline.
+// its reply; the janitor, which answers no one, before it goes on (outbox.ts).
 import pRetry from 'p-retry';
 import {
   CONDITION_SUCCEEDED,
@@ -164,12 +164,8 @@ async function stillOwing(deps: EngineDeps, run: CascadeRun, phase: TerminalPhas
  */
 export async function sendRunEndEvent(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase): Promise<void> {
   const event = runEndEvent(deps, run, phase);
-  if (!deps.outbox) {
-    await deliver(deps, run, event);
-    return;
-  }
   const again = deps.outbox.done(event.id);
-  deps.outbox.start(event.id, async (signal) => {
+  await deps.outbox.send(event.id, async (signal) => {
     const owing = again ? await stillOwing(deps, run, phase) : run;
     return owing ? deliver(deps, owing, event, signal) : true;
   });

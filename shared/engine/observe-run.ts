@@ -65,5 +65,5 @@ export function observeJobEvent(deps: EngineDeps, ev: JobEvent): Promise<Outcome
   const job = shownJob(ev.change, ev.observed);
   const work = () => observeRun(deps, ev.runname, [job], true);
   const key = finalObservationKey(job);
-  return deps.finishedJobs && key ? deps.finishedJobs(key, work, taken) : work();
+  return key ? deps.finishedJobs(key, work, taken) : work();
 }

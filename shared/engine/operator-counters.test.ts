@@ -3,6 +3,7 @@ import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../kube/store.ts';
 import { offerOperator, writeCounters, type OperatorCache } from './operator-counters.ts';
+import { noHooks } from './profiles.ts';
 
 const conflict = Object.assign(new Error('conflict'), { code: 409 });
 
@@ -41,7 +42,7 @@ function fakeStore() {
   };
 }
 
-const deps = (store: Store) => ({ store, config: { scenarioName: 's' } as Config });
+const deps = (store: Store) => ({ store, config: { scenarioName: 's' } as Config, hooks: noHooks() });
 
 describe('writeCounters with the operator cache', () => {
   it('reads once, then writes from the copy it last wrote', async () => {

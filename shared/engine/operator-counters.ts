@@ -6,7 +6,8 @@ import { applyCounter, type CounterChange } from '../core/counters.ts';
 import { limitOf, promotedRuns } from '../core/queue.ts';
 import { apiErrorKind } from '../kube/errors.ts';
 import { conflictPause } from './conflict-pause.ts';
-import type { EngineDeps } from './deps.ts';
+import type { Counter, EngineDeps } from './deps.ts';
+import { counterBatcher, perScenario } from './counter-batcher.ts';
 
 /** The CascadeAutoOperator is one object every run start and end writes: under a burst, many writers race for it. */
 const COUNT_ATTEMPTS = 40;
@@ -34,7 +35,7 @@ function tellPromoted(
 ): void {
   const left = changes.filter((c) => c.kind !== 'started').map((c) => c.run);
   const promoted = promotedRuns(write.before.status, write.after.status, left);
-  if (promoted.length > 0) deps.hooks?.promoted?.(write.after.metadata.name, promoted);
+  if (promoted.length > 0) deps.hooks.promoted(write.after.metadata.name, promoted);
 }
 
 /**
@@ -65,7 +66,7 @@ export async function writeCounters(
     } catch (error) {
       if (staleCache(cached, error)) continue;
       if (apiErrorKind(error) !== 'conflict') throw error;
-      deps.hooks?.conflict?.();
+      deps.hooks.conflict();
       await conflictPause(attempt);
     }
   }
@@ -83,19 +84,33 @@ export function offerOperator(cache: OperatorCache, seen: CascadeAutoOperator | 
   if (seen !== undefined && cache.op === undefined) cache.op = seen;
 }
 
-/**
- * One counter change on `scenario`'s operator: through the process's group
- * commit when it has one. `seen` is the operator as the caller has just read
- * it, if it has (offerOperator). Resolves as writeCounters does.
- */
+/** One counter change on `scenario`'s operator, through the process's counter. `seen` is the operator as the caller has just read it, if it has (offerOperator). */
 export function count(
-  deps: EngineDeps,
+  deps: Pick<EngineDeps, 'config' | 'counter'>,
   change: CounterChange,
   scenario = deps.config.scenarioName,
   seen?: CascadeAutoOperator,
 ): Promise<CascadeAutoOperator | undefined> {
-  if (deps.counter) return deps.counter(change, scenario, seen);
-  const cache: OperatorCache = {};
-  offerOperator(cache, seen);
-  return writeCounters(deps, [change], cache, scenario);
+  return deps.counter(change, scenario, seen);
+}
+
+/** Each change in a write of its own, with `deps`' hooks: the janitor's counter. Resolves as writeCounters does. */
+export function directCounter(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>): Counter {
+  return (change, scenario, seen) => {
+    const cache: OperatorCache = {};
+    offerOperator(cache, seen);
+    return writeCounters(deps, [change], cache, scenario);
+  };
+}
+
+/** One group commit per scenario, each with its cached copy of the operator (counter-batcher.ts): the function's counter. */
+export function batchedCounter(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>): Counter {
+  return perScenario((scenario) => {
+    const operator: OperatorCache = {};
+    const write = counterBatcher((changes) => writeCounters(deps, changes, operator, scenario));
+    return (change: CounterChange, seen?: CascadeAutoOperator) => {
+      offerOperator(operator, seen);
+      return write(change);
+    };
+  });
 }

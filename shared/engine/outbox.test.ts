@@ -22,14 +22,14 @@ describe('the outbox of work after the reply', () => {
       await g.opened;
       return true;
     };
-    o.start('a', work);
-    o.start('a', work);
+    void o.send('a', work);
+    void o.send('a', work);
     expect(o.running()).toEqual(['a']);
     g.open();
     expect(await o.drain(60_000)).toBe(0);
     expect(o.running()).toEqual([]);
     expect(starts).toBe(1);
-    o.start('a', async () => {
+    void o.send('a', async () => {
       starts++;
       return true;
     });
@@ -41,7 +41,7 @@ describe('the outbox of work after the reply', () => {
     const o = outbox(log);
     const g = gate();
     let finished = false;
-    o.start('a', async () => {
+    void o.send('a', async () => {
       await g.opened;
       finished = true;
       return true;
@@ -62,8 +62,8 @@ describe('the outbox of work after the reply', () => {
           reject(new Error('aborted'));
         }),
       );
-    o.start('a', never);
-    o.start('b', never);
+    void o.send('a', never);
+    void o.send('b', never);
     expect(await o.drain(0)).toBe(2);
     expect(seen).toHaveLength(2);
     expect(o.running()).toEqual([]);
@@ -71,12 +71,12 @@ describe('the outbox of work after the reply', () => {
 
   it('a failure is caught: the work is forgotten and may start again', async () => {
     const o = outbox(log);
-    o.start('a', async () => {
+    void o.send('a', async () => {
       throw new Error('sink down');
     });
     expect(await o.drain(60_000)).toBe(0);
     let ran = false;
-    o.start('a', async () => {
+    void o.send('a', async () => {
       ran = true;
       return true;
     });
@@ -86,12 +86,12 @@ describe('the outbox of work after the reply', () => {
 
   it('remembers the keys of work done (resolved true), not of work failed, left undone or aborted', async () => {
     const o = outbox(log);
-    o.start('sent', async () => true);
-    o.start('owed', async () => false);
-    o.start('threw', async () => {
+    void o.send('sent', async () => true);
+    void o.send('owed', async () => false);
+    void o.send('threw', async () => {
       throw new Error('sink down');
     });
-    o.start(
+    void o.send(
       'aborted',
       (signal) =>
         new Promise<boolean>((_r, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
@@ -103,7 +103,7 @@ describe('the outbox of work after the reply', () => {
 
   it(`forgets the oldest keys done beyond ${REMEMBERED}`, async () => {
     const o = outbox(log);
-    for (let i = 0; i <= REMEMBERED; i++) o.start(`k${i}`, async () => true);
+    for (let i = 0; i <= REMEMBERED; i++) void o.send(`k${i}`, async () => true);
     await o.drain(60_000);
     expect(o.done('k0')).toBe(false);
     expect(o.done('k1')).toBe(true);

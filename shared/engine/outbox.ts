@@ -12,8 +12,11 @@ import type { Logger } from 'pino';
 export const REMEMBERED = 4096;
 
 export interface Outbox {
-  /** Starts `work` unless work of the same key is running; never throws (failures are logged). Work that resolves true is done. */
-  start(key: string, work: (signal: AbortSignal) => Promise<boolean>): void;
+  /**
+   * Starts `work` unless work of the same key is running. Work that resolves true is done.
+   * The function's outbox resolves at once and never rejects: failures are logged. The janitor's resolves when the work is done.
+   */
+  send(key: string, work: (signal: AbortSignal) => Promise<boolean>): Promise<void>;
   /** Whether work of `key` was done in this process (one of the last REMEMBERED keys done). */
   done(key: string): boolean;
   /** Waits for the work running, at most `graceMs`, then aborts the rest; returns how many were aborted. */
@@ -31,8 +34,8 @@ export function outbox(log: Logger): Outbox {
     if (finished.size > REMEMBERED) finished.delete(finished.values().next().value as string);
   };
   return {
-    start(key, run) {
-      if (work.has(key)) return;
+    send(key, run) {
+      if (work.has(key)) return Promise.resolve();
       const abort = new AbortController();
       const done = (async () => {
         try {
@@ -44,6 +47,7 @@ export function outbox(log: Logger): Outbox {
         }
       })();
       work.set(key, { done, abort });
+      return Promise.resolve();
     },
     async drain(graceMs) {
       if (work.size === 0) return 0;
@@ -60,5 +64,15 @@ export function outbox(log: Logger): Outbox {
     },
     running: () => [...work.keys()],
     done: (key) => finished.has(key),
+  };
+}
+
+/** The janitor's: the work is done before send() resolves, and its failure rejects. Nothing runs after, so nothing drains. */
+export function inlineOutbox(): Outbox {
+  return {
+    send: async (_key, work) => void (await work(new AbortController().signal)),
+    done: () => false,
+    drain: async () => 0,
+    running: () => [],
   };
 }

@@ -13,7 +13,6 @@ import { confirmJobs } from './confirm-jobs.ts';
 import { conflictPause } from './conflict-pause.ts';
 import { decideSettings } from './decide-settings.ts';
 import { countResume, finishRun, sendRunEndEvent } from './finish-run.ts';
-import { wakeForRetry } from './retry-wake.ts';
 
 const MAX_ATTEMPTS = 10;
 
@@ -67,8 +66,8 @@ async function createJobs(deps: EngineDeps, decision: Decision): Promise<Refusal
 async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
   const deletes = decision.actions.filter((a) => a.type === 'DeleteJob');
   await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name, a.uid)));
-  if (decision.transitions.length > 0) deps.hooks?.transitions?.(decision.transitions, run);
-  wakeForRetry(deps, run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
+  if (decision.transitions.length > 0) deps.hooks.transitions(decision.transitions, run);
+  deps.wakeups.wake(run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
   const resume = decision.actions.find((a) => a.type === 'CountResume');
   const resumed = resume ? await countResume(deps, run, resume.from, resume.resumes) : run;
   const finish = decision.actions.find((a) => a.type === 'FinishRun');
@@ -88,11 +87,11 @@ async function writeStatus(
   try {
     return await deps.store.writeRunStatus(run, decision.status);
   } catch (error) {
-    deps.runs?.drop(run.metadata.name);
+    deps.runs.drop(run.metadata.name);
     const kind = apiErrorKind(error);
     if (kind === 'not-found') return 'gone';
     if (kind !== 'conflict') throw error;
-    deps.hooks?.conflict?.();
+    deps.hooks.conflict();
     return 'conflict';
   }
 }
@@ -104,7 +103,7 @@ function tellIgnored(deps: EngineDeps, run: string, ignored: readonly IgnoredJob
       { run, job: job.name, step: job.step, reason: job.reason },
       'Job ignored: not the one Cascade created for its step',
     );
-    deps.hooks?.ignoredJob?.(job);
+    deps.hooks.ignoredJob(job);
   }
 }
 
@@ -133,14 +132,12 @@ export function reconcileRun(
   from: ReconcileFrom = {},
 ): Promise<ReconcileResult> {
   const work = () => reconcile(deps, name, first, from);
-  return deps.queue
-    ? deps.queue(name, first.kind === 'Observe' && !from.known && !from.jobs && !from.admission, work)
-    : work();
+  return deps.lock(name, first.kind === 'Observe' && !from.known && !from.jobs && !from.admission, work);
 }
 
 /** A finished Job's event or a module result (Jobs shown) decides from this process's last copy of the run, when it has one (run-cache.ts). */
 function cachedHint(deps: EngineDeps, name: string, shown: readonly ObservedJob[] | undefined): CascadeRun | undefined {
-  return shown ? deps.runs?.get(name) : undefined;
+  return shown ? deps.runs.get(name) : undefined;
 }
 
 /** Where the next attempt loads from: a hint (the caller's, or this process's cached copy, which may be stale) and the Jobs shown. */
@@ -213,7 +210,7 @@ async function act(deps: EngineDeps, source: Source, run: CascadeRun, decision: 
     return 'again';
   }
   const current = await afterWrite(deps, written, decision);
-  deps.runs?.put(current);
+  deps.runs.put(current);
   const ignored = [...decision.ignoredJobs, ...source.contradicted];
   tellIgnored(deps, source.name, ignored);
   return { kind: 'done', run: current, decision, ignored };

@@ -5,13 +5,18 @@
 // again when the earliest retry is due. Nothing is lost when the process
 // goes (scaled to zero, killed): the timer only makes it sooner.
 import type { CascadeRun } from '../api/cascade-run.ts';
-import type { EngineDeps } from './deps.ts';
+import type { Logger } from 'pino';
 
 /** setTimeout's longest delay; a later retry is left to the janitor (or a later event). */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
-/** One timer per run in this process: a new decision replaces it. */
-export type RetryWakeups = Map<string, ReturnType<typeof setTimeout>>;
+/** Looks at a run again when its earliest retry is due. */
+export interface RetryWakeups {
+  wake(run: CascadeRun, look: () => Promise<unknown>): void;
+}
+
+/** The janitor's: no timer. Its next sweep looks at the run. */
+export const NO_WAKEUPS: RetryWakeups = { wake: () => {} };
 
 /** The earliest `retryAt` of the run's steps, as milliseconds since the epoch. */
 export function nextRetryAt(run: CascadeRun): number | undefined {
@@ -21,22 +26,26 @@ export function nextRetryAt(run: CascadeRun): number | undefined {
   return times.length > 0 ? Math.min(...times) : undefined;
 }
 
-export function wakeForRetry(deps: EngineDeps, run: CascadeRun, look: () => Promise<unknown>): void {
-  const timers = deps.wakeups;
-  if (!timers) return;
-  const name = run.metadata.name;
-  clearTimeout(timers.get(name));
-  timers.delete(name);
-  const at = nextRetryAt(run);
-  if (at === undefined) return;
-  const delay = Math.max(0, at - deps.now().getTime()) + 50;
-  if (delay > MAX_DELAY_MS) return;
-  const timer = setTimeout(() => {
-    if (timers.get(name) === timer) timers.delete(name);
-    look().catch((error: unknown) =>
-      deps.log.warn({ err: error, run: name }, 'retry wake-up failed: the janitor starts the retry'),
-    );
-  }, delay);
-  timer.unref();
-  timers.set(name, timer);
+/** The function's: one timer per run in this process; a new decision replaces it. */
+export function retryTimers(now: () => Date, log: Logger): RetryWakeups {
+  const timers = new Map<string, ReturnType<typeof setTimeout>>();
+  return {
+    wake(run, look) {
+      const name = run.metadata.name;
+      clearTimeout(timers.get(name));
+      timers.delete(name);
+      const at = nextRetryAt(run);
+      if (at === undefined) return;
+      const delay = Math.max(0, at - now().getTime()) + 50;
+      if (delay > MAX_DELAY_MS) return;
+      const timer = setTimeout(() => {
+        if (timers.get(name) === timer) timers.delete(name);
+        look().catch((error: unknown) =>
+          log.warn({ err: error, run: name }, 'retry wake-up failed: the janitor starts the retry'),
+        );
+      }, delay);
+      timer.unref();
+      timers.set(name, timer);
+    },
+  };
 }

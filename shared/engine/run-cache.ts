@@ -32,3 +32,6 @@ export function runCache(limit = 512): RunCache {
     size: () => runs.size,
   };
 }
+
+/** The janitor's: holds nothing, so every event reads its run. */
+export const NO_RUN_CACHE: RunCache = { get: () => undefined, put: () => {}, drop: () => {}, size: () => 0 };

@@ -87,8 +87,8 @@ async function createOnce(deps: EngineDeps, req: RunRequest, scenario: Scenario)
 /** Not silent: the first run from the file in this process (or after the operator was used) is a warning. */
 function noteFileSource(deps: EngineDeps, source: string): void {
   const memo = deps.scenarioSource;
-  if (memo?.last === source) return;
-  if (memo) memo.last = source;
+  if (memo.last === source) return;
+  memo.last = source;
   deps.log.warn(
     { scenario: source },
     `CascadeAutoOperator ${deps.config.scenarioName} not found: new runs take their scenario from the file at CONFIG_PATH`,
@@ -113,7 +113,7 @@ async function scenarioFor(
   // The CONFIG_PATH file stands in for SCENARIO_NAME's operator only.
   if (!op && name !== deps.config.scenarioName)
     return failed(`no CascadeAutoOperator ${quote(name)} in namespace ${deps.config.namespace}`);
-  if (deps.scenarioSource && op) deps.scenarioSource.last = undefined;
+  if (op) deps.scenarioSource.last = undefined;
   const scenario = await loadScenario(op, deps.config.configPath);
   if (!scenario.ok) return failed(`the scenario is not usable: ${scenario.reason}`);
   if (!op) noteFileSource(deps, scenario.source);

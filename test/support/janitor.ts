@@ -17,6 +17,7 @@ import { LABEL_APP, LABEL_APP_VALUE, runName } from '../../shared/names.ts';
 import { repoRoot } from '../../local/cluster/paths.ts';
 import { serviceAccountKubeconfigFile } from '../../local/function-rbac.ts';
 import { adminKubeConfig } from './kube.ts';
+import { janitorEngine } from '../../shared/engine/profiles.ts';
 
 export const JANITOR_SA = 'cascade-janitor';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
@@ -36,7 +37,7 @@ export function janitorDeps(kubeconfig: string, env: Record<string, string>): Te
   const parsed = parseConfig({ K_SINK: 'http://recorded.invalid/', ...env });
   if (!parsed.ok) throw new Error(parsed.reason);
   const events: RunEndEvent[] = [];
-  return {
+  const deps = janitorEngine({
     config: parsed.value,
     store: connectStore(
       parsed.value.namespace,
@@ -49,8 +50,8 @@ export function janitorDeps(kubeconfig: string, env: Record<string, string>): Te
       events.push(event);
       return true;
     },
-    events,
-  };
+  });
+  return { ...deps, events };
 }
 
 export interface RunSpec {

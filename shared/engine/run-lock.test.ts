@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runQueue } from './run-queue.ts';
+import { runLock } from './run-lock.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
@@ -11,9 +11,9 @@ function gated() {
   return { gate, open };
 }
 
-describe('runQueue', () => {
+describe('runLock', () => {
   it('runs the work on one run one at a time, in order', async () => {
-    const q = runQueue();
+    const q = runLock();
     const log: string[] = [];
     const first = gated();
     const a = q('r', false, async () => {
@@ -34,7 +34,7 @@ describe('runQueue', () => {
   });
 
   it('runs different runs at once', async () => {
-    const q = runQueue();
+    const q = runLock();
     const first = gated();
     const log: string[] = [];
     const a = q('r1', false, async () => {
@@ -50,7 +50,7 @@ describe('runQueue', () => {
   });
 
   it('shares one waiting look-again among the requests that ask for it meanwhile', async () => {
-    const q = runQueue();
+    const q = runLock();
     const first = gated();
     let looks = 0;
     const busy = q('r', false, async () => {
@@ -64,7 +64,7 @@ describe('runQueue', () => {
   });
 
   it('does not share a look-again that has already started', async () => {
-    const q = runQueue();
+    const q = runLock();
     const first = gated();
     let looks = 0;
     const started = q('r', true, async () => {
@@ -80,7 +80,7 @@ describe('runQueue', () => {
   });
 
   it('goes on after a failure, which only its caller sees', async () => {
-    const q = runQueue();
+    const q = runLock();
     const failing = q('r', false, async () => {
       throw new Error('boom');
     });

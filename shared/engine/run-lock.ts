@@ -7,9 +7,9 @@
 // anyway (level-triggered). Other processes still meet through
 // resourceVersion; nothing here is needed for correctness, only for thrift.
 
-export type RunQueue = <T>(run: string, coalesce: boolean, work: () => Promise<T>) => Promise<T>;
+export type RunLock = <T>(run: string, coalesce: boolean, work: () => Promise<T>) => Promise<T>;
 
-export function runQueue(): RunQueue {
+export function runLock(): RunLock {
   const tails = new Map<string, Promise<unknown>>();
   const waiting = new Map<string, Promise<unknown>>();
   return <T>(run: string, coalesce: boolean, work: () => Promise<T>): Promise<T> => {
@@ -32,3 +32,6 @@ export function runQueue(): RunQueue {
     return next;
   };
 }
+
+/** No order kept: the work runs at once. The janitor needs none: its sweep looks at each run once. */
+export const UNLOCKED: RunLock = (_run, _coalesce, work) => work();

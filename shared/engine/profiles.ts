@@ -1,0 +1,48 @@
+// The two ways the engine runs, each built in one place. The function keeps
+// per-process machinery between events: a lock and a cache per run, timers,
+// an outbox, a group commit of counters. The janitor does each thing at once
+// and keeps nothing: its parts are the explicit no-ops below. Both decide
+// the same way; only thrift and timing differ.
+import type { EngineBase, EngineDeps, EngineHooks } from './deps.ts';
+import { EVERY_TIME, finishedJobs } from './finished-jobs.ts';
+import { batchedCounter, directCounter } from './operator-counters.ts';
+import { inlineOutbox, type Outbox } from './outbox.ts';
+import { NO_WAKEUPS, retryTimers } from './retry-wake.ts';
+import { NO_RUN_CACHE, runCache } from './run-cache.ts';
+import { runLock, UNLOCKED } from './run-lock.ts';
+
+/** Hooks that do nothing: the janitor has no metrics to count. */
+export function noHooks(): EngineHooks {
+  return { transitions: () => {}, conflict: () => {}, ignoredJob: () => {}, promoted: () => {} };
+}
+
+/** The function's engine. `hooks` count and record what it does; `outbox` sends run-end events after the reply. */
+export function functionEngine(base: EngineBase, parts: { hooks: EngineHooks; outbox: Outbox }): EngineDeps {
+  const { hooks, outbox } = parts;
+  return {
+    ...base,
+    hooks,
+    outbox,
+    counter: batchedCounter({ ...base, hooks }),
+    lock: runLock(),
+    finishedJobs: finishedJobs(),
+    scenarioSource: {},
+    runs: runCache(),
+    wakeups: retryTimers(base.now, base.log),
+  };
+}
+
+/** The janitor's engine: every part does its work at once and keeps nothing. `hooks` default to none. */
+export function janitorEngine(base: EngineBase, hooks: EngineHooks = noHooks()): EngineDeps {
+  return {
+    ...base,
+    hooks,
+    outbox: inlineOutbox(),
+    counter: directCounter({ ...base, hooks }),
+    lock: UNLOCKED,
+    finishedJobs: EVERY_TIME,
+    scenarioSource: {},
+    runs: NO_RUN_CACHE,
+    wakeups: NO_WAKEUPS,
+  };
+}
