@@ -7,7 +7,7 @@
 // test of its own; this one is about one process and its connection.)
 import { BatchV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY } from '../shared/kube/retry.ts';
+import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';

@@ -9,7 +9,7 @@ import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { RUN_CANCEL_REQUESTED } from '../shared/api/events.ts';
-import { sweep } from '../shared/engine/sweep.ts';
+import { sweep } from '../shared/engine/janitor/sweep.ts';
 import { ANNOTATION_CANCEL_REQUESTED_AT, jobName } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, SCENARIO, type Harness, type HarnessOptions } from './support/cascade-harness.ts';

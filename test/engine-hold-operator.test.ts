@@ -1,4 +1,4 @@
-// holdOperator (shared/engine/hold-operator.ts) against the real API server,
+// holdOperator (shared/engine/operator/hold-operator.ts) against the real API server,
 // acting as the function's ServiceAccount, when the operator changes between
 // its read and the finalizer write: a write from a stale copy is refused
 // (409) and decided again from a fresh read, so nothing written meanwhile is
@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts';
 import { FINALIZER } from '../shared/api/group.ts';
 import { parseConfig, type Config } from '../shared/config.ts';
-import { holdOperator } from '../shared/engine/hold-operator.ts';
-import { startRun } from '../shared/engine/start-run.ts';
+import { holdOperator } from '../shared/engine/operator/hold-operator.ts';
+import { startRun } from '../shared/engine/entry/start-run.ts';
 import { connectStore } from '../shared/kube/connect.ts';
-import { DEFAULT_RETRY } from '../shared/kube/retry.ts';
+import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
 import type { Store } from '../shared/kube/store.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';

@@ -5,7 +5,7 @@
 // deleted in flight and starts a queued run whose wake-up was lost.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts';
-import { sweep } from '../shared/engine/sweep.ts';
+import { sweep } from '../shared/engine/janitor/sweep.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { createRun, janitorDeps, janitorKubeconfig } from './support/janitor.ts';

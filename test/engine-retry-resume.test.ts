@@ -10,7 +10,7 @@ import { RUN_RESUME_REQUESTED } from '../shared/api/events.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { sweep } from '../shared/engine/sweep.ts';
+import { sweep } from '../shared/engine/janitor/sweep.ts';
 import { ANNOTATION_RESUME_REQUESTED_AT } from '../shared/names.ts';
 import { createRun, janitorDeps, janitorKubeconfig } from './support/janitor.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';

@@ -6,7 +6,7 @@
 import { HTTP, type CloudEventV1 } from 'cloudevents';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
-import { FUNCTION_SINK_POLICY } from '../shared/engine/sink.ts';
+import { FUNCTION_SINK_POLICY } from '../shared/engine/sink/sink.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { janitorKubeconfig, runJanitorProcess } from './support/janitor.ts';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import type { PageRequest } from '../shared/kube/pages.ts';
 import type { Store } from '../shared/kube/store.ts';
-import { sweep } from '../shared/engine/sweep.ts';
+import { sweep } from '../shared/engine/janitor/sweep.ts';
 import { LABEL_RUN } from '../shared/names.ts';
 import { imageModule, KWOK_DELAY } from './fixtures/scenarios.ts';
 import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeRunStatus, ModuleRecord } from '../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import { FINALIZER } from '../shared/api/group.ts';
-import { sweep } from '../shared/engine/sweep.ts';
+import { sweep } from '../shared/engine/janitor/sweep.ts';
 import { jobName, LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
 import { imageModule, KWOK_DELAY, successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';

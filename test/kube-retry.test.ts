@@ -16,7 +16,7 @@ import { statusOf } from '../functions/cascade/reply.ts';
 import { apiErrorKind } from '../shared/kube/errors.ts';
 import { restClient } from '../shared/kube/rest.ts';
 import { restStore } from '../shared/kube/rest-store.ts';
-import { DEFAULT_RETRY } from '../shared/kube/retry.ts';
+import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
 
 let server: Server | undefined;
 afterEach(() => {

@@ -3,12 +3,12 @@
 // turn an error's `code` (a Kubernetes status) into the reply.
 import type { Logger } from 'pino';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
-import { acceptModuleResult } from '../../shared/engine/accept-result.ts';
-import { cancelRun } from '../../shared/engine/cancel-run.ts';
-import { observeJobEvent, observeRun } from '../../shared/engine/observe-run.ts';
-import { accepted, failed, invalid, unavailable, type Outcome } from '../../shared/engine/outcome.ts';
-import { resumeRun } from '../../shared/engine/resume-run.ts';
-import { startRun } from '../../shared/engine/start-run.ts';
+import { acceptModuleResult } from '../../shared/engine/entry/accept-result.ts';
+import { cancelRun } from '../../shared/engine/entry/cancel-run.ts';
+import { observeJobEvent, observeRun } from '../../shared/engine/entry/observe-run.ts';
+import { accepted, failed, invalid, unavailable, type Outcome } from '../../shared/engine/entry/outcome.ts';
+import { resumeRun } from '../../shared/engine/entry/resume-run.ts';
+import { startRun } from '../../shared/engine/entry/start-run.ts';
 import { apiErrorKind, apiMessage } from '../../shared/kube/errors.ts';
 import type { Request } from './inputs.ts';
 

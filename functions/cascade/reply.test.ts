@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { REASON_MAX } from '../../shared/api/reason.ts';
-import { accepted, failed, invalid, unavailable } from '../../shared/engine/outcome.ts';
+import { accepted, failed, invalid, unavailable } from '../../shared/engine/entry/outcome.ts';
 import { rateLimited, refused, reply, toDelivery, type Reply } from './reply.ts';
 
 const LINE_BREAKING = /[\p{Cc}\u2028\u2029]/u;

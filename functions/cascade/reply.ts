@@ -3,7 +3,7 @@
 // line of at most REASON_MAX characters whoever wrote it). A CloudEvent
 // delivery that succeeded is answered with an empty body (see toDelivery).
 import { oneLine } from '../../shared/api/reason.ts';
-import type { Outcome } from '../../shared/engine/outcome.ts';
+import type { Outcome } from '../../shared/engine/entry/outcome.ts';
 
 export interface Reply {
   statusCode: number;

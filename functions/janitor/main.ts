@@ -2,10 +2,10 @@
 // one sweep of POD_NAMESPACE, then ONE JSON summary line on stdout (logs go
 // to stderr) and the exit code: 1 when the sweep could not do its work
 // (invalid configuration, runs or Jobs not listable, more than half of the
-// runs it had to handle failed), else 0. See shared/engine/sweep.ts.
+// runs it had to handle failed), else 0. See shared/engine/janitor/sweep.ts.
 import { parseConfig } from '../../shared/config.ts';
-import { sweep } from '../../shared/engine/sweep.ts';
-import { emptySummary, exitCode, type SweepSummary } from '../../shared/engine/sweep-summary.ts';
+import { sweep } from '../../shared/engine/janitor/sweep.ts';
+import { emptySummary, exitCode, type SweepSummary } from '../../shared/engine/janitor/sweep-summary.ts';
 import { janitorDeps, janitorLogger } from './wiring.ts';
 
 async function run(): Promise<SweepSummary> {

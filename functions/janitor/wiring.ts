@@ -6,9 +6,9 @@ import pino, { type Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { janitorEngine } from '../../shared/engine/profiles.ts';
-import { JANITOR_SINK_POLICY, sinkNotifier } from '../../shared/engine/sink.ts';
-import { sinkOf } from '../../shared/engine/sink-transport.ts';
-import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
+import { JANITOR_SINK_POLICY, sinkNotifier } from '../../shared/engine/sink/sink.ts';
+import { sinkOf } from '../../shared/engine/sink/sink-transport.ts';
+import { DEFAULT_RETRY } from '../../shared/kube/api-retry.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
 
 export function janitorLogger(config: Pick<Config, 'logLevel' | 'scenarioName'>): Logger {

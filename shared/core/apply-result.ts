@@ -2,7 +2,7 @@
 import { isTerminalPhase, type ModuleRecord } from '../api/cascade-run.ts';
 import { completeStep, isTerminal, jobOf, type Draft } from './draft.ts';
 import { resultMeaning } from './result-meaning.ts';
-import { failOrRetry } from './retry.ts';
+import { failOrRetry } from './step-retry.ts';
 import type { Fact } from './types.ts';
 
 type Result = Extract<Fact, { kind: 'ModuleResult' }>;

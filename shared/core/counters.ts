@@ -3,10 +3,10 @@
 // key, the keys applied are kept (bounded) in the same status write, and a key
 // seen before changes nothing. Under `spec.maxConcurrentRuns` the same write
 // admits a starting run or queues it, and an ending run's slot goes to the
-// oldest queued run (queue.ts). Pure.
+// oldest queued run (concurrency-limit.ts). Pure.
 import { COUNTED_RUNS_MAX, type CaoResult, type CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
 import type { RunPhase, TerminalPhase } from '../api/cascade-run.ts';
-import { admit, release } from './queue.ts';
+import { admit, release } from './concurrency-limit.ts';
 
 /**
  * `resumes`: how often the run had been resumed when it ended (an end after
@@ -117,7 +117,7 @@ function applyResumed(
 /**
  * The next status, or undefined when this change was already counted.
  * `limit` is the operator's maxConcurrentRuns as read with this status
- * (queue.ts limitOf: Infinity when unset).
+ * (concurrency-limit.ts limitOf: Infinity when unset).
  */
 export function applyCounter(
   status: CascadeAutoOperatorStatus | undefined,

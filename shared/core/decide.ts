@@ -10,7 +10,7 @@ import { failRun, isTerminal, newDraft, type Draft } from './draft.ts';
 import { endActions } from './run-end.ts';
 import { applyResume, resumeActions } from './resume.ts';
 import { adoptLaterJobs, advance } from './progress.ts';
-import { holdQueued } from './queued.ts';
+import { holdQueued } from './hold-queued.ts';
 import type { DecideInput, Decision } from './types.ts';
 
 export function decide(input: DecideInput): Decision {

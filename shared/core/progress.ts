@@ -6,7 +6,7 @@ import { attemptOf, isWaiting } from './attempts.ts';
 import { buildJob } from './job-manifest.ts';
 import type { ObservedJob } from './observed-job.ts';
 import { completeStep, failStep, isTerminal, jobOf, markRunning, succeedRun, type Draft } from './draft.ts';
-import { failOrRetry } from './retry.ts';
+import { failOrRetry } from './step-retry.ts';
 
 /**
  * A Job exists for step k only after some decision saw every step before k

@@ -55,7 +55,7 @@ export interface DecideInput {
   refused?: Refusal | undefined;
   /**
    * A run not started yet (no phase, or Queued): whether its scenario's
-   * concurrency limit gives it a slot (queue.ts). Unset: a new run starts, a
+   * concurrency limit gives it a slot (concurrency-limit.ts). Unset: a new run starts, a
    * Queued one keeps waiting.
    */
   admission?: 'admitted' | 'queued' | undefined;

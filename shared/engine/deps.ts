@@ -10,11 +10,11 @@ import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { RunEndEvent } from '../api/events.ts';
 import type { CounterChange } from '../core/counters.ts';
-import type { Outbox } from './outbox.ts';
-import type { FinishedJobs } from './finished-jobs.ts';
-import type { RunLock } from './run-lock.ts';
-import type { RetryWakeups } from './retry-wake.ts';
-import type { RunCache } from './run-cache.ts';
+import type { Outbox } from './process/outbox.ts';
+import type { FinishedJobs } from './process/finished-jobs.ts';
+import type { RunLock } from './process/run-lock.ts';
+import type { RetryWakeups } from './process/retry-timers.ts';
+import type { RunCache } from './process/run-cache.ts';
 
 export interface EngineHooks {
   /** The transitions of one decision, once it is written. The function counts each and records one Kubernetes Event. */

@@ -4,12 +4,12 @@
 // and keeps nothing: its parts are the explicit no-ops below. Both decide
 // the same way; only thrift and timing differ.
 import type { EngineBase, EngineDeps, EngineHooks } from './deps.ts';
-import { EVERY_TIME, finishedJobs } from './finished-jobs.ts';
-import { batchedCounter, directCounter } from './operator-counters.ts';
-import { inlineOutbox, type Outbox } from './outbox.ts';
-import { NO_WAKEUPS, retryTimers } from './retry-wake.ts';
-import { NO_RUN_CACHE, runCache } from './run-cache.ts';
-import { runLock, UNLOCKED } from './run-lock.ts';
+import { EVERY_TIME, finishedJobs } from './process/finished-jobs.ts';
+import { batchedCounter, directCounter } from './operator/operator-counters.ts';
+import { inlineOutbox, type Outbox } from './process/outbox.ts';
+import { NO_WAKEUPS, retryTimers } from './process/retry-timers.ts';
+import { NO_RUN_CACHE, runCache } from './process/run-cache.ts';
+import { runLock, UNLOCKED } from './process/run-lock.ts';
 
 /** Hooks that do nothing: the janitor has no metrics to count. */
 export function noHooks(): EngineHooks {

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { defaultConnection, fromKubeconfig, type Connection } from './connection.ts';
 import { restClient } from './rest.ts';
 import { restStore } from './rest-store.ts';
-import type { RetryPolicy } from './retry.ts';
+import type { RetryPolicy } from './api-retry.ts';
 import type { Store } from './store.ts';
 
 export function connectStore(namespace: string, policy: RetryPolicy, kubeconfigFile?: string): Store {

@@ -17,7 +17,7 @@ import { apiErrorKind, type ApiErrorKind } from './errors.ts';
 import { refusalsWhileStarting } from './not-ready.ts';
 import type { Page, PageRequest } from './pages.ts';
 import type { Rest } from './rest.ts';
-import { withRetry, type RetryPolicy } from './retry.ts';
+import { withRetry, type RetryPolicy } from './api-retry.ts';
 import type { EventNote, Store } from './store.ts';
 
 /** The call's value, or `value` when the API server answers with an error of `kind`. */

@@ -12,7 +12,7 @@ import { parseConfig } from '../../shared/config.ts';
 import type { RunEndEvent } from '../../shared/api/events.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';
 import { connectStore } from '../../shared/kube/connect.ts';
-import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
+import { DEFAULT_RETRY } from '../../shared/kube/api-retry.ts';
 import { LABEL_APP, LABEL_APP_VALUE, runName } from '../../shared/names.ts';
 import { repoRoot } from '../../local/cluster/paths.ts';
 import { serviceAccountKubeconfigFile } from '../../local/function-rbac.ts';

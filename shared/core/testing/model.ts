@@ -1,7 +1,7 @@
 // A pure model of one run's world for the core's property tests: the stored
 // CascadeRun (with a resourceVersion, so a stale write conflicts), the Jobs
 // (an existing name is refused), the CascadeAutoOperator's counters, and the
-// engine's order of acting (shared/engine/reconcile.ts and finish-run.ts):
+// engine's order of acting (shared/engine/run/reconcile.ts and finish-run.ts):
 // create Jobs, write status, delete Jobs, transitions, count the end, mark
 // it counted, send the run-end event (with a K_SINK), mark it notified. Any
 // delivery may stop ("crash") between two of those steps, and a

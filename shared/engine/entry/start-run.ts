@@ -1,0 +1,183 @@
+// A run request: one CascadeRun per iuid (delivered twice, it is still one),
+// started only under a CascadeAutoOperator that holds Cascade's finalizer (or
+// from the CONFIG_PATH file when there is no operator, said so), counted once
+// on the operator, then moved like any other run. The request may name its
+// scenario (`scenario`, else SCENARIO_NAME); under the scenario's
+// maxConcurrentRuns the count admits or queues the run (admission.ts) before
+// it is moved.
+import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
+import type { CascadeRun } from '../../api/cascade-run.ts';
+import type { RunRequest } from '../../api/events.ts';
+import { quote } from '../../api/reason.ts';
+import { API_VERSION, CASCADE_RUN_KIND } from '../../api/group.ts';
+import type { CascadeModule } from '../../api/scenario.ts';
+import {
+  ANNOTATION_SCENARIO_SOURCE,
+  LABEL_APP,
+  LABEL_APP_VALUE,
+  LABEL_IUID_HASH,
+  runName,
+  shortHash,
+} from '../../names.ts';
+import type { EngineDeps } from '../deps.ts';
+import { holdOperator } from '../operator/hold-operator.ts';
+import { count } from '../operator/operator-counters.ts';
+import { isHeld } from '../operator/operator-finalizer.ts';
+import { accepted, failed, invalid, unavailable, type Outcome } from './outcome.ts';
+import { admissionAfterCount } from '../operator/admission.ts';
+import { reconcileRun } from '../run/reconcile.ts';
+import { loadScenario } from './scenario-source.ts';
+
+interface Scenario {
+  modules: CascadeModule[];
+  source: string;
+}
+
+function runObject(deps: EngineDeps, name: string, req: RunRequest, scenario: Scenario): CascadeRun {
+  const { namespace } = deps.config;
+  const scenarioName = scenarioNameOf(deps, req);
+  return {
+    apiVersion: API_VERSION,
+    kind: CASCADE_RUN_KIND,
+    metadata: {
+      name,
+      namespace,
+      labels: { [LABEL_APP]: LABEL_APP_VALUE, [LABEL_IUID_HASH]: shortHash(req.iuid, 16) },
+      annotations: { [ANNOTATION_SCENARIO_SOURCE]: scenario.source },
+    },
+    spec: {
+      ob: req.oname ?? '',
+      src: req.sname ?? '',
+      pid: req.iuid,
+      scenarioname: scenarioName,
+      modules: scenario.modules.map((m) => m.modulename),
+      turlinfo: req.turlinfo,
+      cascademodules: scenario.modules,
+    },
+  };
+}
+
+interface Made {
+  name: string;
+  /** The run as created, or as found when this iuid's run existed already. */
+  run: CascadeRun;
+  created: boolean;
+}
+
+/**
+ * Creates the run under the Go controller's name; when a run of another iuid
+ * holds that name, under the name with the iuid's hash appended. Returns this
+ * iuid's run, new or existing.
+ */
+async function createOnce(deps: EngineDeps, req: RunRequest, scenario: Scenario): Promise<Made | Outcome> {
+  for (const collided of [false, true]) {
+    const name = runName(scenarioNameOf(deps, req), req.iuid, collided);
+    if (!name.ok) return invalid(name.reason);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const created = await deps.store.createRun(runObject(deps, name.name, req, scenario));
+      if (created !== 'exists') return { name: name.name, run: created, created: true };
+      const existing = await deps.store.getRun(name.name);
+      if (existing?.spec.pid === req.iuid) return { name: name.name, run: existing, created: false };
+      if (existing) break; // another iuid holds it: try the next name
+    }
+  }
+  return failed(`iuid ${quote(req.iuid)}: both of its run names are held by runs of other iuids`);
+}
+
+/** Not silent: the first run from the file in this process (or after the operator was used) is a warning. */
+function noteFileSource(deps: EngineDeps, source: string): void {
+  const memo = deps.scenarioSource;
+  if (memo.last === source) return;
+  memo.last = source;
+  deps.log.warn(
+    { scenario: source },
+    `CascadeAutoOperator ${deps.config.scenarioName} not found: new runs take their scenario from the file at CONFIG_PATH`,
+  );
+}
+
+/** The start was counted on an operator that no longer holds the finalizer (deleted while the run started): say so. */
+function checkHeld(deps: EngineDeps, name: string, counted: CascadeAutoOperator | undefined, scenario: string): void {
+  if (isHeld(counted)) return;
+  deps.log.warn(
+    { run: name },
+    `CascadeAutoOperator ${scenario} was deleted while run ${name} started: the run goes on, its counters may not be kept`,
+  );
+}
+
+/** The scenario of a new run: from the held operator, else from the file (with a warning). */
+async function scenarioFor(
+  deps: EngineDeps,
+  op: CascadeAutoOperator | undefined,
+  name: string,
+): Promise<Scenario | Outcome> {
+  // The CONFIG_PATH file stands in for SCENARIO_NAME's operator only.
+  if (!op && name !== deps.config.scenarioName)
+    return failed(`no CascadeAutoOperator ${quote(name)} in namespace ${deps.config.namespace}`);
+  if (op) deps.scenarioSource.last = undefined;
+  const scenario = await loadScenario(op, deps.config.configPath);
+  if (!scenario.ok) return failed(`the scenario is not usable: ${scenario.reason}`);
+  if (!op) noteFileSource(deps, scenario.source);
+  return scenario;
+}
+
+/** The scenario a run request names, else SCENARIO_NAME. */
+export function scenarioNameOf(deps: Pick<EngineDeps, 'config'>, req: RunRequest): string {
+  return req.scenario ?? deps.config.scenarioName;
+}
+
+/** A scenario outside CASCADE_SCENARIOS (when set) is refused: the request, not the deployment, is wrong. */
+function allowed(deps: EngineDeps, scenario: string): boolean {
+  const list = deps.config.scenarios;
+  return scenario === deps.config.scenarioName || list === undefined || list.includes(scenario);
+}
+
+/** Under a limit (or with runs still queued), admission comes first: the run is started only once the operator says so. */
+function limited(op: CascadeAutoOperator | undefined): boolean {
+  return op?.spec.maxConcurrentRuns !== undefined || (op?.status?.queue?.length ?? 0) > 0;
+}
+
+/** Counted and moved: at once without a limit, admitted (or queued) first under one. */
+async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: CascadeAutoOperator | undefined) {
+  const { name, run, created } = made;
+  // A run this request created is moved from the object the create returned,
+  // with none of its Jobs shown (no list): one created meanwhile by another
+  // delivery is adopted when the create meets it.
+  const from = created ? { known: run, jobs: [] } : {};
+  // The operator just read for its finalizer spares the counter write a read of its own.
+  if (limited(op)) {
+    const counted = await count(deps, { kind: 'started', run: name }, scenario, op);
+    const admission = admissionAfterCount(counted, name);
+    return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission }) };
+  }
+  const [counted, result] = await Promise.all([
+    count(deps, { kind: 'started', run: name }, scenario, op),
+    reconcileRun(deps, name, { kind: 'Observe' }, from),
+  ]);
+  return { counted, result };
+}
+
+export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outcome> {
+  const scenarioName = scenarioNameOf(deps, req);
+  if (!allowed(deps, scenarioName))
+    return invalid(`scenario ${quote(scenarioName)} is not one this function serves (CASCADE_SCENARIOS)`);
+  const held = await holdOperator(deps, scenarioName);
+  if ('kind' in held) return held;
+  const scenario = await scenarioFor(deps, held.op, scenarioName);
+  if ('kind' in scenario) return scenario;
+  const made = await createOnce(deps, req, scenario);
+  if ('kind' in made) return made;
+  const { name, run } = made;
+  // Counted and moved: both must succeed for the reply to be 200, and a
+  // run request sent again counts nothing twice (counters are keyed by run).
+  const { counted, result } = await countAndMove(deps, made, scenarioName, held.op);
+  if (held.op) checkHeld(deps, name, counted, scenarioName);
+  if (result.kind !== 'done') return unavailable(`run ${name} vanished while it was being started`);
+  const source = run.metadata.annotations?.[ANNOTATION_SCENARIO_SOURCE];
+  return accepted({
+    run: name,
+    namespace: deps.config.namespace,
+    phase: result.run.status?.phase,
+    iuid: req.iuid,
+    ...(source ? { scenario: source } : {}),
+  });
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
+import type { Config } from '../../config.ts';
+import type { Store } from '../../kube/store.ts';
+import { offerOperator, writeCounters, type OperatorCache } from './operator-counters.ts';
+import { noHooks } from '../profiles.ts';
+
+const conflict = Object.assign(new Error('conflict'), { code: 409 });
+
+/** A Store holding one CascadeAutoOperator with a resourceVersion, as the API server checks it. */
+function fakeStore() {
+  let op: CascadeAutoOperator = {
+    apiVersion: 'cascade.cascade.net/v1alpha1',
+    kind: 'CascadeAutoOperator',
+    metadata: { name: 's', resourceVersion: '1' },
+    spec: {},
+  } as CascadeAutoOperator;
+  const calls: string[] = [];
+  const store = {
+    getOperator: async () => {
+      calls.push('get');
+      return structuredClone(op);
+    },
+    writeOperatorStatus: async (o: CascadeAutoOperator, status: CascadeAutoOperator['status']) => {
+      calls.push('put');
+      if (o.metadata.resourceVersion !== op.metadata.resourceVersion) throw conflict;
+      op = {
+        ...op,
+        status,
+        metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) },
+      };
+      return structuredClone(op);
+    },
+  } as unknown as Store;
+  return {
+    store,
+    calls,
+    bump: () => {
+      op = { ...op, metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) } };
+    },
+    now: () => op,
+  };
+}
+
+const deps = (store: Store) => ({ store, config: { scenarioName: 's' } as Config, hooks: noHooks() });
+
+describe('writeCounters with the operator cache', () => {
+  it('reads once, then writes from the copy it last wrote', async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'b' }], cache);
+    expect(f.calls).toEqual(['get', 'put', 'put']);
+    expect(f.now().status?.active).toBe(2);
+  });
+
+  it('reads again when someone else changed it meanwhile', async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    f.bump();
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'b' }], cache);
+    expect(f.calls).toEqual(['get', 'put', 'put', 'get', 'put']);
+    expect(f.now().status?.active).toBe(2);
+  });
+
+  it('reads every time without a cache', async () => {
+    const f = fakeStore();
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }]);
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'b' }]);
+    expect(f.calls).toEqual(['get', 'put', 'get', 'put']);
+  });
+
+  it('answers the operator the change is in: as written, as read when it was in already, none without an operator', async () => {
+    const f = fakeStore();
+    const written = await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }]);
+    expect(written).toEqual(f.now());
+    expect(await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }])).toEqual(f.now());
+    expect(f.calls).toEqual(['get', 'put', 'get']);
+    const none = { getOperator: async () => undefined } as unknown as Store;
+    expect(await writeCounters(deps(none), [{ kind: 'started', run: 'a' }])).toBeUndefined();
+  });
+});
+
+describe('offerOperator: a copy just read spares the counter write its own read', () => {
+  it('an empty cache takes the copy, and the write starts from it', async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    offerOperator(cache, await f.store.getOperator('s'));
+    f.calls.length = 0;
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    expect(f.calls).toEqual(['put']);
+    expect(f.now().status?.active).toBe(1);
+  });
+
+  it('a copy changed since costs a refused write and a read: the count is made once all the same', async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    offerOperator(cache, await f.store.getOperator('s'));
+    f.bump();
+    f.calls.length = 0;
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    expect(f.calls).toEqual(['put', 'get', 'put']);
+    expect(f.now().status?.active).toBe(1);
+  });
+
+  it('does not replace the copy the process last wrote, nor take nothing', async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    const older = await f.store.getOperator('s');
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    const written = cache.op;
+    offerOperator(cache, older);
+    expect(cache.op).toBe(written);
+    const empty: OperatorCache = {};
+    offerOperator(empty, undefined);
+    expect(empty).toEqual({});
+  });
+});

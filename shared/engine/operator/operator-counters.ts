@@ -1,0 +1,116 @@
+// The CascadeAutoOperator's counters (active, succeeded, failed, result):
+// exactly-once by key (shared/core/counters.ts), written with optimistic
+// concurrency from the copy this process last wrote.
+import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
+import { applyCounter, type CounterChange } from '../../core/counters.ts';
+import { limitOf, promotedRuns } from '../../core/concurrency-limit.ts';
+import { apiErrorKind } from '../../kube/errors.ts';
+import { conflictPause } from '../run/conflict-pause.ts';
+import type { Counter, EngineDeps } from '../deps.ts';
+import { counterBatcher, perScenario } from './counter-batcher.ts';
+
+/** The CascadeAutoOperator is one object every run start and end writes: under a burst, many writers race for it. */
+const COUNT_ATTEMPTS = 40;
+
+/**
+ * The CascadeAutoOperator as this process last wrote it: the next write starts
+ * from it instead of reading it again, and reads only when the write is
+ * refused (someone else changed it: 409; or it is gone: 404).
+ */
+export interface OperatorCache {
+  op?: CascadeAutoOperator | undefined;
+}
+
+/** A write from the cached copy was refused because the copy is stale: read it and try again at once. */
+function staleCache(cached: CascadeAutoOperator | undefined, error: unknown): boolean {
+  const kind = apiErrorKind(error);
+  return cached !== undefined && (kind === 'conflict' || kind === 'not-found');
+}
+
+/** The runs a write moved from the queue to a slot are woken (hooks.promoted): they wait for no one else. */
+function tellPromoted(
+  deps: Pick<EngineDeps, 'hooks'>,
+  write: { before: CascadeAutoOperator; after: CascadeAutoOperator },
+  changes: CounterChange[],
+): void {
+  const left = changes.filter((c) => c.kind !== 'started').map((c) => c.run);
+  const promoted = promotedRuns(write.before.status, write.after.status, left);
+  if (promoted.length > 0) deps.hooks.promoted(write.after.metadata.name, promoted);
+}
+
+/**
+ * Applies counter changes to the scenario's CascadeAutoOperator, if it exists,
+ * in one write. Returns the operator the changes are in (as written, or as read
+ * when they were in already), or undefined when there is no operator to count on.
+ * The write carries the resourceVersion of the operator it was computed from,
+ * spec (maxConcurrentRuns) and status alike: admission is decided on the API server.
+ */
+export async function writeCounters(
+  deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>,
+  changes: CounterChange[],
+  cache: OperatorCache = {},
+  scenario = deps.config.scenarioName,
+): Promise<CascadeAutoOperator | undefined> {
+  for (let attempt = 1; attempt <= COUNT_ATTEMPTS; attempt++) {
+    const cached = cache.op;
+    cache.op = undefined;
+    const op = cached ?? (await deps.store.getOperator(scenario));
+    if (!op) return undefined;
+    const limit = limitOf(op.spec.maxConcurrentRuns);
+    const next = changes.reduce((status, change) => applyCounter(status, change, limit) ?? status, op.status);
+    if (next === op.status) return op;
+    try {
+      cache.op = await deps.store.writeOperatorStatus(op, next!);
+      tellPromoted(deps, { before: op, after: cache.op }, changes);
+      return cache.op;
+    } catch (error) {
+      if (staleCache(cached, error)) continue;
+      if (apiErrorKind(error) !== 'conflict') throw error;
+      deps.hooks.conflict();
+      await conflictPause(attempt);
+    }
+  }
+  throw new Error(`CascadeAutoOperator ${scenario}: still conflicting after ${COUNT_ATTEMPTS} attempts`);
+}
+
+/**
+ * A copy of the operator read just now (a run request's finalizer check),
+ * offered to the cache: the next write starts from it when the process holds
+ * no copy (its first count, or after a refused write), instead of reading the
+ * operator again. A copy someone changed since costs a refused write and a
+ * read, as a stale cache does.
+ */
+export function offerOperator(cache: OperatorCache, seen: CascadeAutoOperator | undefined): void {
+  if (seen !== undefined && cache.op === undefined) cache.op = seen;
+}
+
+/** One counter change on `scenario`'s operator, through the process's counter. `seen` is the operator as the caller has just read it, if it has (offerOperator). */
+export function count(
+  deps: Pick<EngineDeps, 'config' | 'counter'>,
+  change: CounterChange,
+  scenario = deps.config.scenarioName,
+  seen?: CascadeAutoOperator,
+): Promise<CascadeAutoOperator | undefined> {
+  return deps.counter(change, scenario, seen);
+}
+
+/** Each change in a write of its own, with `deps`' hooks: the janitor's counter. Resolves as writeCounters does. */
+export function directCounter(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>): Counter {
+  return (change, scenario, seen) => {
+    const cache: OperatorCache = {};
+    offerOperator(cache, seen);
+    return writeCounters(deps, [change], cache, scenario);
+  };
+}
+
+/** One group commit per scenario, each with its cached copy of the operator (counter-batcher.ts): the function's counter. */
+export function batchedCounter(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>): Counter {
+  return perScenario((scenario) => {
+    const operator: OperatorCache = {};
+    const write = counterBatcher((changes) => writeCounters(deps, changes, operator, scenario));
+    return (change: CounterChange, seen?: CascadeAutoOperator) => {
+      offerOperator(operator, seen);
+      return write(change);
+    };
+  });
+}

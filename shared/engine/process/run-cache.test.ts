@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { CascadeRun } from '../../api/cascade-run.ts';
+import { runCache } from './run-cache.ts';
+
+const run = (name: string, phase: string, rv = '1') =>
+  ({ metadata: { name, resourceVersion: rv }, spec: {}, status: { phase } }) as unknown as CascadeRun;
+
+describe('the runs this process wrote last', () => {
+  it('keeps the last copy written of a run in progress', () => {
+    const c = runCache();
+    c.put(run('a', 'Running', '1'));
+    c.put(run('a', 'Running', '2'));
+    expect(c.get('a')?.metadata.resourceVersion).toBe('2');
+    expect(c.size()).toBe(1);
+  });
+
+  it('lets a run that ended go: no step follows it', () => {
+    const c = runCache();
+    c.put(run('a', 'Running'));
+    for (const phase of ['Succeeded', 'Failed', 'Cancelled']) {
+      c.put(run('a', 'Running'));
+      c.put(run('a', phase));
+      expect(c.get('a'), phase).toBeUndefined();
+    }
+  });
+
+  it('holds at most `limit` runs, the least recently written out first', () => {
+    const c = runCache(2);
+    c.put(run('a', 'Running'));
+    c.put(run('b', 'Running'));
+    c.put(run('a', 'Running'));
+    c.put(run('c', 'Running'));
+    expect([c.get('a'), c.get('b'), c.get('c')].map((r) => r?.metadata.name)).toEqual(['a', undefined, 'c']);
+  });
+
+  it('drops a run whose copy proved stale', () => {
+    const c = runCache();
+    c.put(run('a', 'Running'));
+    c.drop('a');
+    expect(c.get('a')).toBeUndefined();
+  });
+});

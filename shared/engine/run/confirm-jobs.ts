@@ -1,0 +1,47 @@
+// A Job event's copy of a Job is a claim. Any client that may post to the
+// Broker can send one, with any name, uid and status. Before a claim moves a
+// run, the Job is read from the API server once, and that copy is decided on.
+import { observeJob, type ObservedJob } from '../../core/observed-job.ts';
+import type { IgnoredJob } from '../../core/job-identity.ts';
+import type { EngineDeps } from '../deps.ts';
+
+export interface Confirmed {
+  /** The Jobs as the API server holds them; a Job it does not hold is shown gone, its outcome unknown. */
+  jobs: ObservedJob[];
+  /** Claims the API server contradicted: another uid, another state, or gone when it still exists. */
+  contradicted: IgnoredJob[];
+}
+
+function gone(claim: ObservedJob): ObservedJob {
+  return {
+    name: claim.name,
+    run: claim.run,
+    step: claim.step,
+    attempt: claim.attempt,
+    state: 'Active',
+    deleting: false,
+    gone: true,
+  };
+}
+
+function agrees(claim: ObservedJob, held: ObservedJob | undefined): boolean {
+  if (!held) return Boolean(claim.gone);
+  return !claim.gone && held.uid === claim.uid && held.state === claim.state;
+}
+
+export async function confirmJobs(deps: Pick<EngineDeps, 'store'>, claims: readonly ObservedJob[]): Promise<Confirmed> {
+  const held = await Promise.all(
+    claims.map(async (claim) => {
+      const job = await deps.store.getJob(claim.name);
+      return job ? observeJob(job) : undefined;
+    }),
+  );
+  const confirmed: Confirmed = { jobs: [], contradicted: [] };
+  for (const [i, claim] of claims.entries()) {
+    const copy = held[i];
+    confirmed.jobs.push(copy ?? gone(claim));
+    if (!agrees(claim, copy))
+      confirmed.contradicted.push({ name: claim.name, step: claim.step, reason: 'unconfirmed' });
+  }
+  return confirmed;
+}

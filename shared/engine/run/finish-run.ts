@@ -1,0 +1,172 @@
+// The end of a run, done once however often it is asked: the
+// CascadeAutoOperator's counters (exactly-once by key), then `status.counted`
+// so that it is not asked again; and the run-end CloudEvent to K_SINK (at
+// least once, with a stable id for consumers to dedupe), owed in the run's
+// status until `status.notified` records it sent. The function sends it after
+// its reply; the janitor, which answers no one, before it goes on (outbox.ts).
+import pRetry from 'p-retry';
+import {
+  CONDITION_SUCCEEDED,
+  type CascadeRun,
+  type CascadeRunStatus,
+  type RunPhase,
+  type TerminalPhase,
+} from '../../api/cascade-run.ts';
+import { RUN_CANCELLED, RUN_FAILED, RUN_SUCCEEDED, type RunEndEvent } from '../../api/events.ts';
+import { apiErrorKind } from '../../kube/errors.ts';
+import { conflictPause } from './conflict-pause.ts';
+import type { EngineDeps } from '../deps.ts';
+import { count } from '../operator/operator-counters.ts';
+
+const MAX_ATTEMPTS = 10;
+
+/** `<run uid>-<phase>`, and `-r<N>` after N resumes: unique per outcome, the same on every send of one. */
+export function runEndEventId(run: CascadeRun, phase: TerminalPhase): string {
+  const resumes = run.status?.resumes ?? 0;
+  return `${run.metadata.uid ?? run.metadata.name}-${phase.toLowerCase()}${resumes > 0 ? `-r${resumes}` : ''}`;
+}
+const EVENT_TYPES = {
+  Succeeded: RUN_SUCCEEDED,
+  Failed: RUN_FAILED,
+  Cancelled: RUN_CANCELLED,
+} as const satisfies Record<TerminalPhase, RunEndEvent['type']>;
+
+/** The scenario (CascadeAutoOperator) a run was started under: its counters, its queue, its events' source. */
+export function scenarioOf(deps: Pick<EngineDeps, 'config'>, run: CascadeRun): string {
+  return run.spec.scenarioname || deps.config.scenarioName;
+}
+
+export function runEndEvent(
+  deps: Pick<EngineDeps, 'config' | 'now'>,
+  run: CascadeRun,
+  phase: TerminalPhase,
+): RunEndEvent {
+  const s = run.status ?? {};
+  return {
+    id: runEndEventId(run, phase),
+    type: EVENT_TYPES[phase],
+    source: `/cascade/${deps.config.namespace}/${scenarioOf(deps, run)}`,
+    subject: run.metadata.name,
+    time: s.completionTime ?? deps.now().toISOString(),
+    data: {
+      runname: run.metadata.name,
+      iuid: run.spec.pid,
+      oname: run.spec.ob,
+      sname: run.spec.src,
+      phase,
+      info: s.info,
+      result: s.result ?? [],
+      reason: s.conditions?.find((c) => c.type === CONDITION_SUCCEEDED)?.reason,
+      startTime: s.startTime,
+      completionTime: s.completionTime,
+      modules: (s.modules ?? []).map((m) => ({
+        name: m.name,
+        phase: m.phase,
+        result: m.result,
+        startTime: m.startTime,
+        completionTime: m.completionTime,
+      })),
+    },
+  };
+}
+
+type Marks = Pick<CascadeRunStatus, 'counted' | 'notified' | 'resumeCounted'>;
+
+/** The marks only move forward: a run notified by another process meanwhile is not made to owe its event again. */
+export function withMarks(status: CascadeRunStatus, marks: Marks): CascadeRunStatus {
+  const next = { ...status };
+  if (marks.counted) next.counted = true;
+  if (marks.notified !== undefined && next.notified !== true) next.notified = marks.notified;
+  if (marks.resumeCounted !== undefined) next.resumeCounted = Math.max(marks.resumeCounted, next.resumeCounted ?? 0);
+  return next;
+}
+
+/** Marks are of one outcome: a run made anew, or resumed since, is another. */
+function sameOutcome(a: CascadeRun, b: CascadeRun): boolean {
+  return a.metadata.uid === b.metadata.uid && (a.status?.resumes ?? 0) === (b.status?.resumes ?? 0);
+}
+
+/** Writes `marks` into the run's status, reloading on conflict; leaves alone a run that has them, is gone, was made anew or resumed since. */
+async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<CascadeRun> {
+  let current: CascadeRun | undefined = run;
+  for (let attempt = 1; current && attempt <= MAX_ATTEMPTS; attempt++) {
+    if (!sameOutcome(current, run)) return run;
+    const status: CascadeRunStatus = current.status ?? {};
+    const next = withMarks(status, marks);
+    if (
+      next.counted === status.counted &&
+      next.notified === status.notified &&
+      next.resumeCounted === status.resumeCounted
+    )
+      return current;
+    try {
+      return await deps.store.writeRunStatus(current, next);
+    } catch (error) {
+      if (apiErrorKind(error) !== 'conflict') throw error;
+      await conflictPause(attempt);
+      current = await deps.store.getRun(run.metadata.name);
+    }
+  }
+  if (current) throw new Error(`run ${run.metadata.name}: status still conflicting after ${MAX_ATTEMPTS} attempts`);
+  return run;
+}
+
+/** Counts the end, then records it counted, and notified unless the event is owed. */
+export async function finishRun(
+  deps: EngineDeps,
+  run: CascadeRun,
+  phase: TerminalPhase,
+  eventOwed: boolean,
+): Promise<CascadeRun> {
+  await count(
+    deps,
+    { kind: 'ended', run: run.metadata.name, phase, resumes: run.status?.resumes },
+    scenarioOf(deps, run),
+  );
+  return mark(deps, run, { counted: true, notified: !eventOwed });
+}
+
+/** Counts resume number `resumes` (`from`-1, active+1), then records it counted. */
+export async function countResume(
+  deps: EngineDeps,
+  run: CascadeRun,
+  from: RunPhase,
+  resumes: number,
+): Promise<CascadeRun> {
+  await count(deps, { kind: 'resumed', run: run.metadata.name, from, resumes }, scenarioOf(deps, run));
+  return mark(deps, run, { resumeCounted: resumes });
+}
+
+/** Sends the run-end event, then records it sent; true when both are done, false (owed) when the sink did not take it. */
+async function deliver(deps: EngineDeps, run: CascadeRun, event: RunEndEvent, signal?: AbortSignal): Promise<boolean> {
+  if (!(await deps.notify(event, signal))) return false;
+  // Sent: record it, through an API server outage if need be (sent again, same id, if this never succeeds).
+  await pRetry(() => mark(deps, run, { notified: true }), {
+    retries: 8,
+    minTimeout: 250,
+    maxTimeout: 10_000,
+    ...(signal ? { signal } : {}),
+  });
+  return true;
+}
+
+/** The run as stored when it still owes the event of this outcome; undefined when it was sent (or the run is gone, made anew, resumed or moved on). */
+async function stillOwing(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase): Promise<CascadeRun | undefined> {
+  const current = await deps.store.getRun(run.metadata.name);
+  if (!current || !sameOutcome(current, run)) return undefined;
+  return current.status?.phase === phase && current.status.notified !== true ? current : undefined;
+}
+
+/**
+ * The function hands the send to its outbox and returns at once; without one (the janitor) it is done before returning.
+ * When this process already sent and recorded this very event, the run it was asked with may have been read before that
+ * record: it is read again, and the event is sent again only if the run still owes it (marked owed again, say).
+ */
+export async function sendRunEndEvent(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase): Promise<void> {
+  const event = runEndEvent(deps, run, phase);
+  const again = deps.outbox.done(event.id);
+  await deps.outbox.send(event.id, async (signal) => {
+    const owing = again ? await stillOwing(deps, run, phase) : run;
+    return owing ? deliver(deps, owing, event, signal) : true;
+  });
+}

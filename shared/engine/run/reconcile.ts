@@ -1,0 +1,265 @@
+// Load, decide, act, write: the one loop every entry point uses to move a run.
+// Jobs are created before the status that records them is written, so that a
+// crash at any point leaves a state the next delivery (or the janitor) decides
+// from again; a status write conflict means someone else moved the run: reload.
+import type { CascadeRun } from '../../api/cascade-run.ts';
+import { decide } from '../../core/decide.ts';
+import { recordJobUids, type IgnoredJob } from '../../core/job-identity.ts';
+import { observeJob, type ObservedJob } from '../../core/observed-job.ts';
+import type { DecideInput, Decision, Fact, Refusal } from '../../core/types.ts';
+import { apiErrorKind, apiMessage } from '../../kube/errors.ts';
+import type { EngineDeps } from '../deps.ts';
+import { confirmJobs } from './confirm-jobs.ts';
+import { conflictPause } from './conflict-pause.ts';
+import { decideSettings } from './decide-settings.ts';
+import { countResume, finishRun, sendRunEndEvent } from './finish-run.ts';
+
+const MAX_ATTEMPTS = 10;
+
+export type ReconcileResult =
+  | { kind: 'missing' }
+  | { kind: 'rejected'; decision: Decision }
+  /** `ignored`: the Jobs shown or listed that did not count, claims the API server contradicted among them. */
+  | { kind: 'done'; run: CascadeRun; decision: Decision; ignored: IgnoredJob[] };
+
+/**
+ * The run first, its Jobs after, never at once: Jobs are created before the
+ * status that records them is written, so a list made after reading the run
+ * shows every Job that status names. Listed first (or concurrently), a Job
+ * created and recorded in between would look gone, failing the run with
+ * JobMissing.
+ */
+async function load(
+  deps: EngineDeps,
+  name: string,
+  known: CascadeRun | undefined,
+  shown: readonly ObservedJob[] | undefined,
+): Promise<[CascadeRun | undefined, readonly ObservedJob[]]> {
+  const run = known ?? (await deps.store.getRun(name));
+  if (!run) return [undefined, []];
+  if (shown) return [run, shown];
+  const jobs = await deps.store.listJobs(name);
+  return [run, jobs.map(observeJob).filter((j): j is ObservedJob => j !== undefined)];
+}
+
+/**
+ * Creates the decided Jobs and records each new Job's uid in the status to be
+ * written; a Job the API server refuses as invalid is told to the next decision.
+ */
+async function createJobs(deps: EngineDeps, decision: Decision): Promise<Refusal | undefined> {
+  const creates = decision.actions.filter((a) => a.type === 'CreateJob');
+  const results = await Promise.allSettled(creates.map((a) => deps.store.createJob(a.job)));
+  const created: { step: number; uid: string | undefined }[] = [];
+  for (const [i, r] of results.entries()) {
+    const { step } = creates[i]!;
+    if (r.status === 'fulfilled') {
+      if (r.value !== 'exists') created.push({ step, uid: r.value.uid });
+      continue;
+    }
+    if (apiErrorKind(r.reason) === 'invalid') return { step, message: apiMessage(r.reason) };
+    throw r.reason;
+  }
+  recordJobUids(decision.status.modules, created);
+  return undefined;
+}
+
+async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
+  const deletes = decision.actions.filter((a) => a.type === 'DeleteJob');
+  await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name, a.uid)));
+  if (decision.transitions.length > 0) deps.hooks.transitions(decision.transitions, run);
+  deps.wakeups.wake(run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
+  const resume = decision.actions.find((a) => a.type === 'CountResume');
+  const resumed = resume ? await countResume(deps, run, resume.from, resume.resumes) : run;
+  const finish = decision.actions.find((a) => a.type === 'FinishRun');
+  const current = finish ? await finishRun(deps, resumed, finish.phase, finish.eventOwed) : resumed;
+  const send = decision.actions.find((a) => a.type === 'SendRunEndEvent');
+  if (send) await sendRunEndEvent(deps, current, send.phase);
+  return current;
+}
+
+/** The status written; 'conflict' when someone else wrote the run meanwhile; 'gone' when it was deleted (only a cached copy can tell that so late). */
+async function writeStatus(
+  deps: EngineDeps,
+  run: CascadeRun,
+  decision: Decision,
+): Promise<CascadeRun | 'conflict' | 'gone'> {
+  if (!decision.changed) return run;
+  try {
+    return await deps.store.writeRunStatus(run, decision.status);
+  } catch (error) {
+    deps.runs.drop(run.metadata.name);
+    const kind = apiErrorKind(error);
+    if (kind === 'not-found') return 'gone';
+    if (kind !== 'conflict') throw error;
+    deps.hooks.conflict();
+    return 'conflict';
+  }
+}
+
+/** One log line and one hook call for each Job that did not count: never decided on, yet seen. */
+function tellIgnored(deps: EngineDeps, run: string, ignored: readonly IgnoredJob[]): void {
+  for (const job of ignored) {
+    deps.log.warn(
+      { run, job: job.name, step: job.step, reason: job.reason },
+      'Job ignored: not the one Cascade created for its step',
+    );
+    deps.hooks.ignoredJob(job);
+  }
+}
+
+export interface ReconcileFrom {
+  /** The run as the caller just got it from the API server (the reply to its creation): it spares the first read. */
+  known?: CascadeRun | undefined;
+  /**
+   * The Jobs an event showed (finished, so final), looked at instead of a list
+   * of the run's Jobs; the run's other Jobs are unknown, not gone.
+   */
+  jobs?: readonly ObservedJob[] | undefined;
+  /** What the scenario's concurrency limit says of a run not started yet (admission.ts). */
+  admission?: DecideInput['admission'];
+  /**
+   * `jobs` are an event's claims: before a decision from them acts, the Jobs are
+   * read from the API server and the run decided again from those copies.
+   */
+  claims?: boolean;
+}
+
+/** Moves run `name` on `first`. */
+export function reconcileRun(
+  deps: EngineDeps,
+  name: string,
+  first: Fact,
+  from: ReconcileFrom = {},
+): Promise<ReconcileResult> {
+  const work = () => reconcile(deps, name, first, from);
+  return deps.lock(name, first.kind === 'Observe' && !from.known && !from.jobs && !from.admission, work);
+}
+
+/** A finished Job's event or a module result (Jobs shown) decides from this process's last copy of the run, when it has one (run-cache.ts). */
+function cachedHint(deps: EngineDeps, name: string, shown: readonly ObservedJob[] | undefined): CascadeRun | undefined {
+  return shown ? deps.runs.get(name) : undefined;
+}
+
+/** Where the next attempt loads from: a hint (the caller's, or this process's cached copy, which may be stale) and the Jobs shown. */
+interface Source {
+  name: string;
+  hint: CascadeRun | undefined;
+  cached: boolean;
+  shown: readonly ObservedJob[] | undefined;
+  /** The Jobs shown are an event's claims, not confirmed yet. */
+  claims: boolean;
+  /** Claims the API server contradicted. */
+  contradicted: IgnoredJob[];
+  /** The Job the API server refused as invalid, told to the next decision. */
+  refused: Refusal | undefined;
+  /** 1 for the first load and decision. */
+  attempt: number;
+}
+
+/** A decision acts when it writes the status or has actions: only then must the claims it rests on be confirmed. */
+function acts(decision: Decision): boolean {
+  return decision.changed || decision.actions.length > 0;
+}
+
+/** The claims are replaced by the API server's copies; the run just loaded is decided again, without reading it. */
+async function confirmClaims(deps: EngineDeps, source: Source, run: CascadeRun): Promise<void> {
+  const { jobs, contradicted } = await confirmJobs(deps, source.shown ?? []);
+  source.shown = jobs;
+  source.contradicted = contradicted;
+  source.claims = false;
+  source.hint = run;
+}
+
+/**
+ * A cached copy's decision is acted on only through a status write (guarded by
+ * its resourceVersion): anything else reads the run again (true: the source
+ * is no longer the cached copy).
+ */
+function distrusted(source: Source, decision: Decision, rejected: boolean): boolean {
+  const distrust = source.cached && (rejected || (!decision.changed && decision.actions.length > 0));
+  if (distrust) source.cached = false;
+  return distrust;
+}
+
+/**
+ * After a conflict the run is read again. Jobs a stale copy decided are listed
+ * with it, so that a decision they should not have made (the run moved on, or
+ * was cancelled) removes them. A conflict of this process's own stale copy is
+ * retried at once; one with another writer after a pause.
+ */
+async function afterConflict(source: Source, decision: Decision): Promise<void> {
+  if (source.cached && decision.actions.some((a) => a.type === 'CreateJob')) source.shown = undefined;
+  if (!source.cached) await conflictPause(source.attempt);
+  source.cached = false;
+}
+
+/** One attempt's end: a result, or 'again' to load and decide once more. */
+type Step = ReconcileResult | 'again';
+
+/** Acts on a decision: its Jobs first, then the status, then what follows the write. */
+async function act(deps: EngineDeps, source: Source, run: CascadeRun, decision: Decision): Promise<Step> {
+  const refusal = await createJobs(deps, decision);
+  if (refusal) {
+    source.refused = refusal;
+    return 'again';
+  }
+  const written = await writeStatus(deps, run, decision);
+  if (written === 'gone') return { kind: 'missing' };
+  if (written === 'conflict') {
+    await afterConflict(source, decision);
+    return 'again';
+  }
+  const current = await afterWrite(deps, written, decision);
+  deps.runs.put(current);
+  const ignored = [...decision.ignoredJobs, ...source.contradicted];
+  tellIgnored(deps, source.name, ignored);
+  return { kind: 'done', run: current, decision, ignored };
+}
+
+async function attemptOnce(
+  deps: EngineDeps,
+  source: Source,
+  fact: Fact,
+  admission: DecideInput['admission'],
+): Promise<Step> {
+  const [run, observed] = await load(deps, source.name, source.hint, source.shown);
+  source.hint = undefined;
+  if (!run) return { kind: 'missing' };
+  const decision = decide({
+    run,
+    jobs: observed,
+    fact,
+    now: deps.now().toISOString(),
+    settings: decideSettings(deps.config, run),
+    refused: source.refused,
+    admission,
+    partialJobs: source.shown !== undefined,
+  });
+  const rejected = decision.verdict === 'unknown-module' || decision.verdict === 'not-started';
+  if (distrusted(source, decision, rejected)) return 'again';
+  if (rejected) return { kind: 'rejected', decision };
+  if (source.claims && acts(decision)) {
+    await confirmClaims(deps, source, run);
+    return 'again';
+  }
+  return act(deps, source, run, decision);
+}
+
+async function reconcile(deps: EngineDeps, name: string, fact: Fact, from: ReconcileFrom): Promise<ReconcileResult> {
+  const hint = from.known ?? cachedHint(deps, name, from.jobs);
+  const source: Source = {
+    name,
+    hint,
+    cached: !from.known && hint !== undefined,
+    shown: from.jobs,
+    claims: Boolean(from.claims) && !deps.config.trustJobEvents,
+    contradicted: [],
+    refused: undefined,
+    attempt: 1,
+  };
+  for (; source.attempt <= MAX_ATTEMPTS; source.attempt++) {
+    const step = await attemptOnce(deps, source, fact, from.admission);
+    if (step !== 'again') return step;
+  }
+  throw new Error(`run ${name}: still conflicting after ${MAX_ATTEMPTS} attempts`);
+}

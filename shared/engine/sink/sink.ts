@@ -1,0 +1,85 @@
+// Run-end CloudEvents to K_SINK (Knative SinkBinding convention), built and
+// encoded in binary mode by the CloudEvents SDK (sink-message.ts, loaded when
+// the first event is sent), with K_CE_OVERRIDES' extensions, retried a few
+// times. A delivery that still fails is logged and reported (false): the event stays owed in the run's status and is sent
+// again by the next delivery of the run's events or by the janitor.
+import pRetry from 'p-retry';
+import type { Logger } from 'pino';
+import type { Extensions } from '../../ce-overrides.ts';
+import type { RunEndEvent } from '../../api/events.ts';
+import { PLAIN_TRANSPORT, type SinkTransport } from './sink-transport.ts';
+
+export interface SinkPolicy {
+  retries: number;
+  minTimeoutMs: number;
+  maxTimeoutMs: number;
+  /** One POST with no answer by then fails (and is retried while retries are left). */
+  attemptTimeoutMs: number;
+}
+
+/** The function sends in the background (no reply waits): a few retries, then the event is left owed. */
+export const FUNCTION_SINK_POLICY: SinkPolicy = {
+  retries: 5,
+  minTimeoutMs: 200,
+  maxTimeoutMs: 5000,
+  attemptTimeoutMs: 5000,
+};
+/** The janitor sends each owed event within its sweep: one retry, the next sweep tries again. */
+export const JANITOR_SINK_POLICY: SinkPolicy = {
+  retries: 1,
+  minTimeoutMs: 200,
+  maxTimeoutMs: 1000,
+  attemptTimeoutMs: 5000,
+};
+
+export type Notify = (event: RunEndEvent, signal?: AbortSignal) => Promise<boolean>;
+
+/** K_SINK, K_CE_OVERRIDES' extensions, and K_CA_CERTS and the OIDC token when SinkBinding injected them (sink-transport.ts). */
+export interface Sink {
+  url: string | undefined;
+  extensions: Extensions;
+  transport?: SinkTransport;
+}
+
+export function sinkNotifier(
+  { url: sink, extensions, transport = PLAIN_TRANSPORT }: Sink,
+  log: Logger,
+  policy: SinkPolicy,
+): Notify {
+  if (!sink) return async () => false;
+  return async (event, signal) => {
+    const { binaryMessage } = await import('./sink-message.ts');
+    const { headers, body } = binaryMessage(event, extensions);
+    try {
+      await pRetry(
+        async () => {
+          const timeout = AbortSignal.timeout(policy.attemptTimeoutMs);
+          const authorization = await transport.authorization();
+          const res = await transport.fetch(sink, {
+            method: 'POST',
+            headers: { ...(headers as Record<string, string>), ...(authorization ? { authorization } : {}) },
+            body: body as string,
+            signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          });
+          await res.body?.cancel();
+          if (!res.ok) throw new Error(`K_SINK answered ${res.status}`);
+        },
+        {
+          retries: policy.retries,
+          minTimeout: policy.minTimeoutMs,
+          maxTimeout: policy.maxTimeoutMs,
+          randomize: true,
+          ...(signal ? { signal } : {}),
+          shouldRetry: () => !signal?.aborted,
+        },
+      );
+      return true;
+    } catch (error) {
+      log.warn(
+        { err: error, eventId: event.id, run: event.subject },
+        "run-end event not delivered to K_SINK: still owed, sent again by the next delivery of the run's events or the janitor",
+      );
+      return false;
+    }
+  };
+}
