@@ -1,11 +1,31 @@
 // A module's reported result: which step it belongs to, and what it changes. Pure.
 import { isTerminalPhase, type ModuleRecord } from '../api/cascade-run.ts';
 import { completeStep, isTerminal, jobOf, type Draft } from './draft.ts';
-import { resultMeaning } from './result-meaning.ts';
 import { failOrRetry } from './step-retry.ts';
 import type { Fact } from './types.ts';
 
 type Result = Extract<Fact, { kind: 'ModuleResult' }>;
+
+// Which `moduleresult` values end a step. Case and surrounding spaces do not
+// matter. Any other value is kept in status as information and the step waits
+// for its Job to finish.
+const SUCCESS_RESULTS: readonly string[] = [
+  'success',
+  'succeeded',
+  'successful',
+  'ok',
+  'done',
+  'complete',
+  'completed',
+];
+const FAILURE_RESULTS: readonly string[] = ['fail', 'failed', 'failure', 'error'];
+
+function resultMeaning(moduleresult: string): 'success' | 'failure' | 'info' {
+  const word = moduleresult.trim().toLowerCase();
+  if (SUCCESS_RESULTS.includes(word)) return 'success';
+  if (FAILURE_RESULTS.includes(word)) return 'failure';
+  return 'info';
+}
 
 function isActive(d: Draft, rec: ModuleRecord): boolean {
   if (isTerminal(d)) return false;
