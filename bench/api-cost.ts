@@ -4,7 +4,7 @@
 // and the janitor as their ServiceAccounts, the bench's own driver as the
 // admin user), so the function's requests are told from the Job
 // controller's. Counted per run and per step transition for a batch of runs,
-// beside the targets of issue 10, and the marginal cost of one more step.
+// beside the targets in bench/README.md, and the marginal cost of one more step.
 import { auditLinesSince, auditMark, countByClient, perUnitRequests, type ClientRequests } from '../local/audit-log.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { runRequest, scenario, type Install } from './install.ts';

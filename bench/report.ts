@@ -98,7 +98,7 @@ function cost(f: Tree): Section[] {
   return [
     {
       title:
-        "The function's API requests per run (audit log, by client identity; Events apart; targets of issue 10 for 3 modules)",
+        "The function's API requests per run (audit log, by client identity; Events apart; targets for 3 modules in bench/README.md)",
       head: ['', ...runs.map(shape)],
       rows: [
         ['own requests, Events aside', ...runs.map((r) => (num(r.modules) === 3 ? vsTarget(own(r), 17) : own(r)))],

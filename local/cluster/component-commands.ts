@@ -46,7 +46,7 @@ export interface ApiLimits {
 
 /**
  * What the bench starts its control plane with (and `CASCADE_CLUSTER_LIMITS=raised
- * npm run cluster:up`): the Job controller and the scheduler no longer held
+ * npm run cluster:up`): the Job controller and the scheduler are not held
  * to client-go's 20-50 requests a second, as on a production cluster.
  */
 export const RAISED_LIMITS: ApiLimits = { kubeApiQps: 1000, kubeApiBurst: 2000, concurrentJobSyncs: 50 };
