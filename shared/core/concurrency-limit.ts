@@ -1,9 +1,9 @@
 // The concurrency limit of a scenario (`spec.maxConcurrentRuns`) as a holder
-// list and a FIFO queue in its CascadeAutoOperator's status, changed only by
-// the counter writes (counters.ts), which carry the operator's resourceVersion:
-// admission is a compare-and-swap on the API server, never a count in memory,
-// so two replicas, a redelivery or a crash between two writes cannot admit a
-// run twice or one too many. Pure.
+// list and a FIFO queue in its CascadeAutoOperator's status. Only the counter
+// writes (counters.ts) change them, and they carry the operator's
+// resourceVersion. So admission is a compare-and-swap on the API server, never
+// a count in memory: two replicas, a redelivery or a crash between two writes
+// cannot admit a run twice or one too many. Pure.
 import type { CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
 
 /** Where a run stands: holds a slot (or runs without a limit), waits in the queue, or its start is not counted yet. */
