@@ -1,10 +1,10 @@
 // API cost per client, from the local API server's audit log
-// (local/cluster/audit-policy.yaml): each client talks to the API server as
-// its own identity (install.ts: the function, the ApiServerSource stand-in
-// and the janitor as their ServiceAccounts, the bench's own driver as the
-// admin user), so the function's requests are told from the Job
-// controller's. Counted per run and per step transition for a batch of runs,
-// beside the targets in bench/README.md, and the marginal cost of one more step.
+// (local/cluster/audit-policy.yaml). Each client talks to the API server as its
+// own identity, so the function's requests are told from the Job controller's.
+// The function, the ApiServerSource stand-in and the janitor run as their
+// ServiceAccounts (install.ts), the bench's own driver as the admin user.
+// Counted per run and per step transition for a batch of runs, beside the
+// targets in bench/README.md, and the marginal cost of one more step.
 import { auditLinesSince, auditMark, countByClient, perUnitRequests, type ClientRequests } from '../local/audit-log.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { runRequest, scenario, type Install } from './install.ts';
