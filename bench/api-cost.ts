@@ -24,7 +24,7 @@ export interface ApiCost {
   lowerBoundWritesPerRun: number;
 }
 
-/** Issue 10's targets for the function's own requests. */
+/** The targets for the function's own requests, as bench/README.md gives them. */
 export const TARGETS = { requestsPer3ModuleRun: 17, eventsPerTransition: 1, readsPerTransition: 1 } as const;
 
 export async function runBatch(inst: Install, tag: string, runs: number, concurrency: number): Promise<string[]> {

@@ -43,7 +43,7 @@ function withQueued<S extends Lists>(s: S): S {
 /**
  * A run's start, counted: it takes a slot when one is free and no run waits
  * before it, else joins the end of the queue. Without a limit it is active at
- * once, as before limits existed. `active` of the result is already counted.
+ * once. `active` of the result is already counted.
  */
 export function admit<S extends Lists>(s: S, run: string, limit: number): S {
   const holders = s.holders ?? [];
