@@ -106,13 +106,20 @@ describe('comment items', () => {
   });
 
   it('makes each table row and column line an item of one line', () => {
-    const lines = ['Usage:', '  run.sh a     does a', '  run.sh b     does b', 'Then prose.', '| a | b |'];
+    const lines = [
+      'Usage:',
+      '  run.sh a     does a',
+      '  run.sh b     does b',
+      'Then prose',
+      'with `a:  b` code.',
+      '| a | b |',
+    ];
     expect(items(lines)).toEqual([
       [10, 'Usage:'],
       [11, 'run.sh a     does a'],
       [12, 'run.sh b     does b'],
-      [13, 'Then prose.'],
-      [14, '| a | b |'],
+      [13, 'Then prose with `a:  b` code.'],
+      [15, '| a | b |'],
     ]);
   });
 

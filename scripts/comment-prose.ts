@@ -141,7 +141,7 @@ export function commentItems(block: CommentBlock): { line: number; text: string 
     }
     const s = raw.trim();
     if (inFence || s === '') return close();
-    if (ROW.test(raw)) {
+    if (ROW.test(raw.replace(/`[^`]*`/g, 'X'))) {
       close();
       items.push({ line, text: s });
       return;
