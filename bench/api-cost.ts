@@ -1,10 +1,10 @@
 // API cost per client, from the local API server's audit log
-// (local/cluster/audit-policy.yaml): each client talks to the API server as
-// its own identity (install.ts: the function, the ApiServerSource stand-in
-// and the janitor as their ServiceAccounts, the bench's own driver as the
-// admin user), so the function's requests are told from the Job
-// controller's. Counted per run and per step transition for a batch of runs,
-// beside the targets in bench/README.md, and the marginal cost of one more step.
+// (local/cluster/audit-policy.yaml). Each client talks to the API server as its
+// own identity, so the function's requests are told from the Job controller's.
+// The function, the ApiServerSource stand-in and the janitor run as their
+// ServiceAccounts (install.ts), the bench's own driver as the admin user.
+// Counted per run and per step transition for a batch of runs, beside the
+// targets in bench/README.md, and the marginal cost of one more step.
 import { auditLinesSince, auditMark, countByClient, perUnitRequests, type ClientRequests } from '../local/audit-log.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { runRequest, scenario, type Install } from './install.ts';
@@ -24,7 +24,7 @@ export interface ApiCost {
   lowerBoundWritesPerRun: number;
 }
 
-/** Issue 10's targets for the function's own requests. */
+/** The targets for the function's own requests, as bench/README.md gives them. */
 export const TARGETS = { requestsPer3ModuleRun: 17, eventsPerTransition: 1, readsPerTransition: 1 } as const;
 
 export async function runBatch(inst: Install, tag: string, runs: number, concurrency: number): Promise<string[]> {

@@ -1,16 +1,16 @@
 // The ceiling of one function process: module results drive the step
-// transitions, as fast as the function takes them, so that no Job has to run
-// (pods never scheduled; the Job controller, the scheduler and kwok are off the
-// critical path, though they still create and delete a pod per step). Each
-// sender owns one run of M modules at a time: it posts the result `success`
-// for the run's current module (the function creates the next Job, writes the
-// status, deletes the Job before; the ApiServerSource's Job events reach the
-// function meanwhile, as on a cluster), then the next, and starts a new run
-// when one ends. Posted straight to the function (its own ceiling, not the
-// Broker's). Senders rise level by level; each level reports step
-// transitions/s, CPU of every process and of the machine, the function's
-// event-loop delay and the API server's 429s; verdict() says where it
-// saturates.
+// transitions, as fast as the function takes them, so that no Job has to run.
+// Pods are never scheduled. The Job controller, the scheduler and kwok are off
+// the critical path, though they still create and delete a pod per step.
+// Each sender owns one run of M modules at a time. It posts the result
+// `success` for the run's current module, then for the next, and starts a new
+// run when one ends. For each result the function creates the next Job, writes
+// the status and deletes the Job before. The ApiServerSource's Job events reach
+// the function meanwhile, as on a cluster. Results are posted straight to the
+// function, to measure its own ceiling, not the Broker's. Senders rise level by
+// level; each level reports step transitions/s, CPU of every process and of the
+// machine, the function's event-loop delay and the API server's 429s;
+// verdict() says where it saturates.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { ControlPlane } from './control-plane.ts';

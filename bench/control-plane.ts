@@ -1,9 +1,9 @@
 // The control plane the benchmarks run against: the one named by
-// $CASCADE_KUBECONFIG when it answers, else a private one started here (its
-// own state dir, stopped at the end, with the components' API rate limits
-// raised as on a production cluster: RAISED_LIMITS). Also the API server's own /metrics and
-// /version, read with the admin client certificate, and the pids of the
-// components so that their CPU can be sampled.
+// $CASCADE_KUBECONFIG when it answers, else a private one started here. The
+// private one has its own state dir and stops at the end. Its components' API
+// rate limits are raised as on a production cluster (RAISED_LIMITS). Also the
+// API server's own /metrics and /version, read with the admin client
+// certificate, and the pids of the components so that their CPU can be sampled.
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { dirname, join } from 'node:path';

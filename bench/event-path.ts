@@ -1,12 +1,12 @@
 // The function's CPU per incoming change event, the part of a step transition
-// that no API call follows: of the ~8 requests a transition brings, all but
-// the module result are the ApiServerSource's Job and CascadeRun change
-// events, and most of those (a running Job's add and update, a status write's
-// CascadeRun update) change nothing. Real objects of a run in progress (as the
-// API server returns them, managedFields and all) are posted to the function
-// as binary CloudEvents, as many times as fit in the window, by a few senders
-// at once; the function's CPU (/proc) over the requests answered is its cost
-// of one such event. Focused and quiet: no API call is made, so the control
+// that no API call follows. A transition brings ~8 requests. All but the
+// module result are the ApiServerSource's Job and CascadeRun change events.
+// Most of those change nothing: a running Job's add and update, a status
+// write's CascadeRun update. The bench posts real objects of a run in progress
+// to the function as binary CloudEvents, as the API server returns them,
+// managedFields and all. A few senders post them as many times as fit in the
+// window. The function's CPU (/proc) over the requests answered is its cost of
+// one such event. Focused and quiet: no API call is made, so the control
 // plane's load does not enter (compare builds in interleaved pairs).
 import { randomUUID } from 'node:crypto';
 import { BatchV1Api, type KubeConfig } from '@kubernetes/client-node';

@@ -1,12 +1,12 @@
 // 10,000 runs in flight at once through one function process, each to its
-// end, and counters that come out exact: the CascadeAutoOperator's
+// end, and counters that come out exact. The CascadeAutoOperator's
 // succeeded/failed/active and the function's own success_scenario_total /
-// failed_scenario_total equal the runs sent, every run Succeeded. Run
+// failed_scenario_total equal the runs sent, and every run Succeeded. Run
 // requests go through the Broker as CloudEvents (its retries included); the
 // runs' Jobs run under kwok (pods of 0 ms) through the Job controller.
 // Every run is held in flight until all are: their pods wait for a node
-// labelled for them, which the bench adds (with room for them all) once the
-// operator counts every run active at once; then they all run to their end.
+// labelled for them. The bench adds that node, with room for them all, once
+// the operator counts every run active at once. Then they all run to their end.
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { nodeManifest } from '../local/cluster/nodes.ts';
 import type { CascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts';

@@ -1,11 +1,13 @@
-// A Cascade installation for the benchmarks, as the cluster tests make one: a
-// fresh namespace, the function's RBAC and ServiceAccount kubeconfig, the
-// CascadeAutoOperator holding the scenario, the function as a real process
-// (faas-js-runtime) behind the Knative Broker stand-in (local/eventing/, with
-// knative/'s Triggers and delivery settings, waits unscaled) and its
-// dead-letter sink, the ApiServerSource stand-in sending Job changes to the
-// Broker, and the recorder watching Jobs and runs. Run requests and module
-// results go to the Broker as CloudEvents, as on a cluster.
+// A Cascade installation for the benchmarks, as the cluster tests make one:
+// - a fresh namespace;
+// - the function's RBAC and ServiceAccount kubeconfig;
+// - the CascadeAutoOperator holding the scenario;
+// - the function as a real process (faas-js-runtime) behind the Knative Broker
+//   stand-in (local/eventing/), with knative/'s Triggers and delivery settings
+//   and waits unscaled, and its dead-letter sink;
+// - the ApiServerSource stand-in sending Job changes to the Broker;
+// - the recorder watching Jobs and runs.
+// Run requests and module results go to the Broker as CloudEvents, as on a cluster.
 import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { CascadeModule } from '../shared/api/scenario.ts';
@@ -66,9 +68,9 @@ export interface Install {
   setScenario(modules: CascadeModule[]): Promise<void>;
   /**
    * Sends a run request or a module result to the Broker as a CloudEvent and
-   * waits until the Broker is done with it: the function's status to the last
-   * attempt, that attempt's time (the function's reply as the Broker saw it),
-   * how many attempts, and the run.
+   * waits until the Broker is done with it. It returns the function's status to
+   * the last attempt, that attempt's time (the function's reply as the Broker
+   * saw it), how many attempts, and the run.
    */
   send(body: RunRequestBody | ModuleResultBody): Promise<Delivered>;
   /** Starts the function again (same namespace and settings). */
@@ -98,10 +100,11 @@ function runOf(body: RunRequestBody | ModuleResultBody): string {
 }
 
 /**
- * One CloudEvent to the Broker's ingress. A connection the ingress reset or
- * refused before it answered (thousands of senders at once) is tried again,
- * as an event source does: the same event id, so a copy the Broker did take
- * is one event to the function (it deduplicates by id and by content).
+ * One CloudEvent to the Broker's ingress. With thousands of senders at once,
+ * the ingress may reset or refuse a connection before it answers. The event is
+ * then tried again with the same event id, as an event source does. So a copy
+ * the Broker did take is one event to the function, which deduplicates by id
+ * and by content.
  */
 async function postToIngress(url: string, headers: Record<string, string>, body: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {

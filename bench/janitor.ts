@@ -1,15 +1,15 @@
 // The janitor: one sweep over a namespace holding N live runs, run as the
-// CronJob runs it: the
-// janitor process (functions/janitor/main.ts) as its own ServiceAccount. Its
-// summary's sweep time, the process's wall time and peak RSS (its VmHWM,
-// written by bench/max-rss.ts as the process exits) and the API
-// requests it made. Targets: 10,000 live runs swept in < 10 s, memory bounded
-// (paginated lists: CASCADE_LIST_PAGE_SIZE, 500 by default).
-// The runs are made as the function makes them, straight through the API
-// (10,000 through the function take the better part of an hour on 2 shared
-// cores): the run, its first Job (the core's own manifest, suspended so that
-// no pod is made) and the status the core decides for it. To the janitor each
-// is a run in progress waiting for its Job.
+// CronJob runs it: the janitor process (functions/janitor/main.ts) as its own
+// ServiceAccount. It reports the summary's sweep time, the process's wall time
+// and peak RSS, and the API requests it made. The peak RSS is the process's
+// VmHWM, written by bench/max-rss.ts as the process exits. Targets: 10,000 live
+// runs swept in < 10 s, memory bounded (paginated lists: CASCADE_LIST_PAGE_SIZE,
+// 500 by default).
+// The runs are made as the function makes them, straight through the API:
+// 10,000 through the function take the better part of an hour on 2 shared
+// cores. Each is the run, its first Job and the status the core decides for
+// it. The Job is the core's own manifest, suspended so that no pod is made.
+// To the janitor each is a run in progress waiting for its Job.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

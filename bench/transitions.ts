@@ -25,10 +25,10 @@ export interface ResultPath {
 }
 
 /**
- * Runs whose pods never finish on their own (10 min under kwok), moved by
- * module results sent to the Broker as the modules would, one run at a time:
- * each result once its module's pod is ready (the earliest a module can send
- * one). Sent the moment the Job appeared, it would queue behind the decision
+ * Runs whose pods never finish on their own (10 min under kwok). Module results
+ * sent to the Broker move them, as the modules would, one run at a time. Each
+ * result goes once its module's pod is ready, the earliest a module can send
+ * one. Sent the moment the Job appeared, it would queue behind the decision
  * that created that Job, still writing its status, and time that instead.
  */
 export async function resultPath(inst: Install, runs: number, modules = 3): Promise<ResultPath> {

@@ -1,5 +1,5 @@
-// A local stand-in for Knative's ApiServerSource (Resource mode): watches the
-// Jobs that carry Cascade's run label, and the CascadeRuns, and POSTs each
+// A local stand-in for Knative's ApiServerSource (Resource mode). It watches
+// the Jobs that carry Cascade's run label, and the CascadeRuns. It POSTs each
 // change to its sink as the real adapter does on a Knative cluster
 // (knative/apiserversource.yaml; knative/eventing pkg/adapter/apiserver and
 // pkg/adapter/v2, cloudevents/sdk-go's HTTP retries):
@@ -12,8 +12,8 @@
 // - one change at a time per watched resource: the next waits until the
 //   sink answered the last (a Reflector calls the adapter's store inline);
 // - 5 retries, waiting 100, 200, 400, 800, 1600 ms (50 ms × 2^n), on no
-//   answer and on 404, 413, 425, 429, 502, 503, 504; a 500 or any other
-//   answer is final; a change given up on is logged and dropped;
+//   answer and on 404, 413, 425, 429, 502, 503, 504. A 500 or any other
+//   answer is final. A change given up on is logged and dropped;
 // - a watch the API server ends is opened again where it left off
 //   (local/kept-watch.ts); at start, and after a 410 Gone, the current state
 //   is listed and nothing is sent for it.

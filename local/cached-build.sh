@@ -4,9 +4,9 @@
 # binary is built.
 CACHE="${CASCADE_CLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cascade-cluster}"
 
-# cached_build WHAT DESCRIPTION LOCK BINARY BUILD-FUNCTION
-# Prints BINARY's path on its last line, building it first when it is missing:
-# one build at a time per LOCK ($CACHE/LOCK.lock, flock), and the binary
+# Usage: cached_build WHAT DESCRIPTION LOCK BINARY BUILD-FUNCTION.
+# Prints BINARY's path on its last line, building it first when it is missing.
+# One build runs at a time per LOCK ($CACHE/LOCK.lock, flock), and the binary is
 # checked again once the lock is held, so a second caller finds it built.
 # BUILD-FUNCTION runs in a subshell with errexit, its output in
 # $CACHE/logs/<BINARY's directory>.log, given a scratch directory (inside

@@ -1,7 +1,7 @@
-// The function's own identity for the tests and the benchmarks: the ServiceAccount, Role and
-// RoleBinding of knative/rbac.yaml applied to a test namespace, and a
-// kubeconfig file holding a token of that ServiceAccount, so that tests run
-// the function with exactly the permissions it is deployed with.
+// The function's own identity for the tests and the benchmarks. The
+// ServiceAccount, Role and RoleBinding of knative/rbac.yaml are applied to a
+// test namespace, and a kubeconfig file holds a token of that ServiceAccount.
+// So tests run the function with exactly the permissions it is deployed with.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';

@@ -1,13 +1,13 @@
-// A watch kept open as client-go's Reflector keeps it (the real
-// ApiServerSource's adapter watches through one): when the API server ends it
-// (its timeout, an outage, or a watcher it found too slow and closed), it is
-// opened again from the last resourceVersion seen, bookmarks included, so the
-// changes meanwhile come in order and nothing is told twice. Only when that
-// version is too old for the API server (410 Gone: its watch cache moved on,
-// or it restarted) does it start again from the current state, whose objects
-// then come again as ADDED; with `list`, as a Reflector does, the current
-// state is listed instead and the watch opened from the list's version, so
-// the objects that exist then are not told at all.
+// A watch kept open as client-go's Reflector keeps it; the real
+// ApiServerSource's adapter watches through one. The API server may end the
+// watch: at its timeout, in an outage, or when it finds the watcher too slow.
+// Then the watch is opened again from the last resourceVersion seen, bookmarks
+// included, so the changes meanwhile come in order and nothing is told twice.
+// That version may be too old for the API server: 410 Gone, when its watch
+// cache moved on or it restarted. Only then does the watch start again from
+// the current state, whose objects then come again as ADDED. With `list`, as a
+// Reflector does, the current state is listed instead and the watch opened
+// from the list's version, so the objects that exist then are not told at all.
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 
 export interface KeptWatch {

@@ -1,8 +1,8 @@
 // Temporary directories of a test or bench process (kubeconfigs holding a
-// ServiceAccount's token, scenario files), removed when the process exits, or
-// sooner by removeTempDirs() (after each test file: vitest ends its workers
-// without their exit handlers): left behind, every run of the suite added a
-// thousand of them to /tmp.
+// ServiceAccount's token, scenario files). They are removed when the process
+// exits, or sooner by removeTempDirs(). The test set-up calls it after each
+// test file, because vitest ends its workers without their exit handlers.
+// Left behind, a thousand of them would pile up in /tmp at every run of the suite.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

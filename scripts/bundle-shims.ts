@@ -1,7 +1,7 @@
 // What scripts/bundle.ts puts in place of a few modules that the runtime's
-// dependencies (and Cascade) require when they load, to use later or never:
-// each stand-in has the same exports, and requires the real module (bundled
-// as it is) the first time one of them is used. A cold process then does not
+// dependencies (and Cascade) require when they load, to use later or never.
+// Each stand-in has the same exports, and requires the real module, bundled as
+// it is, the first time one of them is used. A cold process then does not
 // evaluate them, nor the Node.js modules they require (child_process, zlib,
 // assert), before it serves. Nothing else changes: a process that uses them
 // gets the real ones.
@@ -30,15 +30,15 @@
 // - prom-client's process CPU metric reads the active OpenTelemetry span
 //   (@opentelemetry/api) only for exemplars, which nothing here enables.
 // - Cascade reads a kubeconfig with js-yaml only when it is not JSON
-//   (shared/kube/connection.ts): in a cluster there is none, and programs
-//   write JSON ones; js-yaml's schemas took 4-6 ms of a cold start to build.
+//   (shared/kube/connection.ts). In a cluster there is none, and programs
+//   write JSON ones. js-yaml's schemas take 4-6 ms of a cold start to build.
 // - fastify's schema controller makes its validator and serializer compilers
 //   (@fastify/ajv-compiler with ajv, @fastify/fast-json-stringify-compiler
 //   with fast-json-stringify) when it loads, and uses them only for a route
 //   with a JSON schema: the runtime's routes have none.
 // Kept because paired cold starts show them worth more than 10 % of the first
-// answered run request: the main thread's CPU to it is 159 ms with them and
-// 181 ms without (24 pairs; 118 and 135 ms in another run of 20).
+// answered run request. The main thread's CPU to it is 159 ms with them and
+// 181 ms without, over 24 pairs.
 import { createRequire } from 'node:module';
 
 interface Shim {

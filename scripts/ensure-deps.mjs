@@ -1,7 +1,7 @@
 // Runs before `npm start` and `npm test` with whatever Node.js the machine
-// has (so plain JavaScript, no TypeScript): installs the locked dependencies,
-// among them the `node` package that brings Node.js 24 into
-// node_modules/.bin, when they are missing or older than package-lock.json.
+// has, so it is plain JavaScript, not TypeScript. It installs the locked
+// dependencies when they are missing or older than package-lock.json. Among
+// them is the `node` package that brings Node.js 24 into node_modules/.bin.
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 

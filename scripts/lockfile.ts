@@ -1,9 +1,9 @@
 // What `npm ci` needs of package-lock.json: every dependency a package names
-// (required, optional, or a peer that is not marked optional; the root's dev
-// dependencies too) has an entry where Node.js' resolution finds it, whatever
-// the platform. npm 11 refuses a lock that lacks one ("Missing: <name>@ from
-// lock file"), and `npm install` writes such a lock without a word when an
-// optional dependency cannot be fetched (vite 8.4.0's
+// has an entry where Node.js' resolution finds it, whatever the platform. That
+// covers required and optional dependencies, peers not marked optional, and
+// the root's dev dependencies. npm 11 refuses a lock that lacks one ("Missing:
+// <name>@ from lock file"). `npm install` writes such a lock without a word
+// when an optional dependency cannot be fetched (vite 8.4.0's
 // napi-windows-process-start-time, which the registry does not serve). Pure:
 // the lock comes in parsed.
 

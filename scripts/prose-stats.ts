@@ -1,7 +1,7 @@
-// Sentence lengths of Markdown prose, counted as the team's
-// sentence-lengths.py counts them: code blocks, tables, headings and link
-// targets are left out, each list item ends a sentence, inline code is one
-// word, and pieces of fewer than 3 words are not sentences.
+// Sentence lengths of Markdown prose, counted as the team's sentence-lengths.py
+// counts them. Code blocks, tables, headings and link targets are left out.
+// Each list item ends a sentence, and inline code is one word. Pieces of fewer
+// than 3 words are not sentences.
 
 const WORD = /[A-Za-z0-9]+(?:['’.-][A-Za-z0-9]+)*/g;
 const SKIPPED_LINE = /^(#|\||<|---)/;
@@ -29,13 +29,23 @@ function paragraphs(markdown: string): string[] {
   return out;
 }
 
+/** The sentences of one paragraph: a break after ".", "!", "?", ":" or ";" before a capital, a quote or a bracket. */
+export function splitSentences(paragraph: string): string[] {
+  return paragraph.split(/(?<=[.!?:;])\s+(?=[A-Z`*([])/);
+}
+
+/** The words of a piece of prose. */
+export function countWords(text: string): number {
+  return (text.match(WORD) ?? []).length;
+}
+
 /** The word count of every sentence of a Markdown text. */
 export function sentenceLengths(markdown: string): number[] {
   const lengths: number[] = [];
   for (const p of paragraphs(markdown)) {
     const prose = p.replace(/\]\([^)]*\)/g, ']').replace(/`[^`]*`/g, 'X');
-    for (const sentence of prose.split(/(?<=[.!?:;])\s+(?=[A-Z`*([])/)) {
-      const words = (sentence.match(WORD) ?? []).length;
+    for (const sentence of splitSentences(prose)) {
+      const words = countWords(sentence);
       if (words >= 3) lengths.push(words);
     }
   }

@@ -1,15 +1,15 @@
 // `npm start`: Cascade's function served locally by faas-js-runtime behind
-// Knative Serving's queue-proxy on http://localhost:8080 (PORT), as in a pod
-// (CASCADE_QUEUE_PROXY=off: the function itself on PORT), against
-// $KUBECONFIG, or against the bundled local control plane when none is
-// configured; in front of it the Knative Broker stand-in (local/eventing/) on
-// http://localhost:8081 (BROKER_PORT) with knative/'s Triggers and its
-// dead-letter sink, whose events are printed. The Broker is synchronous, as
-// Knative's default Broker on every release. CASCADE_BROKER=async makes it
-// answer 202 before it delivers, as knative/broker.yaml's annotation does on
-// Eventing 1.17+. Job changes reach the Broker through a local stand-in for
-// Knative's ApiServerSource, as they would on a cluster. Ctrl-C stops
-// everything this started.
+// Knative Serving's queue-proxy on http://localhost:8080 (PORT), as in a pod.
+// With CASCADE_QUEUE_PROXY=off the function itself listens on PORT. It runs
+// against $KUBECONFIG, or against the bundled local control plane when none is
+// configured. In front of it stands the Knative Broker stand-in
+// (local/eventing/) on http://localhost:8081 (BROKER_PORT), with knative/'s
+// Triggers and its dead-letter sink, whose events are printed. The Broker is
+// synchronous, as Knative's default Broker on every release.
+// CASCADE_BROKER=async makes it answer 202 before it delivers, as
+// knative/broker.yaml's annotation does on Eventing 1.17+. Job changes reach
+// the Broker through a local stand-in for Knative's ApiServerSource, as they
+// would on a cluster. Ctrl-C stops everything this started.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';

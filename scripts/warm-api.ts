@@ -1,7 +1,7 @@
-// The stand-in Kubernetes API server of scripts/warm-code-cache.ts: it answers
-// the function's calls as the API server would when they succeed (one
-// CascadeAutoOperator of two modules that holds Cascade's finalizer; objects
-// created, read, replaced and deleted in memory), so that the warm-up runs the
+// The stand-in Kubernetes API server of scripts/warm-code-cache.ts. It answers
+// the function's calls as the API server would when they succeed: it holds one
+// CascadeAutoOperator of two modules with Cascade's finalizer, and creates,
+// reads, replaces and deletes objects in memory. So the warm-up runs the
 // success path of a run request, a module result and a Job event, and V8's
 // code cache holds what a cold process compiles for its first run. It checks
 // nothing (no auth, no resourceVersion): it only has to answer alike.

@@ -1,15 +1,18 @@
-// Run by scripts/bundle.ts, with the node flags of the image's command (V8
-// takes a code cache only from a process with the same flags): loads the
-// function bundle as build/functions/cascade/server.cjs does, serves it on a
-// free port against a stand-in API server that answers as the API server does
-// when calls succeed (scripts/warm-api.ts), sends what a cold process meets
-// first (the probes, run requests as a plain body and as CloudEvents, the
-// module results and a Job event of a run to its end), then writes V8's code
-// cache of the bundle: the bytecode of every function compiled so far, the
-// runtime's start and the success path of the first requests included, where
-// Node's module compile cache would hold only what compiles when a module
-// loads. A run request not answered 200 fails the build: the cache would miss
-// the path a cold process takes first.
+// Run by scripts/bundle.ts, with the node flags of the image's command: V8
+// takes a code cache only from a process with the same flags. It works in
+// four steps:
+// 1. it loads the function bundle as build/functions/cascade/server.cjs does;
+// 2. it serves it on a free port against a stand-in API server that answers as
+//    the API server does when calls succeed (scripts/warm-api.ts);
+// 3. it sends what a cold process meets first: the probes, run requests as a
+//    plain body and as CloudEvents, the module results and a Job event of a run
+//    to its end;
+// 4. it writes V8's code cache of the bundle.
+// The cache holds the bytecode of every function compiled so far, the
+// runtime's start and the success path of the first requests included. Node's
+// module compile cache would hold only what compiles when a module loads. A
+// run request not answered 200 fails the build: the cache would miss the path
+// a cold process takes first.
 //   node --max-semi-space-size=4 scripts/warm-code-cache.ts build/functions/cascade
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

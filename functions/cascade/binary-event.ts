@@ -1,17 +1,20 @@
 // A binary CloudEvent read from its headers and parsed body, without the
-// CloudEvents SDK, when it is one the SDK would take as it is: the
-// ApiServerSource's change events and the Broker's deliveries (every request
-// but the plain module results and run requests a step transition brings).
-// The SDK copies the headers, builds a CloudEvent, throws away two eagerly
-// built ValidationErrors per event and validates the event against its JSON
-// schema: a large part of the function's CPU per event. Here only events whose
-// every attribute is one the SDK accepts by construction are taken (else
-// undefined, and the SDK reads the event as before, with its refusals): the
-// four required attributes as cloudevent-envelope.ts checked them, an optional
-// non-empty `subject`, an RFC 3339 `time` (the ApiServerSource sets it on
-// every event), extensions named in [a-z0-9], a `source` of a plain shape that
-// is a URI reference, JSON data (`content-type: application/json`) that is a
-// JSON object. Pure.
+// CloudEvents SDK, when it is one the SDK would take as it is. Such events are
+// the ApiServerSource's change events and the Broker's deliveries: every
+// request a step transition brings but the plain module results and run
+// requests. The SDK copies the headers, builds a CloudEvent, throws away two
+// eagerly built ValidationErrors per event and validates the event against its
+// JSON schema: a large part of the function's CPU per event. Here only events
+// whose every attribute is one the SDK accepts by construction are taken.
+// Any other event gives undefined, and the SDK reads it, with its refusals.
+// The attributes taken:
+// - the four required attributes as cloudevent-envelope.ts checked them;
+// - an optional non-empty `subject`;
+// - an RFC 3339 `time` (the ApiServerSource sets it on every event);
+// - extensions named in [a-z0-9];
+// - a `source` of a plain shape that is a URI reference;
+// - JSON data (`content-type: application/json`) that is a JSON object.
+// Pure.
 import type { Headers } from './cloudevent-envelope.ts';
 
 export interface CheckedEvent {

@@ -1,9 +1,11 @@
 // Is what arrived a CloudEvent, and a whole one (HTTP protocol binding 1.0)?
 // Checked before faas-js-runtime hands the request to the CloudEvents SDK,
-// which lets through what the README refuses: it takes a binary event for one
-// only when `ce-id` is set (any other `ce-*` headers alone make a plain body),
-// skips validation for any specversion but 1.0 (`9.9` passes), and fills a
-// structured event's missing `specversion` and `id` with defaults. Pure.
+// which lets through what the README refuses:
+// - it takes a binary event for one only when `ce-id` is set; any other `ce-*`
+//   headers alone make a plain body;
+// - it skips validation for any specversion but 1.0 (`9.9` passes);
+// - it fills a structured event's missing `specversion` and `id` with defaults.
+// Pure.
 import { quote } from '../../shared/api/reason.ts';
 
 export type Headers = Record<string, string | string[] | undefined>;

@@ -150,7 +150,7 @@ function asAction(action: unknown, data: unknown): Request {
   };
 }
 
-/** A plain POST: the Go controller's run request (`POST /run` before) or module status (`POST /`), or a control request (`action`). */
+/** A plain POST: a run request or a module status as the Go controller takes them (its `POST /run` and `POST /`), or a control request (`action`). */
 export function fromHttpBody(body: unknown): Request {
   const data = dataOf(body);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {

@@ -1,7 +1,7 @@
 // Cascade's /metrics on its own port: faas-js-runtime's /metrics serves only
-// the runtime's private registry. scenario_current_runs (and
-// cascade_queued_runs) is read from the CascadeRuns in the API server at scrape time (at most every 5 s), so it is
-// true whichever replica asks and survives scale to zero.
+// the runtime's private registry. scenario_current_runs and cascade_queued_runs
+// are read from the CascadeRuns in the API server at scrape time, at most every
+// 5 s. So they are true whichever replica asks, and they survive scale to zero.
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { isTerminalPhase } from '../../shared/api/cascade-run.ts';

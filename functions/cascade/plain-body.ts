@@ -6,9 +6,9 @@ export const NOT_AN_OBJECT =
 
 /**
  * A body sent as `application/json` that is a JSON string. faas-js-runtime's
- * invoker parses such a string a second time and, when that fails, prints
- * the SyntaxError's stack with console.error; the body is no JSON object
- * either way, so it is refused before it gets there.
+ * invoker parses such a string a second time. When that fails, it prints the
+ * SyntaxError's stack with console.error. The body is no JSON object either
+ * way, so it is refused before it gets there.
  */
 export function isJsonString(headers: Headers, body: unknown): boolean {
   return headers['content-type'] === 'application/json' && typeof body === 'string';

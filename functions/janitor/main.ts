@@ -1,8 +1,9 @@
-// The janitor, run by a Kubernetes CronJob (same image as the function):
-// one sweep of POD_NAMESPACE, then ONE JSON summary line on stdout (logs go
-// to stderr) and the exit code: 1 when the sweep could not do its work
-// (invalid configuration, runs or Jobs not listable, more than half of the
-// runs it had to handle failed), else 0. See shared/engine/janitor/sweep.ts.
+// The janitor, run by a Kubernetes CronJob (same image as the function). It
+// makes one sweep of POD_NAMESPACE, then writes ONE JSON summary line on
+// stdout (logs go to stderr) and exits. The exit code is 1 when the sweep
+// could not do its work, else 0. It could not when the configuration is
+// invalid, when runs or Jobs are not listable, or when more than half of the
+// runs it had to handle failed. See shared/engine/janitor/sweep.ts.
 import { parseConfig } from '../../shared/config.ts';
 import { sweep } from '../../shared/engine/janitor/sweep.ts';
 import { emptySummary, exitCode, type SweepSummary } from '../../shared/engine/janitor/sweep-summary.ts';

@@ -1,7 +1,7 @@
-// Everything one janitor sweep needs, made from the configuration: the same
-// Store, clock and run-end notifier as the function (sending owed run-end
-// events within the sweep, one retry each), and a pino logger on
-// stderr so that stdout carries only the summary line.
+// Everything one janitor sweep needs, made from the configuration. It has the
+// same Store, clock and run-end notifier as the function; the notifier sends
+// owed run-end events within the sweep, one retry each. Its pino logger writes
+// to stderr, so that stdout carries only the summary line.
 import pino, { type Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
 import type { EngineDeps } from '../../shared/engine/deps.ts';

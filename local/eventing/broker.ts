@@ -15,31 +15,33 @@
 //   knative/broker.yaml: exact-match `filter.attributes`, subscriber, and
 //   `delivery` (the Trigger's, else the Broker's): `retry`, `backoffPolicy`,
 //   `backoffDelay`, `timeout` per attempt, `deadLetterSink`;
-// - each matching Trigger gets the event in binary mode with `Prefer: reply`;
-//   no answer, 5xx, 404, 408, 409 and 429 are retried, other failures are
-//   final; a 2xx with a body that is not a CloudEvent is a failure (502), a
-//   CloudEvent in a 2xx is a reply event that enters the Broker again (with
-//   the Broker's TTL, `knativebrokerttl`, one lower: at 0 it is dropped; the
-//   subscriber never sees the TTL);
+// - each matching Trigger gets the event in binary mode with `Prefer: reply`.
+//   No answer, 5xx, 404, 408, 409 and 429 are retried; other failures are
+//   final. A 2xx with a body that is not a CloudEvent is a failure (502). A
+//   CloudEvent in a 2xx is a reply event that enters the Broker again, with
+//   the Broker's TTL (`knativebrokerttl`) one lower. At 0 it is dropped. The
+//   subscriber never sees the TTL;
 // - an event that failed finally goes to the dead-letter sink, delivered with
-//   the same retry policy; knativeerrordest, knativeerrorcode and
-//   knativeerrordata only when Knative adds them (cloudevent.ts, deadLetter);
-//   a failure body over 768 bytes, which makes Knative's dispatcher panic, is
+//   the same retry policy. It carries knativeerrordest, knativeerrorcode and
+//   knativeerrordata only when Knative adds them (cloudevent.ts, deadLetter).
+//   A failure body over 768 bytes makes Knative's dispatcher panic: it is
 //   logged and the event lost;
 // - a Destination's ref resolves to the addresses it is given (`Kind/name`),
 //   deliveries spread over them round robin, as the activator spreads
 //   requests over a revision's pods, and a retry goes to the next replica.
 //
-// Where it differs from Knative: everything is in memory in this process (an
-// event in flight is lost if the process stops, as with the InMemoryChannel's
-// dispatcher; durable classes store it first); the panic loses one event, not
-// every event in flight; no OIDC, no
-// TLS, no event type auto-creation, no tracing or metrics, no CloudEvents 0.3
-// or batches; one Broker per stand-in; reply events keep their TTL by
-// lowering it here; `backoffScale` shortens every backoff wait for tests
-// (1 = Knative's waits); Retry-After counts only with `retryAfter` (Knative's
-// `delivery-retryafter` feature, off by default) and `retryAfterMax`. Every
-// attempt and every failed delivery is recorded (`attempts`, `failures`).
+// Where it differs from Knative:
+// - everything is in memory in this process. An event in flight is lost if the
+//   process stops, as with the InMemoryChannel's dispatcher; durable classes
+//   store it first;
+// - the panic loses one event, not every event in flight;
+// - no OIDC, no TLS, no event type auto-creation, no tracing or metrics, no
+//   CloudEvents 0.3 or batches; one Broker per stand-in;
+// - reply events keep their TTL by lowering it here;
+// - `backoffScale` shortens every backoff wait for tests (1 = Knative's waits);
+// - Retry-After counts only with `retryAfter` and `retryAfterMax`. On Knative
+//   it is the `delivery-retryafter` feature, off by default.
+// Every attempt and every failed delivery is recorded (`attempts`, `failures`).
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -110,10 +112,10 @@ export function knativeConfig(dir = join(repoRoot, 'knative')): EventingConfig {
 }
 
 /**
- * Routes over a Destination's replicas: each delivery starts at the next
- * replica in turn (round robin across deliveries), and each retry of it goes
- * to the replica after the one its last attempt reached, so that a retry never
- * stays stuck on one replica that is gone.
+ * Routes over a Destination's replicas. Each delivery starts at the next
+ * replica in turn (round robin across deliveries). Each retry of it goes to the
+ * replica after the one its last attempt reached, so that a retry never stays
+ * stuck on one replica that is gone.
  */
 function roundRobin(addresses: Map<string, string[]>) {
   const turns = new Map<string, number>();

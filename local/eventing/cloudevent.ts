@@ -131,13 +131,14 @@ export const NOT_A_CLOUDEVENT =
   'received a non-empty response not recognized as CloudEvent. The response MUST be either empty or a valid CloudEvent';
 
 /**
- * What a subscriber's answer means to the Broker's filter: a non-2xx is a
- * failure with its status and body; a 2xx with an empty body that is no
- * CloudEvent is delivered; a 2xx carrying a valid CloudEvent is a reply event;
- * any other 2xx body is a failure answered 502, as the filter does
- * (knative/eventing pkg/broker/filter/filter_handler.go). Like the filter,
- * this reads the body of any 2xx, 202 included. The filter's 502 has no body:
- * `body` here holds its reason for the stand-in's log only.
+ * What a subscriber's answer means to the Broker's filter:
+ * - a non-2xx is a failure with its status and body;
+ * - a 2xx with an empty body that is no CloudEvent is delivered;
+ * - a 2xx carrying a valid CloudEvent is a reply event;
+ * - any other 2xx body is a failure answered 502, as the filter does
+ *   (knative/eventing pkg/broker/filter/filter_handler.go).
+ * Like the filter, this reads the body of any 2xx, 202 included. The filter's
+ * 502 has no body: `body` here holds its reason for the stand-in's log only.
  */
 export function replyMeaning(status: number, headers: Headers, body: Uint8Array): ReplyMeaning {
   if (status < 200 || status > 299) return { kind: 'failed', status, body, subscriber: true };
@@ -161,14 +162,14 @@ export type DeadLetter =
 /**
  * The event a dead-letter sink receives, as Knative's dispatcher builds it
  * (pkg/kncloudevents/event_dispatcher.go, dispatchExecutionInfoTransformers).
- * The extensions knativeerrordest (the subscriber), knativeerrorcode (its last
- * status) and knativeerrordata (its last body, base64) are added only when
- * the Broker's filter answered with its error JSON: when the subscriber gave a
- * non-2xx, or no answer at all (code 500, data `dispatch error: ...`). A
- * per-attempt timeout or the filter's 502 for a 2xx that is no CloudEvent
- * leaves the event as it was. The dispatcher base64-encodes the body into a
- * 1024-byte buffer: a body over 768 bytes overruns it and the dispatcher
- * panics (`panic` here).
+ * The dispatcher adds three extensions: knativeerrordest (the subscriber),
+ * knativeerrorcode (its last status) and knativeerrordata (its last body,
+ * base64). It adds them only when the Broker's filter answered with its error
+ * JSON. The filter does so when the subscriber gave a non-2xx, or no answer at
+ * all (code 500, data `dispatch error: ...`). A per-attempt timeout or the
+ * filter's 502 for a 2xx that is no CloudEvent leaves the event as it was. The
+ * dispatcher base64-encodes the body into a 1024-byte buffer: a body over 768
+ * bytes overruns it and the dispatcher panics (`panic` here).
  */
 export function deadLetter(
   event: CloudEvent,

@@ -1,7 +1,7 @@
-// Knative Eventing's delivery rules (knative/eventing pkg/kncloudevents
-// retries.go, and the Trigger reconciler for which spec applies), as pure
-// functions: which spec a Trigger delivers with, whether an answer is retried,
-// how long to wait before each retry, and the per-attempt timeout.
+// Knative Eventing's delivery rules as pure functions: which spec a Trigger
+// delivers with, whether an answer is retried, how long to wait before each
+// retry, and the per-attempt timeout. The sources are knative/eventing
+// pkg/kncloudevents retries.go, and the Trigger reconciler for which spec applies.
 import { durationMs } from './duration.ts';
 
 /** `spec.delivery` of a Trigger or a Broker (eventing.knative.dev/v1 DeliverySpec). */

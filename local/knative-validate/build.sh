@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds local/knative-validate/main.go (Knative Serving's own validation of a
-# Service, knative.dev/serving/pkg/apis/serving/v1) from the Go module proxy
-# into the cache beside the local control plane's binaries, through the pinned
-# wrapper module of local/knative-serving-module.sh, at $VERSION (v0.51.0), the
-# version the Knative CRDs of the tests come from (test/support/knative-crds.ts).
+# Builds local/knative-validate/main.go from the Go module proxy into the cache
+# beside the local control plane's binaries. The program is Knative Serving's
+# own validation of a Service (knative.dev/serving/pkg/apis/serving/v1). It is
+# built through the pinned wrapper module of local/knative-serving-module.sh,
+# at $VERSION (v0.51.0). The Knative CRDs of the tests come from that version
+# (test/support/knative-crds.ts).
 # One build at a time per cache (flock); a second call finds the binary and
 # returns at once. Prints the path of the binary on its last line.
 set -euo pipefail

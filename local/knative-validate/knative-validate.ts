@@ -1,7 +1,7 @@
-// Knative Serving's own validation of Knative Services (main.go beside this
-// file, built by build.sh from the Go module proxy into the cache beside the
-// local control plane): what Serving's admission webhook would answer, with
-// its default feature flags, for the Services in some YAML.
+// Knative Serving's own validation of Knative Services: what Serving's
+// admission webhook would answer, with its default feature flags, for the
+// Services in some YAML. The validator is main.go beside this file, built by
+// build.sh from the Go module proxy into the cache beside the local control plane.
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,9 +1,9 @@
 // Validates Knative Services with Knative Serving's own code, as its admission
-// webhook does on create, with Serving's default configuration (every feature
-// flag at its default, e.g. kubernetes.podspec-fieldref and
-// kubernetes.podspec-securitycontext off): each YAML document on stdin that is
-// a serving.knative.dev/v1 Service is defaulted and validated; prints one JSON
-// line per Service with its name, its errors and its warnings. Built by
+// webhook does on create. Serving's configuration is the default one: every
+// feature flag is at its default, e.g. kubernetes.podspec-fieldref and
+// kubernetes.podspec-securitycontext are off. Each YAML document on stdin that
+// is a serving.knative.dev/v1 Service is defaulted and validated. It prints one
+// JSON line per Service with its name, its errors and its warnings. Built by
 // build.sh beside it; see test/knative-validation.test.ts.
 package main
 

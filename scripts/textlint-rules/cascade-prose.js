@@ -23,7 +23,7 @@ export function countWords(text) {
   return (text.match(WORD) ?? []).length;
 }
 
-/** The offset of the first "(" opened inside another "(", or -1. */
+/** The offset of the first `(` opened inside another one, or -1. */
 export function nestedParenthesis(text) {
   let depth = 0;
   for (let i = 0; i < text.length; i += 1) {

@@ -1,8 +1,9 @@
-// Requests to control a run, applied by decide(): the one the event brings (a
-// cancel CloudEvent or plain body; a resume one is applied first, in decide()), and those pending in the run's
-// annotations (run-requests.ts), each recorded handled in the same status
-// write, so that it is applied once whoever sees it first (the CascadeRun's
-// event, any other event of the run, the janitor). Pure.
+// Requests to control a run, applied by decide(). One is the request the event
+// brings: a cancel CloudEvent or plain body (decide() applies a resume one
+// first). The others are pending in the run's annotations (run-requests.ts).
+// Each is recorded handled in the same status write, so it is applied once,
+// whoever sees it first: the CascadeRun's event, any other event of the run,
+// or the janitor. Pure.
 import { applyCancel } from './cancel.ts';
 import type { Draft } from './draft.ts';
 import { pendingRequests } from './run-requests.ts';

@@ -1,8 +1,7 @@
-// Which observed Jobs must go: a succeeded step's Job is deleted (as the Go
-// controller did), a failed run keeps the Job of its failed step, a cancelled
-// run keeps none, and a Job that no step needs (created by a decision that
-// lost a race, or of an earlier attempt of a step retried or resumed) is
-// removed. Pure.
+// Which observed Jobs must go. A succeeded step's Job is deleted. A failed run
+// keeps the Job of its failed step, and a cancelled run keeps none. A Job that
+// no step needs is removed: one created by a decision that lost a race, or one
+// of an earlier attempt of a step retried or resumed. Pure.
 import type { ObservedJob } from './observed-job.ts';
 import type { Draft } from './draft.ts';
 

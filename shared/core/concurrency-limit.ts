@@ -1,9 +1,9 @@
 // The concurrency limit of a scenario (`spec.maxConcurrentRuns`) as a holder
-// list and a FIFO queue in its CascadeAutoOperator's status, changed only by
-// the counter writes (counters.ts), which carry the operator's resourceVersion:
-// admission is a compare-and-swap on the API server, never a count in memory,
-// so two replicas, a redelivery or a crash between two writes cannot admit a
-// run twice or one too many. Pure.
+// list and a FIFO queue in its CascadeAutoOperator's status. Only the counter
+// writes (counters.ts) change them, and they carry the operator's
+// resourceVersion. So admission is a compare-and-swap on the API server, never
+// a count in memory: two replicas, a redelivery or a crash between two writes
+// cannot admit a run twice or one too many. Pure.
 import type { CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
 
 /** Where a run stands: holds a slot (or runs without a limit), waits in the queue, or its start is not counted yet. */
@@ -43,7 +43,7 @@ function withQueued<S extends Lists>(s: S): S {
 /**
  * A run's start, counted: it takes a slot when one is free and no run waits
  * before it, else joins the end of the queue. Without a limit it is active at
- * once, as before limits existed. `active` of the result is already counted.
+ * once. `active` of the result is already counted.
  */
 export function admit<S extends Lists>(s: S, run: string, limit: number): S {
   const holders = s.holders ?? [];

@@ -1,7 +1,7 @@
 // What one change of a Job (an ApiServerSource event, the Job as data) can do
 // to its run, from the event alone. Pure. Only a Job that finished or vanished
-// can move a run: a Job still running changes nothing the run records (its
-// step is Running, or a decision that saw it will start it), so its add and
+// can move a run. A Job still running changes nothing the run records: its
+// step is Running, or a decision that saw it will start it. So its add and
 // update events need no API call at all. A finished or deleted Job is final:
 // the event's copy is the observation of its step, and only the run needs
 // reading.

@@ -1,7 +1,7 @@
-// Resuming a run that failed (or was cancelled) from the step that stopped it:
-// the steps that succeeded stay done (their Jobs are not made again, their
-// stage addresses are the same, so the resumed step reads what its
-// predecessor wrote), the stopped step starts a new attempt (trigger Resume),
+// Resuming a run that failed (or was cancelled) from the step that stopped it.
+// The steps that succeeded stay done: their Jobs are not made again and their
+// stage addresses stay the same, so the resumed step reads what its
+// predecessor wrote. The stopped step starts a new attempt (trigger Resume),
 // and the run is Running again under its name. Idempotent by request id: the
 // ids applied are kept (bounded) in status. Pure.
 import { RESUME_REQUESTS_MAX, type CascadeRun, type CascadeRunStatus } from '../api/cascade-run.ts';

@@ -1,9 +1,9 @@
-// Cascade's retries of a failed step (scenario module `retry`): a step whose
-// attempt failed for a cause a new Job may cure is run again as a new Job
-// after an exponential backoff, up to the limit; then the run fails as
-// before. The wait is kept in the step's `retryAt`, in the run's status: no
-// timer is needed for it to happen (whoever decides after that time starts
-// the Job). Pure.
+// Cascade's retries of a failed step (scenario module `retry`). A step whose
+// attempt failed for a cause a new Job may cure runs again as a new Job after
+// an exponential backoff, up to the limit; past the limit the run fails. The
+// wait is kept in the step's `retryAt`, in the run's status: no timer is
+// needed for it to happen (whoever decides after that time starts the Job).
+// Pure.
 import type { ConditionReason, ModuleRecord } from '../api/cascade-run.ts';
 import type { RetryPolicy } from '../api/scenario.ts';
 import { setSucceeded } from './conditions.ts';

@@ -1,10 +1,11 @@
-// One Kubernetes Event per decision, not per transition: a hand-off (a module
-// ended, the next one started) or a run's end (its last module ended, the run
-// ended) is one moment in the run's life, written with one status write, and
-// gets one Event. Its reason is the decision's weightiest transition (RANK):
-// ModuleStarted at a hand-off, RunSucceeded at the end, ModuleRetrying after a
-// failure that is retried, RunResumed for a resume that starts its module; its
-// message tells every transition in order; it is a Warning when any is one.
+// One Kubernetes Event per decision, not per transition. A hand-off (a module
+// ended, the next one started) is one moment in the run's life, and so is a
+// run's end (its last module ended, the run ended). Each is written with one
+// status write and gets one Event. Its reason is the decision's weightiest
+// transition (RANK): ModuleStarted at a hand-off, RunSucceeded at the end,
+// ModuleRetrying after a failure that is retried, RunResumed for a resume that
+// starts its module. Its message tells every transition in order. It is a
+// Warning when any transition is one.
 import type { Transition, TransitionKind } from './types.ts';
 
 export interface EventNote {

@@ -1,9 +1,9 @@
 // Short API blips are retried inside one call (p-retry, abort on anything that
 // is not transient); what still fails goes up to be classified. Each attempt
-// and the retries together are bounded in time: with etcd down, the API server
-// holds a request for up to a minute before it answers 504 or drops it, and a
-// sender should get its 503 well before that (Knative cuts a request at the
-// Service's timeoutSeconds, 60).
+// and the retries together are bounded in time. With etcd down, the API server
+// holds a request for up to a minute before it answers 504 or drops it. A
+// sender should get its 503 well before that: Knative cuts a request at the
+// Service's timeoutSeconds, 60.
 import pRetry from 'p-retry';
 import { apiErrorKind } from './errors.ts';
 

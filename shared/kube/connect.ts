@@ -16,12 +16,12 @@ export function connectStore(namespace: string, policy: RetryPolicy, kubeconfigF
 }
 
 /**
- * connectStore from the default connection, with the API server's
- * connection opened now: one GET /version (open to every client, answered
- * at once; its answer is not used), so that the TLS handshake is done when
- * the first call comes, and the connection free: /readyz, which runs the API
- * server's checks, held it 15-20 ms, and a first call made meanwhile opened
- * a second one.
+ * connectStore from the default connection, with the API server's connection
+ * opened now. It sends one GET /version, which every client may call and which
+ * is answered at once; its answer is not used. So the TLS handshake is done
+ * when the first call comes, and the connection is free. GET /readyz would not do:
+ * it runs the API server's checks and holds the connection 15-20 ms, so a first
+ * call made meanwhile opens a second one.
  */
 export function connectStoreOpened(namespace: string, policy: RetryPolicy): Store {
   const rest = restClient(defaultConnection());

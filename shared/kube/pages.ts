@@ -1,9 +1,9 @@
 // A LIST in pages (`limit` and `continue`), so that a reader of thousands of
 // objects holds one page at a time. Each page's items are handed over while
-// the next page is fetched. A continue token the API server no longer honours
-// (410 Gone, "Expired": the snapshot it pointed at was compacted away) makes
-// the list start again from the first page; the caller is told, so that it can
-// forget or skip what it already saw.
+// the next page is fetched. The API server may no longer honour a continue
+// token: it answers 410 Gone, "Expired", once the snapshot it pointed at is
+// compacted away. Then the list starts again from the first page. The caller
+// is told, so that it can forget or skip what it already saw.
 import { apiStatus } from './errors.ts';
 
 export interface PageRequest {

@@ -1,8 +1,8 @@
 // At most `max` calls to the API server at once from this process; the rest
-// wait here, in order. An https Agent's own queue would hold each waiting
-// call as a ClientRequest with its headers, URL and serialized body (a few
-// KB each, more than a thousand of them when a burst of runs meets a slow
-// API server); here a waiting call is one closure over what the caller has
+// wait here, in order. An https Agent's own queue would hold each waiting call
+// as a ClientRequest with its headers, URL and serialized body. That is a few
+// KB each, and more than a thousand of them wait when a burst of runs meets a
+// slow API server. Here a waiting call is one closure over what the caller has
 // anyway, and its request is made only when a slot frees.
 
 export type Slots = <T>(call: () => Promise<T>) => Promise<T>;

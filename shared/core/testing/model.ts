@@ -1,10 +1,10 @@
-// A pure model of one run's world for the core's property tests: the stored
-// CascadeRun (with a resourceVersion, so a stale write conflicts), the Jobs
-// (an existing name is refused), the CascadeAutoOperator's counters, and the
-// engine's order of acting (shared/engine/run/reconcile.ts and finish-run.ts):
-// create Jobs, write status, delete Jobs, transitions, count the end, mark
-// it counted, send the run-end event (with a K_SINK), mark it notified. Any
-// delivery may stop ("crash") between two of those steps, and a
+// A pure model of one run's world for the core's property tests. It holds the
+// stored CascadeRun, whose resourceVersion makes a stale write conflict; the
+// Jobs, where an existing name is refused; and the CascadeAutoOperator's
+// counters. It acts in the engine's order (shared/engine/run/reconcile.ts and
+// finish-run.ts): create Jobs, write status, delete Jobs, transitions, count
+// the end, mark it counted, send the run-end event (with a K_SINK), mark it
+// notified. Any delivery may stop ("crash") between two of those steps, and a
 // decision may be made now and acted on later (another replica, paused),
 // against a world that moved on. It also records what a property needs to
 // judge the core independently of it: which steps some fact showed succeeded,
