@@ -61,6 +61,8 @@ export interface HarnessOptions {
    * delivers, as knative/broker.yaml's async-handler annotation on 1.17+.
    */
   broker?: BrokerMode;
+  /** Multiplies the Triggers' backoff waits (default TEST_BACKOFF_SCALE); 1 is Knative's schedule. */
+  backoffScale?: number;
 }
 
 /** Every retried attempt of a source's delivery to its sink, and every delivery given up. */
@@ -243,7 +245,7 @@ export async function cascadeHarness(opts: HarnessOptions) {
   // The Broker reaches replica 0 through queue-proxy when it runs, as in a pod.
   const broker = await startBroker({
     namespace: ns,
-    backoffScale: TEST_BACKOFF_SCALE,
+    backoffScale: opts.backoffScale ?? TEST_BACKOFF_SCALE,
     config: brokerConfig(opts.broker ?? 'sync'),
     addresses: { 'Service/cascade': urls, 'Service/cascade-dead-letters': [deadLetters.url] },
   });
