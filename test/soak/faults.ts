@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RunningCluster } from '../../local/cluster/cluster.ts';
 import { startComponent, stopComponent, waitComponentHealthy } from '../../local/cluster/components.ts';
-import { startFunction } from '../../local/function-process.ts';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
 import { binaryEvent, post, type Harness } from '../support/cascade-harness.ts';
 
@@ -41,14 +43,21 @@ export const noFaults = (): FaultCounts => ({
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** SIGKILL of replica `i`, then a new process in its place; the Broker routes to it as Knative would to a new pod. */
-export async function killReplica(h: Harness, i: number, counts: FaultCounts): Promise<void> {
+export async function killReplica(h: Harness, i: number, counts: FaultCounts, logDir: string): Promise<void> {
   await h.fns[i]!.stop('SIGKILL');
+  await keepLog(h.fns[i]!, logDir);
   counts.kills++;
   h.fns[i] = await startFunction(h.env);
   h.broker.setAddresses(
     'Service/cascade',
     h.fns.map((f) => f.url),
   );
+}
+
+/** The process's output, kept under `logDir` for a look after the soak. */
+export async function keepLog(fn: FunctionProcess, logDir: string): Promise<void> {
+  await mkdir(logDir, { recursive: true });
+  await writeFile(join(logDir, `function-${fn.child.pid}.log`), fn.output());
 }
 
 /**

@@ -19,7 +19,15 @@ import { cascadeHarness, OUT, SCENARIO, type Harness } from '../support/cascade-
 import { etcdHistory } from '../support/etcd-history.ts';
 import { janitorKubeconfig, runJanitorProcess } from '../support/janitor.ts';
 import { useAdminKubeconfig } from '../support/kube.ts';
-import { flakySink, forgeJobEvent, killReplica, noFaults, restartComponent, type FaultCounts } from './faults.ts';
+import {
+  flakySink,
+  forgeJobEvent,
+  keepLog,
+  killReplica,
+  noFaults,
+  restartComponent,
+  type FaultCounts,
+} from './faults.ts';
 import {
   countersExact,
   endedRight,
@@ -48,6 +56,10 @@ interface Soak {
   resent: number;
   /** Events the Broker never took, after every try. */
   givenUp: string[];
+  /** The ids of each request's run-request events. */
+  ids: Map<string, string[]>;
+  /** Where the function processes' output is kept. */
+  logDir: string;
   stopping: boolean;
 }
 
@@ -56,8 +68,9 @@ interface Soak {
  * the Broker answers 2xx. The synchronous Broker answers an error when its
  * own retries to the function failed, say through an outage.
  */
-async function deliver(s: Soak, type: string, data: unknown): Promise<void> {
+async function deliver(s: Soak, type: string, data: unknown, iuid?: string): Promise<void> {
   const id = randomUUID();
+  if (iuid) s.ids.set(iuid, [...(s.ids.get(iuid) ?? []), id]);
   for (let attempt = 0; attempt < 12; attempt++) {
     const status = await s.h.deliver(type, data, id).catch(() => 0);
     if (status >= 200 && status < 300) return;
@@ -74,7 +87,10 @@ async function oneRun(s: Soak, i: number): Promise<void> {
   const body = { turlinfo: `s3://in/${i}.tgz`, iuid: r.iuid, oname: 'org', sname: 'src' };
   const twice = Math.random() < 0.3;
   if (twice) s.counts.duplicates++;
-  await Promise.all([deliver(s, RUN_REQUESTED, body), twice ? deliver(s, RUN_REQUESTED, body) : undefined]);
+  await Promise.all([
+    deliver(s, RUN_REQUESTED, body, r.iuid),
+    twice ? deliver(s, RUN_REQUESTED, body, r.iuid) : undefined,
+  ]);
   if (r.cancelled) {
     await sleep(between(0, 3000));
     s.counts.cancels++;
@@ -126,7 +142,7 @@ async function inject(s: Soak, cluster: RunningCluster, until: number): Promise<
     await sleep(10_000);
     await forgeJobEvent(s.h, runOf(Math.floor(Math.random() * s.requested.length)), s.counts);
     if (Date.now() >= nextKill) {
-      await killReplica(s.h, Math.floor(Math.random() * s.h.fns.length), s.counts);
+      await killReplica(s.h, Math.floor(Math.random() * s.h.fns.length), s.counts, s.logDir);
       nextKill = Date.now() + between(5000, 30_000);
     }
     const due = outages.findIndex(([, at]) => Date.now() >= at);
@@ -163,6 +179,16 @@ async function allEnded(s: Soak, timeoutMs: number): Promise<CascadeRun[]> {
   }
 }
 
+/** The Broker's attempts for the run-request events of the request a violation names. */
+function whatTheBrokerDid(s: Soak, violation: string): string {
+  const iuid = violation.replace(/^request /, '').replace(/: 0 runs$/, '');
+  const ids = new Set(s.ids.get(iuid) ?? []);
+  const attempts = s.h.broker.attempts.filter((a) => ids.has(a.id));
+  return attempts
+    .map((a) => `#${a.attempt} ${a.target} ${a.status ?? 'no answer'} ${a.outcome} ${a.detail ?? ''}`)
+    .join('; ');
+}
+
 function table(rows: Array<[string, string | number]>): string {
   return ['| measure | value |', '| --- | --- |', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
 }
@@ -195,7 +221,16 @@ async function soak(cluster: RunningCluster): Promise<string[]> {
     env: { K_SINK: sink.url },
   });
   const jobs = await etcdHistory(`http://127.0.0.1:${cluster.ports.etcdClient}`, `/registry/jobs/${h.ns}/`);
-  const s: Soak = { h, counts, requested: [], resent: 0, givenUp: [], stopping: false };
+  const s: Soak = {
+    h,
+    counts,
+    requested: [],
+    resent: 0,
+    givenUp: [],
+    ids: new Map(),
+    logDir: join(repoRoot, '.cascade', `soak-logs-${process.pid}`),
+    stopping: false,
+  };
   const janitorEnv = {
     KUBECONFIG: await janitorKubeconfig(h.ns),
     POD_NAMESPACE: h.ns,
@@ -221,6 +256,8 @@ async function soak(cluster: RunningCluster): Promise<string[]> {
     ...(jobs.lost() ? [`etcd history lost: ${jobs.lost()}`] : []),
   ];
   const gaps = stepGaps(ended);
+  for (const fn of h.fns) await keepLog(fn, s.logDir);
+  for (const v of violations.filter((x) => x.endsWith(': 0 runs'))) say(`${v}: ${whatTheBrokerDid(s, v)}`);
   jobs.stop();
   await h.stop();
   sink.close();
