@@ -64,7 +64,10 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
     const write = counterBatcher((changes) => writeCounters({ config, store, hooks }, changes, operator, scenario));
     return (change: CounterChange, seen?: CascadeAutoOperator) => {
       offerOperator(operator, seen);
-      return write(change);
+      // A mark rides on the next write rather than making one of its own.
+      if (change.kind !== 'marked') return write(change);
+      (operator.marks ??= []).push(change);
+      return Promise.resolve(undefined);
     };
   });
   const notify = sinkNotifier(sinkOf(config, log), log, FUNCTION_SINK_POLICY);
