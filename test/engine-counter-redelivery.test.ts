@@ -12,12 +12,13 @@ import type { EngineDeps } from '../shared/engine/deps.ts';
 import { finishRun } from '../shared/engine/finish-run.ts';
 import { observeRun } from '../shared/engine/observe-run.ts';
 import { writeCounters } from '../shared/engine/operator-counters.ts';
+import { unpinSettled } from '../shared/engine/unpin-settled.ts';
 import { startRun } from '../shared/engine/start-run.ts';
 import { DEFAULT_RETRY } from '../shared/kube/retry.ts';
 import { connectStore } from '../shared/kube/connect.ts';
 import type { Store } from '../shared/kube/store.ts';
 import { imageModule } from './fixtures/scenarios.ts';
-import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { Crash } from './support/crashing-store.ts';
 import { waitFor } from './support/kube.ts';
 
@@ -112,5 +113,21 @@ describe('a run end counted, the process dead before its mark, delivered again l
     expect((await h.operator()).status?.countedRuns).not.toContain(`end:${name}`);
     await finishRun(deps(real), stale, 'Succeeded', false);
     expect((await h.operator()).status).toMatchObject({ succeeded: 301, active: 0 });
+  });
+
+  it("the janitor's sweep unpins the keys a crash left pinned, and only those", { timeout: 60_000 }, async () => {
+    // Ends counted whose process died before the unpin: a run gone since, and one whose mark is not written yet.
+    const started = await startRun(deps(real), { turlinfo: 's3://in/open', iuid: 'abc0002-open' });
+    if (started.kind !== 'accepted') throw new Error(JSON.stringify(started));
+    const open = String(started.body.run);
+    await writeCounters(deps(real), [
+      { kind: 'ended', run: 'gone-run', phase: 'Succeeded' },
+      { kind: 'ended', run: open, phase: 'Succeeded' },
+    ]);
+    expect((await h.operator()).status?.unmarked).toEqual(expect.arrayContaining(['end:gone-run', `end:${open}`]));
+    expect(await unpinSettled(deps(real), new Set([SCENARIO]))).toBe(1);
+    const unmarked = (await h.operator()).status?.unmarked ?? [];
+    expect(unmarked).not.toContain('end:gone-run');
+    expect(unmarked).toContain(`end:${open}`);
   });
 });

@@ -16,6 +16,7 @@ import type { EngineDeps } from './deps.ts';
 import { reconcileRun } from './reconcile.ts';
 import { annotationResume, pendingResume } from '../core/resume.ts';
 import { admissionInSweep, releaseGone, sweepWakes } from './admission.ts';
+import { unpinSettled } from './unpin-settled.ts';
 import { scenarioOf } from './finish-run.ts';
 import {
   countNeedingOperator,
@@ -287,6 +288,9 @@ export async function sweep(deps: EngineDeps, now: Date, options: SweepOptions =
   if (listed) {
     await releaseGone(at, listed.seen, listed.scenarios).catch((error: unknown) =>
       fail(deps, s, error, { msg: 'slots of deleted runs not released' }),
+    );
+    await unpinSettled(at, listed.scenarios).catch((error: unknown) =>
+      fail(deps, s, error, { msg: 'end keys left pinned not unpinned' }),
     );
     await deleteOrphans(at, s, listed.jobs, listed.live);
     await tendFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, { msg: 'finalizer not tended' }));
