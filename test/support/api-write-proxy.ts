@@ -22,6 +22,8 @@ export interface ApiWriteProxy {
   kubeconfig: string;
   /** Every write since the last reset, in the order the API server answered them. */
   writes(): Write[];
+  /** Writes sent since the last reset, refused ones (409) included: what the audit log shows. */
+  sent(): number;
   /** Starts counting again from 0; after `killAt` writes answered (1-based), `kill` is called. */
   arm(killAt: number | undefined, kill: () => void): void;
   /** Whether the armed kill happened. */
@@ -55,6 +57,7 @@ export async function apiWriteProxy(functionKubeconfig: string): Promise<ApiWrit
       : undefined;
   const token = kc.getCurrentUser()?.token;
   let writes: Write[] = [];
+  let sent = 0;
   let killAt: number | undefined;
   let kill: () => void = () => undefined;
   let dead = false;
@@ -76,6 +79,7 @@ export async function apiWriteProxy(functionKubeconfig: string): Promise<ApiWrit
         answer.on('data', (c: Buffer) => chunks.push(c));
         answer.on('end', () => {
           if (dead) return void res.destroy();
+          if (write) sent++;
           if (write && (answer.statusCode ?? 0) < 300) {
             writes.push({ call: callOf(req), status: answer.statusCode ?? 0 });
             if (killAt !== undefined && writes.length === killAt) {
@@ -115,8 +119,10 @@ export async function apiWriteProxy(functionKubeconfig: string): Promise<ApiWrit
   return {
     kubeconfig: file,
     writes: () => [...writes],
+    sent: () => sent,
     arm(at, k) {
       writes = [];
+      sent = 0;
       killAt = at;
       kill = k;
       done = false;
