@@ -72,7 +72,8 @@ export async function startFunction(
   env: Record<string, string>,
   command: FunctionCommand = sourceFunction(),
 ): Promise<FunctionProcess> {
-  const port = await freePort();
+  // A FUNC_PORT given is kept: a process started again is reached where the last one was.
+  const port = env.FUNC_PORT ? Number(env.FUNC_PORT) : await freePort();
   const metricsPort = await freePort();
   // FUNC_PORT: faas-js-runtime's port, so that the command stays as deployed.
   const child = spawn(process.execPath, command.args, {

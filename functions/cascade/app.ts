@@ -25,7 +25,8 @@ import { rateLimited, reply as replyTo, toDelivery, type Reply } from './reply.t
 export interface App {
   handle(input: Input): Promise<Reply>;
   draining(): boolean;
-  shutdown(): Promise<void>;
+  /** Drains within `graceMs`: the requests in flight, then the run-end events being sent. */
+  shutdown(graceMs: number): Promise<void>;
 }
 
 interface Parts {
@@ -87,9 +88,9 @@ export function createApp(config: Config, log: Logger): App {
   return {
     handle,
     draining: g.draining,
-    async shutdown() {
-      const graceEnds = Date.now() + config.shutdownGraceSeconds * 1000;
-      const left = await g.drain(config.shutdownGraceSeconds * 1000);
+    async shutdown(graceMs) {
+      const graceEnds = Date.now() + graceMs;
+      const left = await g.drain(graceMs);
       log.info(
         { left },
         left === 0 ? 'drained: every request in flight finished' : 'grace period over with requests in flight',

@@ -21,11 +21,14 @@ let app: Promise<App> | undefined;
 let load: (() => Promise<App>) | undefined;
 let crashed = false;
 let logger: ReturnType<typeof rootLogger> | undefined;
+/** How long SIGTERM waits for the engine and its drain: CASCADE_SHUTDOWN_GRACE_SECONDS. */
+let graceMs = 25_000;
 
 export function init(): void {
   const config = loadConfig(process.env);
   const log = rootLogger(config);
   logger = log;
+  graceMs = config.shutdownGraceSeconds * 1000;
   for (const warning of config.warnings) log.warn(warning);
   overrideRuntime(log, config.authToken);
   // faas-js-runtime traps uncaught exceptions with `death` as it traps
@@ -130,13 +133,36 @@ export function shutdown(): Promise<void> {
   return stopping;
 }
 
+/** The engine once loaded; `late` if it is still loading at `deadline`. It rejects if the load failed. */
+async function engineBy(loading: Promise<App>, deadline: number): Promise<App | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), deadline - Date.now())));
+  try {
+    return await Promise.race([loading, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The drain, bounded in every state. No engine asked for: nothing to drain.
+ * The engine loading: it gets the grace period to load, then drains in what
+ * is left. A load that failed or did not end in time: one fatal line, exit 1.
+ */
 async function drain(): Promise<void> {
+  const deadline = Date.now() + graceMs;
   let failed = false;
   try {
-    if (app) await (await app).shutdown();
+    const engine = app ? await engineBy(app, deadline) : undefined;
+    if (engine === 'late') {
+      failed = true;
+      logger?.fatal({ graceMs }, 'shutdown: the engine did not load within the grace period: exiting 1');
+    } else if (engine) {
+      await engine.shutdown(Math.max(0, deadline - Date.now()));
+    }
   } catch (error) {
     failed = true;
-    logger?.error({ err: error }, 'the drain failed: exiting 1');
+    logger?.fatal({ err: error }, 'shutdown: the engine failed to load or to drain: exiting 1');
   }
   await Promise.resolve(); // after every uncaughtException listener of this emit (crashed)
   if (crashed || failed) process.exit(1);

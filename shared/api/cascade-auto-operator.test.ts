@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COUNTED_RUNS_MAX, parseCascadeAutoOperator } from './cascade-auto-operator.ts';
+import { COUNTED_RUNS_MAX, parseCascadeAutoOperator, UNMARKED_MAX } from './cascade-auto-operator.ts';
 import { goCascadeAutoOperator } from './testing/fixtures.ts';
 
 type Cao = Record<string, Record<string, unknown>>;
@@ -45,7 +45,7 @@ describe('parseCascadeAutoOperator', () => {
     ['a fractional limit', spec({ maxConcurrentRuns: 1.5 }), 'spec.maxConcurrentRuns'],
     [
       'too many dedupe keys',
-      status({ countedRuns: Array.from({ length: COUNTED_RUNS_MAX + 1 }, (_, i) => `k${i}`) }),
+      status({ countedRuns: Array.from({ length: COUNTED_RUNS_MAX + UNMARKED_MAX + 1 }, (_, i) => `k${i}`) }),
       'status.countedRuns: Invalid length',
     ],
   ])('rejects a CascadeAutoOperator with %s', (_name, mutate, reason) => {

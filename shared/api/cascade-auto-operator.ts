@@ -17,8 +17,11 @@ import { CascadeModulesSchema } from './scenario.ts';
 export const CAO_RESULTS = ['', 'Success', 'Fail', 'Cancelled'] as const;
 export type CaoResult = (typeof CAO_RESULTS)[number];
 
-/** Most dedupe keys kept in `status.countedRuns`; writers drop the oldest beyond it. */
+/** Dedupe keys kept in `status.countedRuns` besides the pinned ones; writers drop the oldest unpinned beyond it. */
 export const COUNTED_RUNS_MAX = 256;
+
+/** Most end keys pinned (`status.unmarked`): ends counted whose run's `counted` mark is not yet known written. */
+export const UNMARKED_MAX = 2000;
 
 /** Most runs a queue holds (`status.queue`): the operator's status must stay well under etcd's object size limit. */
 export const QUEUE_MAX = 2000;
@@ -82,8 +85,17 @@ export const CascadeAutoOperatorStatusSchema = v.object({
   countedRuns: v.optional(
     v.pipe(
       v.array(v.string()),
-      v.maxLength(COUNTED_RUNS_MAX),
+      v.maxLength(COUNTED_RUNS_MAX + UNMARKED_MAX),
       v.description('Dedupe keys of the counter updates already applied, oldest first (exactly-once counting).'),
+    ),
+  ),
+  unmarked: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.maxLength(UNMARKED_MAX),
+      v.description(
+        "End keys of countedRuns kept until their run's counted mark is written: never dropped before (exactly-once counting).",
+      ),
     ),
   ),
 });

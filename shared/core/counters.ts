@@ -1,11 +1,13 @@
 // The CascadeAutoOperator's run counters, as the Go controller kept them
 // (active, succeeded, failed, result; Cascade adds cancelled), made exactly-once: each change carries a
-// key, the keys applied are kept (bounded) in the same status write, and a key
-// seen before changes nothing. Under `spec.maxConcurrentRuns` the same write
+// key, the keys applied are kept in the same status write, and a key seen
+// before changes nothing. An end's key is pinned (`unmarked`) until its run's
+// `counted` mark is written; only unpinned keys are dropped, oldest first,
+// beyond COUNTED_RUNS_MAX (docs/architecture.md, "Counters"). Under `spec.maxConcurrentRuns` the same write
 // admits a starting run or queues it, and an ending run's slot goes to the
 // oldest queued run (concurrency-limit.ts). Pure.
 import { COUNTED_RUNS_MAX, type CaoResult, type CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
-import type { RunPhase, TerminalPhase } from '../api/cascade-run.ts';
+import type { CascadeRun, RunPhase, TerminalPhase } from '../api/cascade-run.ts';
 import { admit, release } from './concurrency-limit.ts';
 
 /**
@@ -15,16 +17,19 @@ import { admit, release } from './concurrency-limit.ts';
  */
 export type CounterChange =
   | { kind: 'started'; run: string }
-  | { kind: 'ended'; run: string; phase: TerminalPhase; resumes?: number | undefined }
+  /** `uid`: the run object's, when known; a writer that may meet a dropped key reads the run to tell (operator-counters.ts). */
+  | { kind: 'ended'; run: string; phase: TerminalPhase; resumes?: number | undefined; uid?: string | undefined }
   | { kind: 'resumed'; run: string; from: RunPhase; resumes: number }
   /** The run is gone before its end was counted (deleted): it leaves its slot or its place in the queue. Not keyed: idempotent. */
-  | { kind: 'gone'; run: string };
+  | { kind: 'gone'; run: string }
+  /** The run's `counted` mark of this outcome is written: its end key is unpinned. Idempotent. */
+  | { kind: 'marked'; run: string; resumes?: number | undefined };
 
 function endKey(run: string, resumes: number | undefined): string {
   return resumes ? `end:${run}-r${resumes}` : `end:${run}`;
 }
 
-export function counterKey(change: Exclude<CounterChange, { kind: 'gone' }>): string {
+export function counterKey(change: Exclude<CounterChange, { kind: 'gone' | 'marked' }>): string {
   if (change.kind === 'started') return `start:${change.run}`;
   if (change.kind === 'resumed') return `resume:${change.run}-r${change.resumes}`;
   return endKey(change.run, change.resumes);
@@ -39,6 +44,30 @@ function counts(status: CascadeAutoOperatorStatus | undefined): Counts {
     failed: status?.failed ?? 0,
     cancelled: status?.cancelled ?? 0,
   };
+}
+
+/** The end key of an ended change (or of the outcome a mark is for). */
+export function endKeyOf(change: { run: string; resumes?: number | undefined }): string {
+  return endKey(change.run, change.resumes);
+}
+
+/**
+ * `keys` with the oldest unpinned ones dropped until at most COUNTED_RUNS_MAX
+ * unpinned are left. Pinned keys are never dropped.
+ */
+export function trimKeys(keys: readonly string[], pinned: readonly string[]): string[] {
+  const pins = new Set(pinned);
+  let excess = keys.filter((k) => !pins.has(k)).length - COUNTED_RUNS_MAX;
+  if (excess <= 0) return [...keys];
+  return keys.filter((k) => pins.has(k) || excess-- <= 0);
+}
+
+/** The status with `key` unpinned; undefined when it was not pinned. */
+function unpin(status: CascadeAutoOperatorStatus | undefined, key: string): CascadeAutoOperatorStatus | undefined {
+  const pinned = status?.unmarked ?? [];
+  if (!pinned.includes(key)) return undefined;
+  const unmarked = pinned.filter((k) => k !== key);
+  return { ...status, unmarked, countedRuns: trimKeys(status?.countedRuns ?? [], unmarked) };
 }
 
 /** Only a run holding a slot or queued is released; with neither, nothing changes. */
@@ -110,8 +139,10 @@ function applyResumed(
     phase: change.from as TerminalPhase,
     resumes: change.resumes - 1,
   };
-  const base = applyCounter(status, end, limit) ?? status;
-  return resumed(base, change, [...(base?.countedRuns ?? []), key].slice(-COUNTED_RUNS_MAX), limit);
+  // The resume supersedes the end: its key needs no pin (a late finisher of that end sees the resume on the run).
+  const counted = applyCounter(status, end, limit) ?? status;
+  const base = unpin(counted, endKeyOf(end)) ?? counted;
+  return resumed(base, change, trimKeys([...(base?.countedRuns ?? []), key], base?.unmarked ?? []), limit);
 }
 
 /**
@@ -125,17 +156,62 @@ export function applyCounter(
   limit = Infinity,
 ): CascadeAutoOperatorStatus | undefined {
   if (change.kind === 'gone') return gone(status, change.run, limit);
+  if (change.kind === 'marked') return unpin(status, endKeyOf(change));
   const key = counterKey(change);
-  const counted = status?.countedRuns ?? [];
-  if (counted.includes(key)) return undefined;
+  if (status?.countedRuns?.includes(key)) return undefined;
   if (change.kind === 'resumed') return applyResumed(status, change, key, limit);
-  const countedRuns = [...counted, key].slice(-COUNTED_RUNS_MAX);
-  const c = { ...status, ...counts(status), countedRuns };
-  // A start counted after its run's end (its write was retried late) adds nothing to `active` and takes no slot.
-  if (change.kind === 'started') return counted.includes(`end:${change.run}`) ? c : admit(c, change.run, limit);
+  if (change.kind === 'started') return applyStarted(status, change.run, key, limit);
+  return applyEnded(status, change, key, limit);
+}
+
+/** A start counted after its run's end (its write was retried late) adds nothing to `active` and takes no slot. */
+function applyStarted(
+  status: CascadeAutoOperatorStatus | undefined,
+  run: string,
+  key: string,
+  limit: number,
+): CascadeAutoOperatorStatus {
+  const counted = status?.countedRuns ?? [];
+  const c = { ...status, ...counts(status), countedRuns: trimKeys([...counted, key], status?.unmarked ?? []) };
+  return counted.includes(`end:${run}`) ? c : admit(c, run, limit);
+}
+
+/** An end counted, its key pinned until its run's mark is written. */
+function applyEnded(
+  status: CascadeAutoOperatorStatus | undefined,
+  change: Extract<CounterChange, { kind: 'ended' }>,
+  key: string,
+  limit: number,
+): CascadeAutoOperatorStatus {
+  const counted = status?.countedRuns ?? [];
+  const unmarked = [...(status?.unmarked ?? []), key];
+  const c = { ...status, ...counts(status), countedRuns: trimKeys([...counted, key], unmarked), unmarked };
   const started =
     counted.includes(`start:${change.run}`) ||
     Boolean(change.resumes && counted.includes(`resume:${change.run}-r${change.resumes}`));
   const next = ended(c, change, started, limit);
   return { ...next, result: ENDED[change.phase].result };
+}
+
+/**
+ * Whether an end's key may have been dropped from `status`: only once
+ * COUNTED_RUNS_MAX unpinned keys are kept, since keys leave only by trimKeys.
+ */
+export function mayHaveDropped(status: CascadeAutoOperatorStatus | undefined): boolean {
+  const pins = new Set(status?.unmarked ?? []);
+  return (status?.countedRuns ?? []).filter((k) => !pins.has(k)).length >= COUNTED_RUNS_MAX;
+}
+
+/**
+ * Whether an end whose key `status` lacks may still be counted, from its run as
+ * read after the operator copy the write starts from. A key is dropped only
+ * after its run's mark is written, so such a read shows the mark. A run made
+ * anew or resumed since is another outcome: the resume counted this end. A run
+ * gone is counted, as it was before pins.
+ */
+export function endUncounted(change: Extract<CounterChange, { kind: 'ended' }>, run: CascadeRun | undefined): boolean {
+  if (!run) return true;
+  if (change.uid !== undefined && run.metadata.uid !== change.uid) return false;
+  if ((run.status?.resumes ?? 0) !== (change.resumes ?? 0)) return false;
+  return run.status?.counted !== true;
 }

@@ -17,6 +17,7 @@ import { reconcileRun } from '../run/reconcile.ts';
 import { annotationResume, pendingResume } from '../../core/resume.ts';
 import { admissionInSweep, releaseGone, sweepWakes } from '../operator/admission.ts';
 import { scenarioOf } from '../run/finish-run.ts';
+import { unpinSettled } from '../operator/unpin-settled.ts';
 import {
   countNeedingOperator,
   emptyJobIndex,
@@ -287,6 +288,9 @@ export async function sweep(deps: EngineDeps, now: Date, options: SweepOptions =
   if (listed) {
     await releaseGone(at, listed.seen, listed.scenarios).catch((error: unknown) =>
       fail(deps, s, error, { msg: 'slots of deleted runs not released' }),
+    );
+    await unpinSettled(at, listed.scenarios).catch((error: unknown) =>
+      fail(deps, s, error, { msg: 'end keys left pinned not unpinned' }),
     );
     await deleteOrphans(at, s, listed.jobs, listed.live);
     await tendFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, { msg: 'finalizer not tended' }));

@@ -2,7 +2,7 @@
 // exactly-once by key (shared/core/counters.ts), written with optimistic
 // concurrency from the copy this process last wrote.
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
-import { applyCounter, type CounterChange } from '../../core/counters.ts';
+import { applyCounter, endKeyOf, endUncounted, mayHaveDropped, type CounterChange } from '../../core/counters.ts';
 import { limitOf, promotedRuns } from '../../core/concurrency-limit.ts';
 import { apiErrorKind } from '../../kube/errors.ts';
 import { conflictPause } from '../run/conflict-pause.ts';
@@ -19,6 +19,29 @@ const COUNT_ATTEMPTS = 40;
  */
 export interface OperatorCache {
   op?: CascadeAutoOperator | undefined;
+  /** Marks (`marked` changes) that wait for the next write instead of making one: a pin left longer only costs room. */
+  marks?: CounterChange[];
+}
+
+/**
+ * The changes minus the ends already counted whose keys were dropped. Each
+ * such end's run is read now, after `op` was current: a dropped key's run
+ * shows its mark (core/counters.ts endUncounted; docs/architecture.md).
+ */
+async function uncounted(
+  deps: Pick<EngineDeps, 'store'>,
+  op: CascadeAutoOperator,
+  changes: readonly CounterChange[],
+): Promise<CounterChange[]> {
+  if (!mayHaveDropped(op.status)) return [...changes];
+  const keys = new Set(op.status?.countedRuns ?? []);
+  const kept = await Promise.all(
+    changes.map(async (c) => {
+      if (c.kind !== 'ended' || keys.has(endKeyOf(c))) return true;
+      return endUncounted(c, await deps.store.getRun(c.run));
+    }),
+  );
+  return changes.filter((_, i) => kept[i]);
 }
 
 /** A write from the cached copy was refused because the copy is stale: read it and try again at once. */
@@ -36,6 +59,29 @@ function tellPromoted(
   const left = changes.filter((c) => c.kind !== 'started').map((c) => c.run);
   const promoted = promotedRuns(write.before.status, write.after.status, left);
   if (promoted.length > 0) deps.hooks.promoted(write.after.metadata.name, promoted);
+}
+
+/** The operator's status with `changes` applied, under the limit it holds; the same object when none changed it. */
+function nextStatus(op: CascadeAutoOperator, changes: readonly CounterChange[]): CascadeAutoOperator['status'] {
+  const limit = limitOf(op.spec.maxConcurrentRuns);
+  return changes.reduce((status, change) => applyCounter(status, change, limit) ?? status, op.status);
+}
+
+/** One write of `changes`, and of the marks waiting, from `op`: the operator as written, or `op` when nothing changed. */
+async function writeFrom(
+  deps: Pick<EngineDeps, 'store' | 'hooks'>,
+  op: CascadeAutoOperator,
+  changes: readonly CounterChange[],
+  cache: OperatorCache,
+): Promise<CascadeAutoOperator> {
+  const marks = [...(cache.marks ?? [])];
+  const next = nextStatus(op, [...marks, ...(await uncounted(deps, op, changes))]);
+  if (next === op.status) return op;
+  const written = await deps.store.writeOperatorStatus(op, next!);
+  cache.op = written;
+  cache.marks = cache.marks?.filter((m) => !marks.includes(m));
+  tellPromoted(deps, { before: op, after: written }, [...changes]);
+  return written;
 }
 
 /**
@@ -56,13 +102,8 @@ export async function writeCounters(
     cache.op = undefined;
     const op = cached ?? (await deps.store.getOperator(scenario));
     if (!op) return undefined;
-    const limit = limitOf(op.spec.maxConcurrentRuns);
-    const next = changes.reduce((status, change) => applyCounter(status, change, limit) ?? status, op.status);
-    if (next === op.status) return op;
     try {
-      cache.op = await deps.store.writeOperatorStatus(op, next!);
-      tellPromoted(deps, { before: op, after: cache.op }, changes);
-      return cache.op;
+      return await writeFrom(deps, op, changes, cache);
     } catch (error) {
       if (staleCache(cached, error)) continue;
       if (apiErrorKind(error) !== 'conflict') throw error;
@@ -110,7 +151,10 @@ export function batchedCounter(deps: Pick<EngineDeps, 'store' | 'config' | 'hook
     const write = counterBatcher((changes) => writeCounters(deps, changes, operator, scenario));
     return (change: CounterChange, seen?: CascadeAutoOperator) => {
       offerOperator(operator, seen);
-      return write(change);
+      // A mark rides on the next write rather than making one of its own.
+      if (change.kind !== 'marked') return write(change);
+      (operator.marks ??= []).push(change);
+      return Promise.resolve(undefined);
     };
   });
 }

@@ -118,12 +118,13 @@ export async function finishRun(
   phase: TerminalPhase,
   eventOwed: boolean,
 ): Promise<CascadeRun> {
-  await count(
-    deps,
-    { kind: 'ended', run: run.metadata.name, phase, resumes: run.status?.resumes },
-    scenarioOf(deps, run),
-  );
-  return mark(deps, run, { counted: true, notified: !eventOwed });
+  const outcome = { run: run.metadata.name, resumes: run.status?.resumes };
+  await count(deps, { kind: 'ended', ...outcome, phase, uid: run.metadata.uid }, scenarioOf(deps, run));
+  const marked = await mark(deps, run, { counted: true, notified: !eventOwed });
+  // The mark is written: the end's key may be dropped from now on (core/counters.ts).
+  if (marked.status?.counted && sameOutcome(marked, run))
+    await count(deps, { kind: 'marked', ...outcome }, scenarioOf(deps, run));
+  return marked;
 }
 
 /** Counts resume number `resumes` (`from`-1, active+1), then records it counted. */

@@ -1,0 +1,277 @@
+// The crash-point test. A clean run of the seed's success scenario is
+// recorded: every API write the function makes, as an HTTP proxy between the
+// function and the API server sees them (test/support/api-write-proxy.ts),
+// checked against the API server's audit log. Then, for each write point n,
+// a new run is made while the proxy kills the function (SIGKILL) right after
+// its n-th write is acknowledged, before the answer reaches it. The function
+// is started again at once. The sender sends the run request again until it
+// is answered 200; the Broker stand-in delivers the Job events again; when
+// events are gone, the janitor finishes the run. Then, for every run: it
+// ended once, Succeeded; each step's Job was created once (by uid, from a
+// watch of Jobs); the counters are exact; the run-end event reached the sink
+// at least once, under one stable id.
+// The suite runs a sample of the points; `npm run crash-points` runs them all
+// (CASCADE_CRASH_POINTS=all).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
+import { freePort, startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { serviceAccountUser } from '../local/function-rbac.ts';
+import type { CascadeRun } from '../shared/api/cascade-run.ts';
+import type { CascadeModule } from '../shared/api/scenario.ts';
+import type { TerminalPhase } from '../shared/api/cascade-run.ts';
+import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
+import { apiWriteProxy, type ApiWriteProxy, type Write } from './support/api-write-proxy.ts';
+import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { janitorKubeconfig, runJanitorProcess } from './support/janitor.ts';
+import { adminKubeconfigPath, waitFor } from './support/kube.ts';
+import { recordingSink } from './support/recording-sink.ts';
+
+const ALL = process.env.CASCADE_CRASH_POINTS === 'all';
+
+let h: Harness;
+let proxy: ApiWriteProxy | undefined;
+let sink: Awaited<ReturnType<typeof recordingSink>>;
+let env: Record<string, string> = {};
+let current: FunctionProcess | undefined;
+let restarting: Promise<void> = Promise.resolve();
+/** What the scenario's modules send besides their Jobs (module results), once the run is requested. */
+let drive: ((name: string) => Promise<void>) | undefined;
+const restarts: number[] = [];
+
+/** The function behind the write proxy, on a port that outlives it: the Broker and the sender reach each new process there. */
+async function startBehindProxy(harnessEnv: Record<string, string>): Promise<FunctionProcess> {
+  proxy ??= await apiWriteProxy(harnessEnv.KUBECONFIG!);
+  env = { ...harnessEnv, KUBECONFIG: proxy.kubeconfig, FUNC_PORT: String(await freePort()), K_SINK: sink.url };
+  current = await startFunction(env);
+  return current;
+}
+
+/** SIGKILL now; a new process is started once the old one is gone. */
+function killAndRestart(): void {
+  const dying = current!;
+  const started = Date.now();
+  dying.child.kill('SIGKILL');
+  restarting = (async () => {
+    await new Promise<void>((r) =>
+      dying.child.exitCode !== null || dying.child.signalCode ? r() : dying.child.once('exit', () => r()),
+    );
+    proxy!.revive();
+    current = await startFunction(env);
+    restarts.push(Date.now() - started);
+  })();
+}
+
+async function setUp(modules: CascadeModule[], driver?: Scenario['drive']): Promise<void> {
+  drive = driver;
+  sink = await recordingSink();
+  h = await cascadeHarness({ modules, faults: true, start: startBehindProxy });
+}
+
+async function tearDown(): Promise<void> {
+  await restarting.catch(() => undefined);
+  if (current && current !== h?.fns[0]) await current.stop();
+  await h?.stop();
+  await proxy?.close();
+  sink?.close();
+  proxy = undefined;
+  current = undefined;
+  restarts.length = 0;
+}
+
+/** The run request, sent again (as a sender does) until it is answered 200; the run's name. */
+async function request(iuid: string): Promise<string> {
+  const body = { turlinfo: `s3://in/${iuid}.tgz`, iuid, oname: 'org', sname: 'src' };
+  return waitFor(
+    async () => {
+      await restarting;
+      const answer = await post(h.url(), body).catch(() => undefined);
+      return answer?.status === 200 ? String(answer.body.run) : undefined;
+    },
+    { timeoutMs: 60_000, message: `run request ${iuid} answered 200` },
+  );
+}
+
+async function sweep(): Promise<void> {
+  const exit = await runJanitorProcess({
+    KUBECONFIG: await janitorKubeconfig(h.ns),
+    POD_NAMESPACE: h.ns,
+    SCENARIO_NAME: SCENARIO,
+    OUT_MINIO_ADDRESS: OUT,
+    K_SINK: sink.url,
+  });
+  expect(exit.code, exit.stderr).toBe(0);
+}
+
+/** The run ended and its event recorded sent; the janitor sweeps when deliveries alone do not get it there. */
+async function ended(name: string): Promise<{ sweeps: number }> {
+  for (let sweeps = 0; sweeps <= 6; sweeps++) {
+    const run = await h.waitEnded(name, sweeps === 0 ? 15_000 : 8_000).catch(() => undefined);
+    if (run) return { sweeps };
+    await restarting;
+    await sweep();
+  }
+  throw new Error(`run ${name} did not end, even with the janitor`);
+}
+
+interface Played {
+  name: string;
+  writes: Write[];
+  /** Writes sent, refused ones included. */
+  sent: number;
+  sweeps: number;
+  /** The write the function was killed after; undefined when the run made fewer writes than `at`. */
+  killedAfter?: string | undefined;
+}
+
+/** One run with the function killed right after its `at`-th write (none when undefined); its writes. */
+async function play(iuid: string, at: number | undefined): Promise<Played> {
+  await restarting;
+  proxy!.arm(at, killAndRestart);
+  const name = await request(iuid);
+  await drive?.(name);
+  const { sweeps } = await ended(name);
+  await restarting;
+  const writes = proxy!.writes();
+  const sent = proxy!.sent();
+  const killedAfter = at !== undefined && proxy!.killed() ? writes[at - 1]?.call : undefined;
+  return { name, writes, sent, sweeps, killedAfter };
+}
+
+/** The points to crash at: all of them, or a sample spread over the run (first, last, and two between). */
+function points(total: number): number[] {
+  const all = Array.from({ length: total }, (_, i) => i + 1);
+  if (ALL) return all;
+  return [...new Set([1, Math.ceil(total / 3), Math.ceil((2 * total) / 3), total])];
+}
+
+interface Scenario {
+  label: string;
+  modules: CascadeModule[];
+  phase: TerminalPhase;
+  /** Each module's phase when the run has ended. */
+  modulePhases: (string | undefined)[];
+  drive?: (name: string) => Promise<void>;
+}
+
+/**
+ * Each module reports success while its Job still runs, as a module that
+ * sends its result first: once its step has started, sent again until 200.
+ */
+async function resultsBeforeJobs(name: string): Promise<void> {
+  for (const [step, module] of ['grayscale', 'binarization', 'diff'].entries()) {
+    await waitFor(
+      async () => {
+        const run = await h.getRun(name);
+        if ((run.status?.currentStep ?? 0) > step || run.status?.phase === 'Succeeded') return true;
+        if (run.status?.modules?.[step]?.phase !== 'Running') return undefined;
+        await restarting;
+        const answer = await post(h.url(), { runname: name, modulename: module, moduleresult: 'success' }).catch(
+          () => undefined,
+        );
+        return answer?.status === 200 || undefined;
+      },
+      { timeoutMs: 60_000, message: `module ${module} of ${name} reported` },
+    );
+  }
+}
+
+function checkRun(run: CascadeRun, sc: Scenario): void {
+  expect({
+    name: run.metadata.name,
+    phase: run.status?.phase,
+    counted: run.status?.counted,
+    notified: run.status?.notified,
+    modules: run.status?.modules?.map((m) => m.phase),
+  }).toEqual({
+    name: run.metadata.name,
+    phase: sc.phase,
+    counted: true,
+    notified: true,
+    modules: sc.modulePhases,
+  });
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    label: 'success',
+    modules: successScenario(),
+    phase: 'Succeeded',
+    modulePhases: ['Succeeded', 'Succeeded', 'Succeeded'],
+  },
+  {
+    label: 'module results before their Jobs end',
+    // The pods run for 10 minutes: every step ends by its module's result, its Job deleted unfinished.
+    modules: successScenario(600_000),
+    phase: 'Succeeded',
+    modulePhases: ['Succeeded', 'Succeeded', 'Succeeded'],
+    drive: resultsBeforeJobs,
+  },
+  {
+    label: 'second module fails',
+    modules: failSecondScenario(),
+    phase: 'Failed',
+    modulePhases: ['Succeeded', 'Failed', 'Pending'],
+  },
+];
+
+/** A write as the report shows it: method, then the path inside the namespace. */
+const short = (call: string | undefined) => call?.replace(/^(\w+) .*?\/namespaces\/[^/]+\//, '$1 ');
+
+/** Plays every crash point (or the sample) of one scenario and checks the invariants; a line per point for the report. */
+async function crashEveryPoint(sc: Scenario): Promise<string> {
+  const began = Date.now();
+  // The first run of a namespace also holds the operator (its finalizer): played first, it is not a reference.
+  const runs = [(await play('aaaa0-warm', undefined)).name];
+  const audit = auditLogOf(adminKubeconfigPath());
+  const mark = auditMark(audit);
+  const clean = await play('c1ea0-clean', undefined);
+  runs.push(clean.name);
+  // The audit's writes of the function's ServiceAccount, Kubernetes Events aside: the proxy saw each of them.
+  const fnUser = serviceAccountUser(h.ns, 'cascade-function');
+  const audited = () => countByClient(auditLinesSince(audit, mark), { fn: fnUser }).fn!.writes;
+  await waitFor(() => audited() >= clean.sent || undefined, {
+    timeoutMs: 10_000,
+    message: 'the audit log caught up',
+  });
+  expect(audited()).toBe(clean.sent);
+  const total = clean.writes.length;
+  const lines: string[] = [];
+  for (const at of points(total)) {
+    const played = await play(`${(0xc0000 + at).toString(16)}-crash`, at);
+    runs.push(played.name);
+    lines.push(
+      `${at}. ${short(clean.writes[at - 1]!.call)}: killed after ${short(played.killedAfter) ?? 'nothing'}, ${played.sweeps} sweep(s)`,
+    );
+    expect(played.killedAfter, `crash point ${at} reached`).toBeDefined();
+  }
+  for (const name of runs) checkRun(await h.getRun(name), sc);
+  // Each step attempt's Job, created once: one uid per name, as a watch of Jobs saw them.
+  const started = sc.modulePhases.filter((p) => p !== 'Pending').length;
+  expect(h.jobs.size).toBe(runs.length * started);
+  expect([...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([n]) => n)).toEqual([]);
+  const counter = sc.phase.toLowerCase();
+  expect((await h.operator()).status).toMatchObject({ active: 0, [counter]: runs.length });
+  for (const name of runs) {
+    const uid = (await h.getRun(name)).metadata.uid;
+    const ids = new Set(
+      sink.received.filter((r) => r.headers['ce-subject'] === name).map((r) => String(r.headers['ce-id'])),
+    );
+    expect([...ids], `run-end event ids of ${name}`).toEqual([`${uid}-${counter}`]);
+  }
+  const p50 = [...restarts].sort((a, b) => a - b)[Math.floor(restarts.length / 2)];
+  return `crash points, ${sc.label}: ${total} writes, ${points(total).length} played in ${Math.round((Date.now() - began) / 1000)} s, restart p50 ${p50} ms\n${lines.join('\n')}`;
+}
+
+for (const sc of SCENARIOS) {
+  describe(`a crash right after each API write of a run: ${sc.label}`, () => {
+    beforeAll(() => setUp(sc.modules, sc.drive), 300_000);
+    afterAll(tearDown);
+    it(
+      `${ALL ? 'every point' : 'a sample of the points'}: each run ends once, ${sc.phase}, one Job per step attempt, exact counters, its end event sent under one id`,
+      { timeout: ALL ? 3_600_000 : 600_000 },
+      async () => {
+        console.log(await crashEveryPoint(sc));
+      },
+    );
+  });
+}

@@ -1,0 +1,129 @@
+// Exactly-once counters with no window, against the real API server: the
+// process dies right after the CascadeAutoOperator write that counts a run's
+// end, before the run's `counted` mark. More than COUNTED_RUNS_MAX other
+// counter changes follow. The end's delivery comes again: the run is counted
+// once (docs/architecture.md, "Counters").
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COUNTED_RUNS_MAX } from '../shared/api/cascade-auto-operator.ts';
+import { parseConfig } from '../shared/config.ts';
+import type { CounterChange } from '../shared/core/counters.ts';
+import type { EngineDeps } from '../shared/engine/deps.ts';
+import { janitorEngine } from '../shared/engine/profiles.ts';
+import { finishRun } from '../shared/engine/run/finish-run.ts';
+import { observeRun } from '../shared/engine/entry/observe-run.ts';
+import { writeCounters } from '../shared/engine/operator/operator-counters.ts';
+import { unpinSettled } from '../shared/engine/operator/unpin-settled.ts';
+import { startRun } from '../shared/engine/entry/start-run.ts';
+import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
+import { connectStore } from '../shared/kube/connect.ts';
+import type { Store } from '../shared/kube/store.ts';
+import { imageModule } from './fixtures/scenarios.ts';
+import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { Crash } from './support/crashing-store.ts';
+import { waitFor } from './support/kube.ts';
+
+let h: Harness;
+let real: Store;
+let config: EngineDeps['config'];
+beforeAll(async () => {
+  h = await cascadeHarness({ modules: [imageModule('a', {})], replicas: 0, source: false });
+  const parsed = parseConfig(h.env);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  config = parsed.value;
+  real = connectStore(config.namespace, DEFAULT_RETRY, h.env.KUBECONFIG);
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+const deps = (store: Store): EngineDeps =>
+  janitorEngine({ config, store, log: pino({ level: 'silent' }), now: () => new Date(), notify: async () => true });
+
+/** The real Store, dead once it has written an operator status that counts `run`'s end (the answer is lost). */
+function diesAfterEndCount(run: string): { store: Store; died: () => boolean } {
+  let dead = false;
+  const store: Store = {
+    ...real,
+    writeOperatorStatus: async (op, status) => {
+      if (dead) throw new Crash('process is dead');
+      const written = await real.writeOperatorStatus(op, status);
+      if (status?.countedRuns?.includes(`end:${run}`)) {
+        dead = true;
+        throw new Crash('crashed after the end was counted');
+      }
+      return written;
+    },
+    writeRunStatus: async (r, s) => {
+      if (dead) throw new Crash('process is dead');
+      return real.writeRunStatus(r, s);
+    },
+  };
+  return { store, died: () => dead };
+}
+
+/** Other runs' changes, as other processes make them: each run started, ended, its mark written. */
+function otherChanges(runs: number): CounterChange[][] {
+  return Array.from({ length: runs }, (_, i) => [
+    { kind: 'started', run: `other-${i}` } as const,
+    { kind: 'ended', run: `other-${i}`, phase: 'Succeeded' } as const,
+    { kind: 'marked', run: `other-${i}` } as const,
+  ]);
+}
+
+describe('a run end counted, the process dead before its mark, delivered again late', () => {
+  it(`is counted once after more than ${COUNTED_RUNS_MAX} other counter changes`, { timeout: 180_000 }, async () => {
+    const started = await startRun(deps(real), { turlinfo: 's3://in/late', iuid: 'abc0001-late' });
+    if (started.kind !== 'accepted') throw new Error(JSON.stringify(started));
+    const name = String(started.body.run);
+    const dying = diesAfterEndCount(name);
+    await waitFor(
+      async () => {
+        await observeRun(deps(dying.store), name).catch((error: unknown) => {
+          if (!(error instanceof Crash)) throw error;
+        });
+        return dying.died();
+      },
+      { timeoutMs: 60_000, message: `the end of ${name} counted` },
+    );
+    expect((await h.getRun(name)).status).toMatchObject({ phase: 'Succeeded' });
+    expect((await h.getRun(name)).status?.counted).toBeUndefined();
+    expect((await h.operator()).status).toMatchObject({ succeeded: 1, active: 0 });
+
+    // Other processes count other runs: 2 keys each, in writes of 10 runs.
+    const others = otherChanges(160);
+    for (let i = 0; i < others.length; i += 10) await writeCounters(deps(real), others.slice(i, i + 10).flat());
+    const keys = (await h.operator()).status?.countedRuns ?? [];
+    expect(keys.filter((k) => k.includes(':other-')).length).toBeGreaterThanOrEqual(COUNTED_RUNS_MAX);
+    expect(keys).toContain(`end:${name}`);
+    const stale = await h.getRun(name);
+
+    // The delivery again, on a healthy process: the run's mark is written, its end not counted again.
+    await observeRun(deps(real), name);
+    expect((await h.getRun(name)).status).toMatchObject({ phase: 'Succeeded', counted: true });
+    expect((await h.operator()).status).toMatchObject({ succeeded: 161, active: 0, failed: 0 });
+    // Marked: its key is unpinned, and the next changes drop it. A finisher still holding the run as it was before
+    // the mark counts nothing: with the key dropped, it reads the run, which shows the mark.
+    expect((await h.operator()).status?.unmarked ?? []).not.toContain(`end:${name}`);
+    await writeCounters(deps(real), otherChanges(300).slice(160).flat());
+    expect((await h.operator()).status?.countedRuns).not.toContain(`end:${name}`);
+    await finishRun(deps(real), stale, 'Succeeded', false);
+    expect((await h.operator()).status).toMatchObject({ succeeded: 301, active: 0 });
+  });
+
+  it("the janitor's sweep unpins the keys a crash left pinned, and only those", { timeout: 60_000 }, async () => {
+    // Ends counted whose process died before the unpin: a run gone since, and one whose mark is not written yet.
+    const started = await startRun(deps(real), { turlinfo: 's3://in/open', iuid: 'abc0002-open' });
+    if (started.kind !== 'accepted') throw new Error(JSON.stringify(started));
+    const open = String(started.body.run);
+    await writeCounters(deps(real), [
+      { kind: 'ended', run: 'gone-run', phase: 'Succeeded' },
+      { kind: 'ended', run: open, phase: 'Succeeded' },
+    ]);
+    expect((await h.operator()).status?.unmarked).toEqual(expect.arrayContaining(['end:gone-run', `end:${open}`]));
+    expect(await unpinSettled(deps(real), new Set([SCENARIO]))).toBe(1);
+    const unmarked = (await h.operator()).status?.unmarked ?? [];
+    expect(unmarked).not.toContain('end:gone-run');
+    expect(unmarked).toContain(`end:${open}`);
+  });
+});
