@@ -1,11 +1,11 @@
 // `list`: the runs of a namespace (or of all, -A) as a table, newest first.
 import type { Command } from 'commander';
-import { act, connection, type Ctx } from '../command-context.ts';
+import { act, kubeFlags, type Ctx } from '../command-context.ts';
 import { table } from '../format/table.ts';
 import { GROUP } from '../../shared/api/group.ts';
 import { CliError, outPalette, printLines, printNames, printObject, type Io, type OutputFormat } from '../io.ts';
 import { outputOption } from './output-option.ts';
-import { listRuns } from '../kube/runs.ts';
+import { reader } from '../kube/reader.ts';
 import { LIST_HEADERS, LIST_WIDE_HEADERS, PHASES, runRow, selectRuns } from '../runs/view.ts';
 import type { RunObject } from '../runs/run-object.ts';
 
@@ -55,9 +55,10 @@ export function registerList(program: Command, ctx: Ctx): void {
     .action(
       act(ctx, async (opts: ListOptions, cmd: Command) => {
         checkPhase(opts.phase);
-        const { kc, namespace } = await connection(cmd);
+        const api = await reader(kubeFlags(cmd));
+        const { namespace } = api;
         const runs = selectRuns(
-          await listRuns(kc, opts.allNamespaces ? undefined : namespace, opts.selector),
+          await api.listRuns(opts.allNamespaces ? undefined : namespace, opts.selector),
           opts.phase,
         );
         const { io } = ctx;
