@@ -5,7 +5,7 @@ import { act, kubeFlags, type Ctx } from '../command-context.ts';
 import { formatElapsed, span } from '../format/duration.ts';
 import { table } from '../format/table.ts';
 import { GROUP } from '../../shared/api/group.ts';
-import { outPalette, printLines, printNames, printObject, type OutputFormat } from '../io.ts';
+import { outPalette, printsObject, printLines, printNames, printObject, type OutputFormat } from '../io.ts';
 import { reader } from '../kube/reader.ts';
 import { phaseOf, type RunObject } from '../runs/run-object.ts';
 import { MODULE_HEADERS, moduleRows, moduleSlots, stepOf } from '../runs/view.ts';
@@ -45,7 +45,7 @@ export function registerGet(program: Command, ctx: Ctx): void {
         const api = await reader(kubeFlags(cmd));
         const run = await api.getRun(api.namespace, name);
         const { io } = ctx;
-        if (opts.output === 'json' || opts.output === 'yaml') {
+        if (printsObject(opts.output)) {
           printObject(io, opts.output, run);
           return 0;
         }

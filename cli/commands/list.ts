@@ -3,7 +3,16 @@ import type { Command } from 'commander';
 import { act, kubeFlags, type Ctx } from '../command-context.ts';
 import { table } from '../format/table.ts';
 import { GROUP } from '../../shared/api/group.ts';
-import { CliError, outPalette, printLines, printNames, printObject, type Io, type OutputFormat } from '../io.ts';
+import {
+  CliError,
+  outPalette,
+  printsObject,
+  printLines,
+  printNames,
+  printObject,
+  type Io,
+  type OutputFormat,
+} from '../io.ts';
 import { outputOption } from './output-option.ts';
 import { reader } from '../kube/reader.ts';
 import { LIST_HEADERS, LIST_WIDE_HEADERS, PHASES, runRow, selectRuns } from '../runs/view.ts';
@@ -62,7 +71,7 @@ export function registerList(program: Command, ctx: Ctx): void {
           opts.phase,
         );
         const { io } = ctx;
-        if (opts.output === 'json' || opts.output === 'yaml') {
+        if (printsObject(opts.output)) {
           printObject(io, opts.output, {
             apiVersion: 'v1',
             kind: 'List',
