@@ -68,3 +68,47 @@ function readAll(res: IncomingMessage): Promise<string> {
 export async function getJson<T>(access: Access, path: string, query?: Query): Promise<T> {
   return JSON.parse(await readAll(await open(access, apiUrl(access, path, query)))) as T;
 }
+
+/**
+ * Streams a watch of `path`: each event line goes to `onEvent` (ERROR and
+ * BOOKMARK events are kept back). Resolves when the API server ends the
+ * stream or `signal` aborts, with the last resourceVersion seen, or
+ * undefined after a 410 Gone, which asks for a fresh list.
+ */
+export async function watchJson<T extends { metadata: { resourceVersion?: string } }>(
+  access: Access,
+  path: string,
+  query: Query,
+  { onEvent, signal }: { onEvent: (type: string, obj: T) => void; signal: AbortSignal },
+): Promise<string | undefined> {
+  let last = query.resourceVersion === undefined ? undefined : String(query.resourceVersion);
+  let res: IncomingMessage;
+  try {
+    res = await open(access, apiUrl(access, path, { ...query, watch: 1 }), signal);
+  } catch (error) {
+    if (signal.aborted) return last;
+    throw error;
+  }
+  let buffered = '';
+  const take = (line: string) => {
+    if (line.trim() === '') return;
+    const event = JSON.parse(line) as { type: string; object: T & { code?: number } };
+    if (event.type === 'ERROR') {
+      if (event.object.code === 410) last = undefined;
+      return;
+    }
+    last = event.object.metadata.resourceVersion ?? last;
+    if (event.type !== 'BOOKMARK') onEvent(event.type, event.object);
+  };
+  return new Promise((resolve, reject) => {
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      const lines = (buffered + chunk).split('\n');
+      buffered = lines.pop()!;
+      lines.forEach(take);
+    });
+    res.on('end', () => resolve(last));
+    res.on('error', (error) => (signal.aborted ? resolve(last) : reject(error)));
+    res.on('close', () => resolve(last));
+  });
+}

@@ -53,8 +53,22 @@ describe('list and get rows', () => {
   it('newest first, then by name; --phase matches whatever its case', () => {
     const runs = [run('old', 0), run('b-new', 10), run('a-new', 10, { phase: 'Failed' })];
     expect(selectRuns(runs).map((r) => r.metadata.name)).toEqual(['a-new', 'b-new', 'old']);
-    expect(selectRuns(runs, 'failed').map((r) => r.metadata.name)).toEqual(['a-new']);
-    expect(selectRuns(runs, 'Pending').map((r) => r.metadata.name)).toEqual(['b-new', 'old']);
+    expect(selectRuns(runs, { phase: 'failed' }).map((r) => r.metadata.name)).toEqual(['a-new']);
+    expect(selectRuns(runs, { phase: 'Pending' }).map((r) => r.metadata.name)).toEqual(['b-new', 'old']);
+  });
+
+  it('sorts by start time (creation for a run not started); --since keeps the recent ones, --limit the newest N', () => {
+    const runs = [
+      run('created-first-started-last', 0, { phase: 'Running', startTime: at(50) }),
+      run('queued', 40, { phase: 'Queued' }),
+      run('started-first', 5, { phase: 'Succeeded', startTime: at(6) }),
+    ];
+    const names = (rs: RunObject[]) => rs.map((r) => r.metadata.name);
+    expect(names(selectRuns(runs))).toEqual(['created-first-started-last', 'queued', 'started-first']);
+    const now = new Date(at(60)).getTime();
+    expect(names(selectRuns(runs, { sinceMs: 30_000, now }))).toEqual(['created-first-started-last', 'queued']);
+    expect(names(selectRuns(runs, { limit: 1 }))).toEqual(['created-first-started-last']);
+    expect(names(selectRuns(runs, { phase: 'succeeded', limit: 5 }))).toEqual(['started-first']);
   });
 
   it('the step is the one being run of all, counted from 1; none before the first starts', () => {
