@@ -38,6 +38,7 @@ describe('-o jsonpath', () => {
   it("refuses a template kubectl's parser refuses, when -o is read", () => {
     expect(() => parseTemplate('{range .items[*]}{.x}')).toThrow('unclosed range');
     expect(() => parseTemplate('{end}')).toThrow('not in range');
+    expect(() => parseTemplate('{.items[')).toThrow('unclosed action');
     expect(() => parseOutput('jsonpath={.items[}')).toThrow(/error parsing jsonpath/);
     expect(() => parseOutput('table')).toThrow('Allowed choices are json, yaml, wide, name, jsonpath=TEMPLATE.');
     expect(parseOutput("jsonpath='{.kind}'")).toBe('jsonpath={.kind}');

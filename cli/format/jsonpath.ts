@@ -123,6 +123,7 @@ export function parseTemplate(template: string): Node[] {
     } else top().push({ kind: 'path', steps: parsePath(expr) });
   }
   if (last < template.length) root.push({ kind: 'text', text: template.slice(last) });
+  if (/\{/.test(template.replace(re, ''))) throw new JsonPathError('unclosed action: a { needs its }');
   if (stack.length > 1) throw new JsonPathError('unclosed range: a {range} needs its {end}');
   return root;
 }
