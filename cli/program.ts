@@ -3,7 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import type { Ctx } from './command-context.ts';
 import { examplesText } from './commands/examples.ts';
-import type { Io } from './io.ts';
+import { printLines, type Io } from './io.ts';
 import { EXIT_ERROR } from './runs/exit-code.ts';
 
 type Register = (program: Command, ctx: Ctx) => void;
@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   },
   lint: async () => (await import('./commands/lint.ts')).registerLint,
   version: async () => (await import('./commands/version.ts')).registerVersion,
+  completion: async () => (await import('./commands/completion.ts')).registerCompletion,
 };
 const ALIASES: Record<string, string> = { ls: 'list' };
 /** The options before the command that take a value: the word after them is no command. */
@@ -57,7 +58,9 @@ export async function buildProgram(ctx: Ctx, argv: readonly string[] = []): Prom
 function programWith(ctx: Ctx, registers: Register[]): Command {
   const program = new Command('kubectl cascade')
     .usage('<command> [options]')
-    .description("Cascade's runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, version")
+    .description(
+      "Cascade's runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, version, completion",
+    )
     .option('--kubeconfig <path>', 'the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')
     .option('-n, --namespace <namespace>', "the namespace (default: the context's, else default)")
@@ -84,10 +87,18 @@ export function splitShortEquals(argv: readonly string[]): string[] {
   });
 }
 
+/** The hidden command shell completion calls, as cobra names it: `__complete WORDS...`, the last being the word typed. */
+const COMPLETE = '__complete';
+
 /** Runs the command line `argv` (without node and the script); resolves with the exit status. */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const ctx: Ctx = { io, exitCode: 0 };
   const args = splitShortEquals(argv);
+  if (args[0] === COMPLETE) {
+    const { complete } = await import('./completion/adapter.ts');
+    printLines(io, await complete(await buildProgram({ io, exitCode: 0 }), args.slice(1)));
+    return 0;
+  }
   const program = await buildProgram(ctx, args);
   try {
     await program.parseAsync(args, { from: 'user' });
