@@ -107,4 +107,84 @@ describe('kubectl-cascade reads', () => {
     process.kill(-child.pid!, 'SIGINT');
     expect(await exited).toBe(130);
   });
+
+  it("get lists each attempt of a retried step, with its trigger and reason, and a retry's due time", async () => {
+    const retryNs = await createTestNamespace('cli-attempts');
+    const start = ago(60_000);
+    const failedAt = ago(55_000);
+    const due = new Date(Date.now() + 3_600_000).toISOString();
+    const name = await createRun({ custom, ns: retryNs }, 'reads', {
+      iuid: 'retried-run',
+      modules: successScenario(0),
+      status: {
+        phase: 'Running',
+        startTime: start,
+        currentStep: 1,
+        currentModule: 'binarization',
+        modules: [
+          {
+            step: 0,
+            name: 'grayscale',
+            jobName: 'j-gray',
+            phase: 'Succeeded',
+            startTime: start,
+            completionTime: start,
+          },
+          {
+            step: 1,
+            name: 'binarization',
+            jobName: 'j-bin-a2',
+            phase: 'Pending',
+            attempt: 2,
+            trigger: 'Retry',
+            retryAt: due,
+            attempts: [
+              {
+                attempt: 1,
+                jobName: 'j-bin',
+                phase: 'Failed',
+                trigger: 'Initial',
+                startTime: start,
+                completionTime: failedAt,
+                reason: 'ModuleResultFailed',
+              },
+            ],
+          },
+        ],
+      } as CascadeRunStatus,
+    });
+    const got = await cli(['get', name], { namespace: retryNs });
+    expect(got.code, got.stderr).toBe(0);
+    const [, steps, attempts] = got.stdout.trim().split('\n\n');
+    expect(steps).toBeDefined();
+    const [title, header, ...rows] = attempts!.split('\n');
+    expect(title).toBe('Attempts:');
+    expect(header!.split(/\s{3,}/)).toEqual([
+      'STEP',
+      'MODULE',
+      'ATTEMPT',
+      'TRIGGER',
+      'JOB',
+      'PHASE',
+      'STARTED',
+      'DURATION',
+      'RETRY AT',
+      'REASON',
+    ]);
+    expect(rows.map((r) => r.split(/\s{3,}/))).toEqual([
+      [
+        '2',
+        'binarization',
+        '1',
+        'Initial',
+        'j-bin',
+        'Failed',
+        expect.stringMatching(/ago$/),
+        '5.0s',
+        '-',
+        'ModuleResultFailed',
+      ],
+      ['2', 'binarization', '2', 'Retry', '-', 'Pending', '-', '-', due],
+    ]);
+  });
 });

@@ -11,6 +11,7 @@ import { phaseOf, type RunObject } from '../runs/run-object.ts';
 import { MODULE_HEADERS, moduleRows, moduleSlots, stepOf } from '../runs/view.ts';
 import type { Palette } from '../format/colour.ts';
 import { outputOption } from './output-option.ts';
+import { ATTEMPT_HEADERS, attemptRows } from '../runs/attempts.ts';
 
 /** The run's own lines: `Name:  ...` pairs as kubectl describe prints them, empty values left out. */
 export function runSummary(run: RunObject, now: number, p: Palette): string[] {
@@ -57,6 +58,7 @@ export function registerGet(program: Command, ctx: Ctx): void {
         const rows = moduleRows(run, io.now(), p);
         const wide = opts.output === 'wide';
         const messages = moduleSlots(run).map((s) => s.record?.message ?? '');
+        const attempts = attemptRows(run, io.now(), p);
         printLines(io, [
           ...runSummary(run, io.now(), p),
           '',
@@ -64,6 +66,7 @@ export function registerGet(program: Command, ctx: Ctx): void {
             wide ? [...MODULE_HEADERS, 'message'] : [...MODULE_HEADERS],
             wide ? rows.map((r, i) => [...r, messages[i]!]) : rows,
           ),
+          ...(attempts.length > 0 ? ['', 'Attempts:', ...table([...ATTEMPT_HEADERS], attempts)] : []),
         ]);
         return 0;
       }),
