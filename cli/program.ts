@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   },
   lint: async () => (await import('./commands/lint.ts')).registerLint,
   version: async () => (await import('./commands/version.ts')).registerVersion,
+  delete: async () => (await import('./commands/delete.ts')).registerDelete,
   completion: async () => (await import('./commands/completion.ts')).registerCompletion,
 };
 const ALIASES: Record<string, string> = { ls: 'list' };
@@ -59,7 +60,7 @@ function programWith(ctx: Ctx, registers: Register[]): Command {
   const program = new Command('kubectl cascade')
     .usage('<command> [options]')
     .description(
-      "Cascade's runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, version, completion",
+      "Cascade's runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, delete, version, completion",
     )
     .option('--kubeconfig <path>', 'the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')

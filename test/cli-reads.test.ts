@@ -2,7 +2,7 @@
 // directly with their status: -o jsonpath, list --since, --limit and the
 // order by start time, and list -w, which prints a row per change until Ctrl-C.
 import { spawn } from 'node:child_process';
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { BatchV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CascadeRunStatus } from '../shared/api/cascade-run.ts';
 import { cli, CLI_BIN } from './support/cli.ts';
@@ -20,6 +20,7 @@ function succeeded(startedMsAgo: number): CascadeRunStatus {
   const end = ago(startedMsAgo - 3000);
   return {
     phase: 'Succeeded',
+    notified: true,
     startTime: start,
     completionTime: end,
     currentStep: 2,
@@ -186,5 +187,81 @@ describe('kubectl-cascade reads', () => {
       ],
       ['2', 'binarization', '2', 'Retry', '-', 'Pending', '-', '-', due],
     ]);
+  });
+
+  it('delete removes finished runs and their Jobs; it refuses an active run; --all --phase takes only that phase', async () => {
+    const delNs = await createTestNamespace('cli-delete');
+    const at = { custom, ns: delNs };
+    const modules = successScenario(0);
+    const ok = await createRun(at, 'reads', { iuid: 'del-ok', modules, status: succeeded(60_000) });
+    const failed = await createRun(at, 'reads', {
+      iuid: 'del-failed',
+      modules,
+      status: { ...succeeded(50_000), phase: 'Failed' } as CascadeRunStatus,
+    });
+    const active = await createRun(at, 'reads', {
+      iuid: 'del-active',
+      modules,
+      status: { phase: 'Running', startTime: ago(10_000), currentStep: 0 } as CascadeRunStatus,
+    });
+    const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+    await batch.createNamespacedJob({
+      namespace: delNs,
+      body: {
+        metadata: { name: `${ok}-job`, labels: { 'cascade.cascade.net/run': ok } },
+        spec: {
+          template: { spec: { restartPolicy: 'Never', containers: [{ name: 'm', image: 'registry.example/m:1' }] } },
+        },
+      },
+    });
+    const names = async () =>
+      (
+        (await custom.listNamespacedCustomObject({ ...G, namespace: delNs })) as {
+          items: { metadata: { name: string } }[];
+        }
+      ).items
+        .map((r) => r.metadata.name)
+        .sort();
+
+    const unrecorded = await createRun(at, 'reads', {
+      iuid: 'del-unrecorded',
+      modules,
+      status: { ...succeeded(40_000), phase: 'Cancelled', notified: false } as CascadeRunStatus,
+    });
+    const early = await cli(['delete', unrecorded], { namespace: delNs });
+    expect(early.code).toBe(1);
+    expect(early.stderr).toBe(
+      `error: cascaderun/${unrecorded} ended Cancelled, but its end is not recorded yet: try again shortly\n`,
+    );
+    const refused = await cli(['delete', active], { namespace: delNs });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error: cascaderun/${active} is Running: only a finished run is deleted; cancel it first\n`,
+    );
+
+    const all = await cli(['delete', '--all', '--phase', 'succeeded'], { namespace: delNs });
+    expect(all).toMatchObject({ code: 0, stdout: `cascaderun.cascade.cascade.net "${ok}" deleted\n` });
+    await waitFor(async () => !(await names()).includes(ok) || undefined, {
+      timeoutMs: 30_000,
+      message: 'the run gone',
+    });
+    await waitFor(async () => (await batch.listNamespacedJob({ namespace: delNs })).items.length === 0 || undefined, {
+      timeoutMs: 30_000,
+      message: "the run's Job gone",
+    });
+    expect(await names()).toEqual([active, failed, unrecorded].sort());
+
+    const one = await cli(['delete', failed], { namespace: delNs });
+    expect(one).toMatchObject({ code: 0, stdout: `cascaderun.cascade.cascade.net "${failed}" deleted\n` });
+    const missing = await cli(['delete', 'no-such-run'], { namespace: delNs });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error: Error from server \(NotFound\): /);
+    const running = await cli(['delete', '--all', '--phase', 'Running'], { namespace: delNs });
+    expect(running.code).toBe(1);
+    await waitFor(async () => (await names()).length === 2 || undefined, {
+      timeoutMs: 30_000,
+      message: 'two runs left',
+    });
+    expect(await names()).toEqual([active, unrecorded].sort());
   });
 });

@@ -35,6 +35,7 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     'kubectl cascade lint -n cascade-operator cao.yaml scenarios/',
     'cat cao.yaml | kubectl cascade lint --offline -',
   ],
+  delete: ['kubectl cascade delete RUN', 'kubectl cascade delete --all --phase Succeeded'],
   version: ['kubectl cascade version', 'kubectl cascade version --client'],
   completion: [
     'source <(kubectl-cascade completion bash)',

@@ -21,7 +21,7 @@ export function specOf(program: Command): CompletionSpec {
       aliases: c.aliases(),
       flags: flagsOf(c.options),
       withValue: valueFlagsOf(c.options),
-      takesRun: c.registeredArguments[0]?.name() === 'run',
+      takesRun: ['run', 'runs'].includes(c.registeredArguments[0]?.name() ?? ''),
     })),
     globalFlags: flagsOf(program.options),
     globalWithValue: valueFlagsOf(program.options),

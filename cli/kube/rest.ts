@@ -22,13 +22,26 @@ function headers(access: Access): Record<string, string> {
   return h;
 }
 
-/** Sends a GET and resolves with the response once its headers arrive; a status of 400 or more rejects. */
-export function open(access: Access, url: URL, signal?: AbortSignal): Promise<IncomingMessage> {
+/** Sends a request (a GET unless `send` says) and resolves with the response once its headers arrive; a status of 400 or more rejects. */
+export function open(
+  access: Access,
+  url: URL,
+  signal?: AbortSignal,
+  call: { method: string; body?: unknown } = { method: 'GET' },
+): Promise<IncomingMessage> {
   const tls = url.protocol === 'https:';
   const send = tls ? httpsRequest : httpRequest;
+  const body = call.body === undefined ? undefined : JSON.stringify(call.body);
   const options = {
-    method: 'GET',
-    headers: headers(access),
+    method: call.method,
+    headers:
+      body === undefined
+        ? headers(access)
+        : {
+            ...headers(access),
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+          },
     signal,
     ...(tls
       ? {
@@ -51,7 +64,7 @@ export function open(access: Access, url: URL, signal?: AbortSignal): Promise<In
       );
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -62,6 +75,13 @@ function readAll(res: IncomingMessage): Promise<string> {
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);
   });
+}
+
+/** Sends a DELETE of `path` with these DeleteOptions; resolves with the JSON answered. */
+export async function deleteJson<T>(access: Access, path: string, query: Query, body: object): Promise<T> {
+  return JSON.parse(
+    await readAll(await open(access, apiUrl(access, path, query), undefined, { method: 'DELETE', body })),
+  ) as T;
 }
 
 /** GETs `path` and parses the JSON it answers. */

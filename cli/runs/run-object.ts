@@ -62,6 +62,7 @@ export interface RunObject {
     resumes?: number;
     lastHandledCancel?: string;
     lastHandledResume?: string;
+    notified?: boolean;
   };
 }
 
