@@ -2,6 +2,7 @@
 // program, and one way of turning an error into stderr and an exit status.
 import { Command } from 'commander';
 import { connect, describeError, type Connection, type KubeFlags } from './kube/connect.ts';
+import { loadAccess } from './kube/kubeconfig.ts';
 import { CliError, type Io } from './io.ts';
 import { EXIT_ERROR } from './runs/exit-code.ts';
 
@@ -24,7 +25,7 @@ export function connection(cmd: Command): Promise<Connection> {
 async function serverOf(cmd: unknown): Promise<string | undefined> {
   if (!(cmd instanceof Command)) return undefined;
   try {
-    return (await connection(cmd)).kc.getCurrentCluster()?.server;
+    return loadAccess(kubeFlags(cmd)).server;
   } catch {
     return undefined;
   }

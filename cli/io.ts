@@ -1,6 +1,7 @@
 // Where a command writes, and what it knows of its surroundings: injected so
 // that the commands run the same under a test as in a terminal.
 import { dump } from 'js-yaml';
+import { jsonPath } from './format/jsonpath.ts';
 import { colourEnabled, palette, type Palette } from './format/colour.ts';
 
 export interface Out {
@@ -21,20 +22,25 @@ export const processIo = (): Io => ({ out: process.stdout, err: process.stderr, 
 /** Colours for stdout: on a terminal, unless NO_COLOR. */
 export const outPalette = (io: Io): Palette => palette(colourEnabled(io.out.isTTY, io.env));
 
-export const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name', 'jsonpath=TEMPLATE'] as const;
+/** -o's value: a format of OUTPUT_FORMATS, the jsonpath one as `jsonpath=` and its template. */
+export type OutputFormat = 'json' | 'yaml' | 'wide' | 'name' | `jsonpath=${string}`;
+
+/** Whether -o prints the object itself (json, yaml, jsonpath) rather than a table or names. */
+export const printsObject = (format: OutputFormat | undefined): format is 'json' | 'yaml' | `jsonpath=${string}` =>
+  format === 'json' || format === 'yaml' || Boolean(format?.startsWith('jsonpath='));
 
 /** A copy without metadata.managedFields, which kubectl leaves out of -o json and -o yaml too (also in a List's items). */
 export function withoutManagedFields(obj: unknown): unknown {
   return JSON.parse(JSON.stringify(obj, (key, value: unknown) => (key === 'managedFields' ? undefined : value)));
 }
 
-/** An object (or a List of them) as -o json / -o yaml print it. */
-export function printObject(io: Io, format: 'json' | 'yaml', obj: unknown): void {
+/** An object (or a List of them) as -o json, -o yaml or -o jsonpath=TEMPLATE print it. */
+export function printObject(io: Io, format: 'json' | 'yaml' | `jsonpath=${string}`, obj: unknown): void {
   const plain = withoutManagedFields(obj);
-  io.out.write(
-    format === 'json' ? `${JSON.stringify(plain, null, 4)}\n` : dump(plain, { noRefs: true, lineWidth: -1 }),
-  );
+  if (format === 'json') io.out.write(`${JSON.stringify(plain, null, 4)}\n`);
+  else if (format === 'yaml') io.out.write(dump(plain, { noRefs: true, lineWidth: -1 }));
+  else io.out.write(jsonPath(format.slice('jsonpath='.length), plain));
 }
 
 /** -o name: `cascaderun.cascade.cascade.net/NAME`, as kubectl names a custom resource. */

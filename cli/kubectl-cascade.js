@@ -10,7 +10,8 @@
 //   it: prepack).
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
-import { constants } from 'node:os';
+import module from 'node:module';
+import { constants, tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -20,10 +21,19 @@ const compiled = join(here, '..', 'build', 'cli', 'main.js');
 const checkoutNode = join(here, '..', 'node_modules', '.bin', 'node');
 const inCheckout = !here.split(sep).includes('node_modules') && existsSync(source);
 
+// V8's code cache of every module loaded, kept between runs (Node.js's module
+// compile cache, in $NODE_COMPILE_CACHE, else the temporary folder): a
+// command then starts in about a third of the time. Node.js 20 has none.
+const compileCache = process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'node-compile-cache');
+module.enableCompileCache?.(compileCache);
+
 if (inCheckout && process.features.typescript) {
   await import(pathToFileURL(source).href);
 } else if (inCheckout && existsSync(checkoutNode)) {
-  const child = spawn(checkoutNode, [source, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(checkoutNode, [source, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_COMPILE_CACHE: compileCache },
+  });
   const forward = (signal) => child.kill(signal);
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, forward);
   // A child ended by a signal ends this process by the same signal: the

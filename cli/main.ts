@@ -7,4 +7,9 @@ import { EXIT_INTERRUPTED } from './runs/exit-code.ts';
 
 // Ctrl-C ends any command with 130, as kubectl's does; a second one changes nothing.
 process.on('SIGINT', () => process.exit(EXIT_INTERRUPTED));
+// A reader that stops early, as `| head` does, ends the command quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 process.exitCode = await runCli(process.argv.slice(2), processIo());

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTimeout } from './commands/timeout-option.ts';
 import { serverHost } from './kube/connect.ts';
-import { runCli, splitShortEquals } from './program.ts';
+import { commandNamed, runCli, splitShortEquals } from './program.ts';
 
 describe('the command line', () => {
   it('reads -n=ns and -o=json as kubectl does: the value after the =', () => {
@@ -117,5 +117,14 @@ describe('--help', () => {
       expect(out, command).toMatch(/^Usage: kubectl cascade /);
       expect(out, command).toMatch(/\nExamples:\n {2}(# .*\n {2})?kubectl cascade /);
     }
+  });
+});
+
+describe('the command a command line names', () => {
+  it('is the first word that is no option nor the value of a connection option; an alias is its command', () => {
+    expect(commandNamed(['-n', 'list', 'get', 'x'])).toBe('get');
+    expect(commandNamed(['--kubeconfig', 'k', '--context', 'c', 'ls', '-A'])).toBe('list');
+    expect(commandNamed(['--help'])).toBeUndefined();
+    expect(commandNamed(['lst'])).toBeUndefined();
   });
 });

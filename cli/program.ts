@@ -2,22 +2,66 @@
 // every command, one file per command under commands/.
 import { Command, CommanderError } from 'commander';
 import type { Ctx } from './command-context.ts';
-import { registerControl } from './commands/control.ts';
 import { examplesText } from './commands/examples.ts';
-import { registerGet } from './commands/get.ts';
-import { registerLint } from './commands/lint.ts';
-import { registerList } from './commands/list.ts';
-import { registerLogs } from './commands/logs.ts';
-import { registerSubmit } from './commands/submit.ts';
-import { registerVersion } from './commands/version.ts';
-import { registerWatch } from './commands/watch.ts';
-import type { Io } from './io.ts';
+import { printLines, type Io } from './io.ts';
 import { EXIT_ERROR } from './runs/exit-code.ts';
 
-export function buildProgram(ctx: Ctx): Command {
+type Register = (program: Command, ctx: Ctx) => void;
+
+/**
+ * Each command's registration, loaded on demand: a command line loads the
+ * module of the command it names and no other, so `version` never loads
+ * lint's schema. `--help` alone, or a name that is no command, loads them all.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  submit: async () => (await import('./commands/submit.ts')).registerSubmit,
+  list: async () => (await import('./commands/list.ts')).registerList,
+  get: async () => (await import('./commands/get.ts')).registerGet,
+  watch: async () => (await import('./commands/watch.ts')).registerWatch,
+  logs: async () => (await import('./commands/logs.ts')).registerLogs,
+  cancel: async () => {
+    const { registerControl } = await import('./commands/control.ts');
+    return (program, ctx) => registerControl(program, ctx, 'cancel');
+  },
+  resume: async () => {
+    const { registerControl } = await import('./commands/control.ts');
+    return (program, ctx) => registerControl(program, ctx, 'resume');
+  },
+  lint: async () => (await import('./commands/lint.ts')).registerLint,
+  version: async () => (await import('./commands/version.ts')).registerVersion,
+  delete: async () => (await import('./commands/delete.ts')).registerDelete,
+  completion: async () => (await import('./commands/completion.ts')).registerCompletion,
+};
+const ALIASES: Record<string, string> = { ls: 'list' };
+/** The options before the command that take a value: the word after them is no command. */
+const GLOBAL_WITH_VALUE = new Set(['--kubeconfig', '--context', '-n', '--namespace']);
+
+/** The command that `argv` names (an alias read as its command), or undefined when it names none. */
+export function commandNamed(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (GLOBAL_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith('-')) {
+      const name = ALIASES[arg] ?? arg;
+      return name in COMMANDS ? name : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** The program with the commands `argv` needs: the one it names, else every one. */
+export async function buildProgram(ctx: Ctx, argv: readonly string[] = []): Promise<Command> {
+  const named = commandNamed(argv);
+  const registers = await Promise.all((named ? [named] : Object.keys(COMMANDS)).map((n) => COMMANDS[n]!()));
+  return programWith(ctx, registers);
+}
+
+function programWith(ctx: Ctx, registers: Register[]): Command {
   const program = new Command('kubectl cascade')
     .usage('<command> [options]')
-    .description("Cascade's runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, version")
+    .description(
+      "Cascade's runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, delete, version, completion",
+    )
     .option('--kubeconfig <path>', 'the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')
     .option('-n, --namespace <namespace>', "the namespace (default: the context's, else default)")
@@ -25,15 +69,7 @@ export function buildProgram(ctx: Ctx): Command {
     .configureOutput({ writeOut: (s) => ctx.io.out.write(s), writeErr: (s) => ctx.io.err.write(s) })
     .showSuggestionAfterError()
     .exitOverride();
-  registerSubmit(program, ctx);
-  registerList(program, ctx);
-  registerGet(program, ctx);
-  registerWatch(program, ctx);
-  registerLogs(program, ctx);
-  registerControl(program, ctx, 'cancel');
-  registerControl(program, ctx, 'resume');
-  registerLint(program, ctx);
-  registerVersion(program, ctx);
+  for (const register of registers) register(program, ctx);
   program.addHelpText('after', examplesText(''));
   for (const cmd of program.commands)
     cmd.exitOverride().configureOutput(program.configureOutput()).addHelpText('after', examplesText(cmd.name()));
@@ -52,12 +88,21 @@ export function splitShortEquals(argv: readonly string[]): string[] {
   });
 }
 
+/** The hidden command shell completion calls, as cobra names it: `__complete WORDS...`, the last being the word typed. */
+const COMPLETE = '__complete';
+
 /** Runs the command line `argv` (without node and the script); resolves with the exit status. */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const ctx: Ctx = { io, exitCode: 0 };
-  const program = buildProgram(ctx);
+  const args = splitShortEquals(argv);
+  if (args[0] === COMPLETE) {
+    const { complete } = await import('./completion/adapter.ts');
+    printLines(io, await complete(await buildProgram({ io, exitCode: 0 }), args.slice(1)));
+    return 0;
+  }
+  const program = await buildProgram(ctx, args);
   try {
-    await program.parseAsync(splitShortEquals(argv), { from: 'user' });
+    await program.parseAsync(args, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_ERROR;
     throw error;

@@ -68,4 +68,25 @@ describe('kubectl-cascade watch on a terminal', () => {
     expect(pty.raw()).not.toMatch(/\x1b\[\d+m/);
     expect(pty.raw()).toMatch(/\x1b\[\d+A/);
   }, 150_000);
+
+  it('Ctrl-C typed on the terminal stops watch with exit status 130, the last screen left as it was', async () => {
+    const reply = await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'tty-3' });
+    const run = reply.body.run as string;
+    const pty = runInPty([process.execPath, CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', run], {
+      ...process.env,
+      NO_COLOR: '1',
+      TERM: 'xterm-256color',
+    });
+    await waitFor(() => pty.screens.some((s) => s.slice(1).some((l) => moduleLine('Running', '\\S+').test(l))), {
+      timeoutMs: 100_000,
+      message: 'a screen with a module running',
+    });
+    pty.type('\x03');
+    expect(await pty.exited).toBe(130);
+    const last = pty.screen();
+    expect(last[0]).toMatch(new RegExp(`^${run} {2}Running {2}\\d+\\.\\ds$`));
+    expect(last.slice(1).some((l) => moduleLine('Running', '\\S+').test(l))).toBe(true);
+    expect(pty.raw()).not.toMatch(/Error|at /);
+    expect((await h.getRun(run)).status?.phase, 'Ctrl-C stops the watch, not the run').not.toMatch(/Cancelled|Failed/);
+  }, 150_000);
 });

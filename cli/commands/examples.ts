@@ -17,8 +17,15 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     'kubectl cascade list -A --phase Failed',
     'kubectl cascade list -l app=Cascade -o name',
     'kubectl cascade list -o wide',
+    'kubectl cascade list --since 1h --limit 20',
+    'kubectl cascade list -w',
+    'kubectl cascade list -o jsonpath=\'{range .items[*]}{.metadata.name}{"\\n"}{end}\'',
   ],
-  get: ['kubectl cascade get RUN', 'kubectl cascade get RUN -o yaml'],
+  get: [
+    'kubectl cascade get RUN',
+    'kubectl cascade get RUN -o yaml',
+    "kubectl cascade get RUN -o jsonpath='{.status.phase}'",
+  ],
   watch: ['kubectl cascade watch RUN; echo "exit $?"   # 0 succeeded, 2 failed, 3 cancelled, 130 Ctrl-C'],
   logs: ['kubectl cascade logs RUN', 'kubectl cascade logs RUN --module grayscale -f'],
   cancel: ['kubectl cascade cancel RUN', 'kubectl cascade cancel RUN --url http://localhost:8080 --timeout 2m'],
@@ -28,7 +35,13 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     'kubectl cascade lint -n cascade-operator cao.yaml scenarios/',
     'cat cao.yaml | kubectl cascade lint --offline -',
   ],
+  delete: ['kubectl cascade delete RUN', 'kubectl cascade delete --all --phase Succeeded'],
   version: ['kubectl cascade version', 'kubectl cascade version --client'],
+  completion: [
+    'source <(kubectl-cascade completion bash)',
+    'source <(kubectl-cascade completion zsh)',
+    'kubectl-cascade completion fish | source',
+  ],
 };
 
 /** The text after a command's help: `Examples:` and its lines, indented. */

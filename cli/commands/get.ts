@@ -1,16 +1,17 @@
 // `get RUN`: the run, then one row per module (Job, phase, started, duration,
 // result, reason, attempts).
 import type { Command } from 'commander';
-import { act, connection, type Ctx } from '../command-context.ts';
+import { act, kubeFlags, type Ctx } from '../command-context.ts';
 import { formatElapsed, span } from '../format/duration.ts';
 import { table } from '../format/table.ts';
 import { GROUP } from '../../shared/api/group.ts';
-import { outPalette, printLines, printNames, printObject, type OutputFormat } from '../io.ts';
-import { getRun } from '../kube/runs.ts';
+import { outPalette, printsObject, printLines, printNames, printObject, type OutputFormat } from '../io.ts';
+import { reader } from '../kube/reader.ts';
 import { phaseOf, type RunObject } from '../runs/run-object.ts';
 import { MODULE_HEADERS, moduleRows, moduleSlots, stepOf } from '../runs/view.ts';
 import type { Palette } from '../format/colour.ts';
 import { outputOption } from './output-option.ts';
+import { ATTEMPT_HEADERS, attemptRows } from '../runs/attempts.ts';
 
 /** The run's own lines: `Name:  ...` pairs as kubectl describe prints them, empty values left out. */
 export function runSummary(run: RunObject, now: number, p: Palette): string[] {
@@ -42,10 +43,10 @@ export function registerGet(program: Command, ctx: Ctx): void {
     .addOption(outputOption())
     .action(
       act(ctx, async (name: string, opts: { output?: OutputFormat }, cmd: Command) => {
-        const { kc, namespace } = await connection(cmd);
-        const run = await getRun(kc, namespace, name);
+        const api = await reader(kubeFlags(cmd));
+        const run = await api.getRun(api.namespace, name);
         const { io } = ctx;
-        if (opts.output === 'json' || opts.output === 'yaml') {
+        if (printsObject(opts.output)) {
           printObject(io, opts.output, run);
           return 0;
         }
@@ -57,6 +58,7 @@ export function registerGet(program: Command, ctx: Ctx): void {
         const rows = moduleRows(run, io.now(), p);
         const wide = opts.output === 'wide';
         const messages = moduleSlots(run).map((s) => s.record?.message ?? '');
+        const attempts = attemptRows(run, io.now(), p);
         printLines(io, [
           ...runSummary(run, io.now(), p),
           '',
@@ -64,6 +66,7 @@ export function registerGet(program: Command, ctx: Ctx): void {
             wide ? [...MODULE_HEADERS, 'message'] : [...MODULE_HEADERS],
             wide ? rows.map((r, i) => [...r, messages[i]!]) : rows,
           ),
+          ...(attempts.length > 0 ? ['', 'Attempts:', ...table([...ATTEMPT_HEADERS], attempts)] : []),
         ]);
         return 0;
       }),

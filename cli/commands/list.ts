@@ -1,12 +1,16 @@
-// `list`: the runs of a namespace (or of all, -A) as a table, newest first.
+// `list`: the runs of a namespace (or of all, -A) as a table, newest first;
+// -w goes on with a row per change, as `kubectl get -w` does.
 import type { Command } from 'commander';
-import { act, connection, type Ctx } from '../command-context.ts';
+import { act, kubeFlags, type Ctx } from '../command-context.ts';
+import { parseDuration } from '../format/duration.ts';
 import { table } from '../format/table.ts';
 import { GROUP } from '../../shared/api/group.ts';
-import { CliError, outPalette, printLines, printNames, printObject, type Io, type OutputFormat } from '../io.ts';
+import { InvalidArgumentError } from 'commander';
+import { CliError, outPalette, printLines, printNames, printObject, printsObject, type Io } from '../io.ts';
+import type { OutputFormat } from '../io.ts';
 import { outputOption } from './output-option.ts';
-import { listRuns } from '../kube/runs.ts';
-import { LIST_HEADERS, LIST_WIDE_HEADERS, PHASES, runRow, selectRuns } from '../runs/view.ts';
+import { reader, type Reader } from '../kube/reader.ts';
+import { LIST_HEADERS, LIST_WIDE_HEADERS, PHASES, runRow, selectRuns, type Selection } from '../runs/view.ts';
 import type { RunObject } from '../runs/run-object.ts';
 
 interface ListOptions {
@@ -14,6 +18,9 @@ interface ListOptions {
   allNamespaces?: boolean;
   output?: OutputFormat;
   selector?: string;
+  since?: number;
+  limit?: number;
+  watch?: boolean;
 }
 
 /** Refuses a --phase that is no phase; the case of its letters does not matter. */
@@ -23,21 +30,94 @@ function checkPhase(phase: string | undefined): void {
   }
 }
 
-/** The runs as a table; -A adds the namespace column, -o wide the wide columns. */
-function printTable(io: Io, runs: RunObject[], opts: ListOptions): void {
+function parseSince(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new InvalidArgumentError('give a duration, as 90s, 30m, 1h or 2d');
+  return ms;
+}
+
+function parseLimit(text: string): number {
+  if (!/^[1-9]\d*$/.test(text.trim())) throw new InvalidArgumentError('give a whole number of runs, 1 or more');
+  return Number(text);
+}
+
+/** The table's rows, -A with the namespace first; the table as it was printed, to align the rows -w adds. */
+function rowsOf(io: Io, runs: RunObject[], opts: ListOptions): { headers: string[]; rows: string[][] } {
   const wide = opts.output === 'wide';
   const p = outPalette(io);
   const headers: string[] = [...(wide ? LIST_WIDE_HEADERS : LIST_HEADERS)];
   const rows = runs.map((r) => runRow(r, io.now(), p, wide));
-  printLines(
-    io,
-    opts.allNamespaces
-      ? table(
-          ['namespace', ...headers],
-          rows.map((row, i) => [runs[i]!.metadata.namespace ?? '', ...row]),
-        )
-      : table(headers, rows),
-  );
+  return opts.allNamespaces
+    ? { headers: ['namespace', ...headers], rows: rows.map((row, i) => [runs[i]!.metadata.namespace ?? '', ...row]) }
+    : { headers, rows };
+}
+
+/** Prints the runs in the format -o asks; returns the table's rows, which -w aligns its rows with. */
+function printRuns(io: Io, runs: RunObject[], opts: ListOptions, asList: boolean): string[][] {
+  if (printsObject(opts.output)) {
+    if (asList)
+      printObject(io, opts.output, { apiVersion: 'v1', kind: 'List', items: runs, metadata: { resourceVersion: '' } });
+    else for (const run of runs) printObject(io, opts.output, run);
+    return [];
+  }
+  if (opts.output === 'name') {
+    printNames(
+      io,
+      GROUP,
+      runs.map((r) => r.metadata.name),
+    );
+    return [];
+  }
+  const { headers, rows } = rowsOf(io, runs, opts);
+  printLines(io, table(headers, rows).slice(asList ? 0 : 1));
+  return rows;
+}
+
+/** -w: a row per change to a run that the filters keep, until Ctrl-C; a watch the API server ends is started again. */
+async function watchList(
+  io: Io,
+  api: Reader,
+  opts: ListOptions & { sel: Selection; rows: string[][] },
+  from: string | undefined,
+) {
+  const { sel } = opts;
+  const namespace = opts.allNamespaces ? undefined : api.namespace;
+  let resourceVersion = from;
+  let printed = opts.rows;
+  const never = new AbortController().signal;
+  for (;;) {
+    resourceVersion ??= (await api.listRuns(namespace, opts.selector)).metadata?.resourceVersion ?? '0';
+    resourceVersion = await api.watchRuns(
+      { namespace, labelSelector: opts.selector, resourceVersion },
+      (_type, run) => {
+        const kept = selectRuns([run], { ...sel, limit: undefined, now: io.now() });
+        if (kept.length === 0) return;
+        if (printsObject(opts.output) || opts.output === 'name') printRuns(io, kept, opts, false);
+        else {
+          const { headers, rows } = rowsOf(io, kept, opts);
+          printed = [...printed, ...rows];
+          // the header too, before the first row
+          const lines = table(headers, printed);
+          printLines(io, printed.length === 1 ? lines : lines.slice(-1));
+        }
+      },
+      never,
+    );
+  }
+}
+
+async function list(ctx: Ctx, opts: ListOptions, cmd: Command): Promise<number> {
+  checkPhase(opts.phase);
+  const api = await reader(kubeFlags(cmd));
+  const { io } = ctx;
+  const listed = await api.listRuns(opts.allNamespaces ? undefined : api.namespace, opts.selector);
+  const sel: Selection = { phase: opts.phase, sinceMs: opts.since, limit: opts.limit, now: io.now() };
+  const runs = selectRuns(listed.items, sel);
+  const none = runs.length === 0 && !printsObject(opts.output) && opts.output !== 'name';
+  if (none) io.err.write(opts.allNamespaces ? 'No runs found.\n' : `No runs found in ${api.namespace} namespace.\n`);
+  const rows = none ? [] : printRuns(io, runs, opts, true);
+  if (opts.watch) await watchList(io, api, { ...opts, sel, rows }, listed.metadata?.resourceVersion);
+  return 0;
 }
 
 export function registerList(program: Command, ctx: Ctx): void {
@@ -51,39 +131,9 @@ export function registerList(program: Command, ctx: Ctx): void {
       '-l, --selector <selector>',
       'only runs whose labels match, as kubectl takes it (key=value,key!=value,key in (a,b))',
     )
+    .option('--since <duration>', 'only runs started within this long (90s, 30m, 1h, 2d)', parseSince)
+    .option('--limit <n>', 'at most this many runs, the newest', parseLimit)
+    .option('-w, --watch', 'after the list, print a row for each change to a run, until Ctrl-C')
     .addOption(outputOption())
-    .action(
-      act(ctx, async (opts: ListOptions, cmd: Command) => {
-        checkPhase(opts.phase);
-        const { kc, namespace } = await connection(cmd);
-        const runs = selectRuns(
-          await listRuns(kc, opts.allNamespaces ? undefined : namespace, opts.selector),
-          opts.phase,
-        );
-        const { io } = ctx;
-        if (opts.output === 'json' || opts.output === 'yaml') {
-          printObject(io, opts.output, {
-            apiVersion: 'v1',
-            kind: 'List',
-            items: runs,
-            metadata: { resourceVersion: '' },
-          });
-          return 0;
-        }
-        if (opts.output === 'name') {
-          printNames(
-            io,
-            GROUP,
-            runs.map((r) => r.metadata.name),
-          );
-          return 0;
-        }
-        if (runs.length === 0) {
-          io.err.write(opts.allNamespaces ? 'No runs found.\n' : `No runs found in ${namespace} namespace.\n`);
-          return 0;
-        }
-        printTable(io, runs, opts);
-        return 0;
-      }),
-    );
+    .action(act(ctx, (opts: ListOptions, cmd: Command) => list(ctx, opts, cmd)));
 }

@@ -2,8 +2,8 @@
 // `kubectl version` prints them; --client prints the first only.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { act, connection, type Ctx } from '../command-context.ts';
-import { clientNode } from '../kube/client.ts';
+import { act, kubeFlags, type Ctx } from '../command-context.ts';
+import { reader } from '../kube/reader.ts';
 
 /** package.json's version: two levels up from cli/commands/ in a checkout, three from build/cli/commands/ in a package. */
 export function cliVersion(): string {
@@ -30,9 +30,8 @@ export function registerVersion(program: Command, ctx: Ctx): void {
       act(ctx, async (opts: { client?: boolean }, cmd: Command) => {
         ctx.io.out.write(`Client Version: ${cliVersion()}\n`);
         if (opts.client) return 0;
-        const { VersionApi } = await clientNode();
-        const server = await (await connection(cmd)).kc.makeApiClient(VersionApi).getCode();
-        ctx.io.out.write(`Server Version: ${server.gitVersion}\n`);
+        const server = await (await reader(kubeFlags(cmd))).serverVersion();
+        ctx.io.out.write(`Server Version: ${server}\n`);
         return 0;
       }),
     );

@@ -31,3 +31,14 @@ export function span(start: string | undefined, end: string | undefined, now: nu
   if (!start) return undefined;
   return (end ? Date.parse(end) : now) - Date.parse(start);
 }
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration as Go writes it (`90s`, `30m`, `1h30m`), `d` for days too: milliseconds, or undefined when it is none. */
+export function parseDuration(text: string): number | undefined {
+  const t = text.trim();
+  if (!/^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(t)) return undefined;
+  let ms = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) ms += Number(m[1]) * UNIT_MS[m[2]!]!;
+  return ms;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { colourEnabled, palette } from './colour.ts';
-import { formatAge, formatElapsed, span } from './duration.ts';
+import { formatAge, formatElapsed, parseDuration, span } from './duration.ts';
 import { table, visibleWidth } from './table.ts';
 
 describe('durations', () => {
@@ -79,5 +79,14 @@ describe('colours', () => {
     expect([off.phase('Succeeded'), off.dim('x'), off.bold('y')]).toEqual(['Succeeded', 'x', 'y']);
     expect(palette(true).phase('Succeeded')).toBe('\x1b[32mSucceeded\x1b[0m');
     expect(palette(true).phase('Unheard-of')).toBe('Unheard-of');
+  });
+});
+
+describe('parseDuration', () => {
+  it('reads Go durations, and days', () => {
+    expect(['90s', '30m', '1h30m', '2d', '500ms', '1.5h'].map(parseDuration)).toEqual([
+      90_000, 1_800_000, 5_400_000, 172_800_000, 500, 5_400_000,
+    ]);
+    expect(['', '1x', 'h', '10'].map(parseDuration)).toEqual([undefined, undefined, undefined, undefined]);
   });
 });

@@ -15,7 +15,7 @@ export async function listRuns(
   kc: KubeConfig,
   namespace: string | undefined,
   labelSelector?: string,
-): Promise<RunObject[]> {
+): Promise<RunList> {
   const { CustomObjectsApi } = await clientNode();
   const api = kc.makeApiClient(CustomObjectsApi);
   const list = await retryTooManyRequests(() =>
@@ -23,7 +23,12 @@ export async function listRuns(
       ? api.listClusterCustomObject({ ...AT, labelSelector })
       : api.listNamespacedCustomObject({ ...AT, namespace, labelSelector }),
   );
-  return (list as { items: RunObject[] }).items;
+  return list as RunList;
+}
+
+export interface RunList {
+  items: RunObject[];
+  metadata?: { resourceVersion?: string };
 }
 
 export async function getRun(kc: KubeConfig, namespace: string, name: string): Promise<RunObject> {

@@ -13,7 +13,22 @@ export interface ModuleRecordView {
   reason?: string;
   message?: string;
   attempt?: number;
-  attempts?: unknown[];
+  attempts?: AttemptView[];
+  trigger?: string;
+  retryAt?: string;
+}
+
+/** An earlier attempt of a step, as the run's status keeps it. */
+export interface AttemptView {
+  attempt: number;
+  jobName: string;
+  phase: string;
+  startTime?: string;
+  completionTime?: string;
+  result?: string;
+  reason?: string;
+  message?: string;
+  trigger?: string;
 }
 
 export interface ConditionView {
@@ -47,6 +62,7 @@ export interface RunObject {
     resumes?: number;
     lastHandledCancel?: string;
     lastHandledResume?: string;
+    notified?: boolean;
   };
 }
 

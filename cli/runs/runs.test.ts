@@ -5,6 +5,7 @@ import { goneReason, jobsOfStep, prefixLines, splitChunk } from './log-lines.ts'
 import type { RunObject } from './run-object.ts';
 import { changeLines, redrawPrefix, screenLines, type Shown } from './screen.ts';
 import { moduleRows, runRow, selectRuns, stepOf } from './view.ts';
+import { attemptRows } from './attempts.ts';
 
 const off = palette(false);
 const T0 = Date.parse('2026-11-30T10:00:00Z');
@@ -53,8 +54,22 @@ describe('list and get rows', () => {
   it('newest first, then by name; --phase matches whatever its case', () => {
     const runs = [run('old', 0), run('b-new', 10), run('a-new', 10, { phase: 'Failed' })];
     expect(selectRuns(runs).map((r) => r.metadata.name)).toEqual(['a-new', 'b-new', 'old']);
-    expect(selectRuns(runs, 'failed').map((r) => r.metadata.name)).toEqual(['a-new']);
-    expect(selectRuns(runs, 'Pending').map((r) => r.metadata.name)).toEqual(['b-new', 'old']);
+    expect(selectRuns(runs, { phase: 'failed' }).map((r) => r.metadata.name)).toEqual(['a-new']);
+    expect(selectRuns(runs, { phase: 'Pending' }).map((r) => r.metadata.name)).toEqual(['b-new', 'old']);
+  });
+
+  it('sorts by start time (creation for a run not started); --since keeps the recent ones, --limit the newest N', () => {
+    const runs = [
+      run('created-first-started-last', 0, { phase: 'Running', startTime: at(50) }),
+      run('queued', 40, { phase: 'Queued' }),
+      run('started-first', 5, { phase: 'Succeeded', startTime: at(6) }),
+    ];
+    const names = (rs: RunObject[]) => rs.map((r) => r.metadata.name);
+    expect(names(selectRuns(runs))).toEqual(['created-first-started-last', 'queued', 'started-first']);
+    const now = new Date(at(60)).getTime();
+    expect(names(selectRuns(runs, { sinceMs: 30_000, now }))).toEqual(['created-first-started-last', 'queued']);
+    expect(names(selectRuns(runs, { limit: 1 }))).toEqual(['created-first-started-last']);
+    expect(names(selectRuns(runs, { phase: 'succeeded', limit: 5 }))).toEqual(['started-first']);
   });
 
   it('the step is the one being run of all, counted from 1; none before the first starts', () => {
@@ -92,7 +107,13 @@ describe('list and get rows', () => {
     const retried = run('r2', 0, {
       modules: [
         { step: 0, name: 'a', jobName: 'job-a-a3', phase: 'Running', attempt: 3 },
-        { step: 1, name: 'bb', jobName: 'job-bb', phase: 'Failed', attempts: [{}] },
+        {
+          step: 1,
+          name: 'bb',
+          jobName: 'job-bb',
+          phase: 'Failed',
+          attempts: [{ attempt: 1, jobName: 'job-bb', phase: 'Failed' }],
+        },
       ],
     });
     expect(moduleRows(retried, T0, off).map((r) => r[8])).toEqual(['3', '2', '0']);
@@ -196,5 +217,51 @@ describe('watch screen in colour', () => {
       '  · c   Waiting',
     ]);
     for (const line of lines) expect(line).not.toMatch(/ (\x1b\[[0-9;]*m)*$/);
+  });
+});
+
+describe("get's attempts", () => {
+  it('lists each attempt of a retried or resumed step, oldest first, with its trigger, reason and retry time', () => {
+    const r = run('r3', 0, {
+      phase: 'Running',
+      modules: [
+        { step: 0, name: 'a', jobName: 'job-a', phase: 'Succeeded', startTime: at(0), completionTime: at(1) },
+        {
+          step: 1,
+          name: 'bb',
+          jobName: 'job-bb-a3',
+          phase: 'Pending',
+          attempt: 3,
+          trigger: 'Retry',
+          retryAt: at(30),
+          attempts: [
+            {
+              attempt: 1,
+              jobName: 'job-bb',
+              phase: 'Failed',
+              trigger: 'Initial',
+              startTime: at(1),
+              completionTime: at(3),
+              reason: 'ModuleResultFailed',
+            },
+            {
+              attempt: 2,
+              jobName: 'job-bb-a2',
+              phase: 'Failed',
+              trigger: 'Resume',
+              startTime: at(10),
+              completionTime: at(12),
+              reason: 'JobFailed',
+            },
+          ],
+        },
+      ],
+    });
+    expect(attemptRows(r, new Date(at(20)).getTime(), off)).toEqual([
+      ['2', 'bb', '1', 'Initial', 'job-bb', 'Failed', '19s ago', '2.0s', '-', 'ModuleResultFailed'],
+      ['2', 'bb', '2', 'Resume', 'job-bb-a2', 'Failed', '10s ago', '2.0s', '-', 'JobFailed'],
+      ['2', 'bb', '3', 'Retry', '-', 'Pending', '-', '-', at(30), ''],
+    ]);
+    expect(attemptRows(run('plain', 0, { phase: 'Running', modules: [r.status!.modules![0]!] }), 0, off)).toEqual([]);
   });
 });

@@ -20,11 +20,29 @@ export const MODULE_HEADERS = [
   'attempts',
 ] as const;
 
-/** Newest first (by creation time, then name), optionally only those in `phase`. */
-export function selectRuns(runs: readonly RunObject[], phase?: string): RunObject[] {
-  return runs
+/** When the run started; its creation for one not started yet (Queued, Pending). */
+export function startedAt(run: RunObject): number {
+  const t = run.status?.startTime;
+  return t ? new Date(t).getTime() : createdAt(run);
+}
+
+export interface Selection {
+  phase?: string;
+  /** Only runs started (or, not started yet, created) within this many milliseconds before `now`. */
+  sinceMs?: number;
+  /** At most this many runs, the newest. */
+  limit?: number;
+  now?: number;
+}
+
+/** Newest first (by start time, then name), only those in `phase` and started within `sinceMs`, at most `limit`. */
+export function selectRuns(runs: readonly RunObject[], sel: Selection = {}): RunObject[] {
+  const { phase, sinceMs, limit, now = Date.now() } = sel;
+  const chosen = runs
     .filter((r) => phase === undefined || phaseOf(r).toLowerCase() === phase.toLowerCase())
-    .sort((a, b) => createdAt(b) - createdAt(a) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    .filter((r) => sinceMs === undefined || startedAt(r) >= now - sinceMs)
+    .sort((a, b) => startedAt(b) - startedAt(a) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  return limit === undefined ? chosen : chosen.slice(0, limit);
 }
 
 /**

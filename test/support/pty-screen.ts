@@ -15,6 +15,8 @@ export interface PtyRun {
   raw(): string;
   /** Resolves with the command's exit status. */
   exited: Promise<number>;
+  /** Types on the terminal's keyboard: `\x03` is Ctrl-C, which the terminal turns into SIGINT for the command. */
+  type(keys: string): void;
 }
 
 export function runInPty(argv: string[], env: Record<string, string | undefined>): PtyRun {
@@ -30,7 +32,7 @@ export function runInPty(argv: string[], env: Record<string, string | undefined>
   // -q quiet, -e the command's exit status, -f flush each write, -c the command; no typescript file.
   const child = spawn('script', ['-qefc', argv.map(quote).join(' '), '/dev/null'], {
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let pending = Promise.resolve();
   child.stdout.on('data', (chunk: Buffer) => {
@@ -49,5 +51,6 @@ export function runInPty(argv: string[], env: Record<string, string | undefined>
   const exited = new Promise<number>((resolve) =>
     child.on('exit', (code) => void pending.then(() => resolve(code ?? -1))),
   );
-  return { screen, screens, raw: () => raw, exited };
+  child.on('exit', () => child.stdin.end());
+  return { screen, screens, raw: () => raw, exited, type: (keys) => child.stdin.write(keys) };
 }
