@@ -113,3 +113,25 @@ export interface StepLogs {
   /** Said when the Job has no pod (e.g. a succeeded step's Job is deleted). */
   gone?: string;
 }
+
+/** Runs that ended in one hour, by outcome. */
+export interface HourCount {
+  /** The hour's start (ISO). */
+  hour: string;
+  Succeeded: number;
+  Failed: number;
+  Cancelled: number;
+}
+
+/** A module's durations (ms) over the runs that ran it, shortest first. */
+export interface ModuleDurations {
+  module: string;
+  durations: number[];
+}
+
+/** GET /api/scenarios/<ns>/<name>: the scenario, and what its runs tell. */
+export interface ScenarioDetail {
+  scenario: ScenarioSummary;
+  perHour: HourCount[];
+  modules: ModuleDurations[];
+}

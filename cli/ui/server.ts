@@ -16,6 +16,7 @@ import { TOKEN_HEADER, runKey, type RunDetail } from './protocol.ts';
 import { jobOfStep, runEvents, runJobs, stepLogs } from './reads.ts';
 import { matchRoute, type Route } from './routes.ts';
 import { allowedHosts, hostAllowed, hostPort, originAllowed, SECURITY_HEADERS, tokenMatches } from './security.ts';
+import { scenarioDetail } from './scenario-detail.ts';
 import { UiState } from './state.ts';
 import { streamHub, type StreamHub } from './stream.ts';
 import type { OperatorObject } from './summary.ts';
@@ -139,7 +140,7 @@ async function serveRoute(ctx: Ctx, x: Exchange, route: Route): Promise<void> {
     case 'scenario': {
       const op: OperatorObject | undefined = state.operators.get(runKey(route.namespace, route.name));
       if (!op) return fail(res, 404, `cascadeautooperator ${route.name} is not in namespace ${route.namespace}`);
-      return json(res, 200, op);
+      return json(res, 200, scenarioDetail(state, op, Date.now()));
     }
     case 'logs':
       return serveLogs(ctx, res, route, url);
