@@ -9,6 +9,7 @@ import { registerLint } from './commands/lint.ts';
 import { registerList } from './commands/list.ts';
 import { registerLogs } from './commands/logs.ts';
 import { registerSubmit } from './commands/submit.ts';
+import { registerUi } from './ui/command.ts';
 import { registerVersion } from './commands/version.ts';
 import { registerWatch } from './commands/watch.ts';
 import type { Io } from './io.ts';
@@ -34,6 +35,7 @@ export function buildProgram(ctx: Ctx): Command {
   registerControl(program, ctx, 'resume');
   registerLint(program, ctx);
   registerVersion(program, ctx);
+  registerUi(program, ctx);
   program.addHelpText('after', examplesText(''));
   for (const cmd of program.commands)
     cmd.exitOverride().configureOutput(program.configureOutput()).addHelpText('after', examplesText(cmd.name()));

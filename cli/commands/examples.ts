@@ -29,6 +29,7 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     'cat cao.yaml | kubectl cascade lint --offline -',
   ],
   version: ['kubectl cascade version', 'kubectl cascade version --client'],
+  ui: ['kubectl cascade ui --open', 'kubectl cascade ui -A --port 0'],
 };
 
 /** The text after a command's help: `Examples:` and its lines, indented. */
