@@ -69,7 +69,9 @@ describe('the ui server', () => {
     try {
       const snapshot = await stream.next((m) => (m.event === 'snapshot' ? (m.data as Snapshot) : undefined));
       expect(snapshot.scope).toEqual({ namespace: h.ns, allNamespaces: false });
-      expect(snapshot.scenarios.map((s) => s.name)).toEqual([SCENARIO]);
+      expect(snapshot.scenarios.map((s) => [s.name, s.modules])).toEqual([
+        [SCENARIO, ['grayscale', 'binarization', 'diff']],
+      ]);
       const name = await submit('ui-live-1');
       const seen = (phase: string) =>
         stream.next((m) =>

@@ -5,7 +5,7 @@ import { runKey, type RunSummary, type ScenarioSummary } from './protocol.ts';
 /** What the ui reads of a CascadeAutoOperator. */
 export interface OperatorObject {
   metadata: { name?: string; namespace?: string; resourceVersion?: string };
-  spec?: { scenarioconfig?: { cascademodules?: { name?: string }[] }; maxConcurrentRuns?: number };
+  spec?: { scenarioconfig?: { cascademodules?: { modulename?: string }[] }; maxConcurrentRuns?: number };
   status?: {
     active?: number;
     queued?: number;
@@ -82,7 +82,7 @@ export function scenarioSummary(op: OperatorObject): ScenarioSummary {
     key: runKey(namespace, name),
     namespace,
     name,
-    modules: (spec.scenarioconfig?.cascademodules ?? []).map((m) => m.name ?? ''),
+    modules: (spec.scenarioconfig?.cascademodules ?? []).map((m) => m.modulename ?? ''),
     ...(limit === undefined ? {} : { maxConcurrentRuns: limit }),
     ...counters(op),
     queue: status.queue ?? [],
