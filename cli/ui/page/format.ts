@@ -13,6 +13,7 @@ const ICONS: Record<string, string> = {
   Failed: '✗',
   Cancelled: '■',
   backoff: '↻',
+  queued: '⏸',
 };
 
 export const phaseIcon = (phase: string): string => ICONS[phase] ?? '?';
