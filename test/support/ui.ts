@@ -2,6 +2,8 @@
 // the test chooses (a foreign Host, a missing token), and its event stream
 // read message by message.
 import { request } from 'node:http';
+import { CoreV1Api, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { adminKubeConfig, serviceAccountKubeConfig } from './kube.ts';
 
 export interface RawReply {
   status: number;
@@ -96,4 +98,38 @@ export function openStream(base: string) {
       await done;
     },
   };
+}
+
+/**
+ * A KubeConfig for ServiceAccount `viewer` of `namespace`, which may get,
+ * list and watch runs and scenarios there, and nothing else.
+ */
+export async function grantViewer(namespace: string): Promise<KubeConfig> {
+  const admin = adminKubeConfig();
+  await admin
+    .makeApiClient(CoreV1Api)
+    .createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'viewer' } } });
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name: 'run-viewer' },
+      rules: [
+        {
+          apiGroups: ['cascade.cascade.net'],
+          resources: ['cascaderuns', 'cascadeautooperators'],
+          verbs: ['get', 'list', 'watch'],
+        },
+      ],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: 'viewer-run-viewer' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'run-viewer' },
+      subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace }],
+    },
+  });
+  return serviceAccountKubeConfig(namespace, 'viewer');
 }
