@@ -3,6 +3,7 @@
 // token checks, cancel through the API server, and the API server's Forbidden
 // passed on as it is. Plain HTTP requests; the page itself is tested in a
 // browser (ui-page.test.ts).
+import { spawn } from 'node:child_process';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startUiServer, type UiServer } from '../cli/ui/server.ts';
@@ -16,7 +17,8 @@ import {
 } from '../cli/ui/protocol.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { adminKubeConfig, serviceAccountKubeConfig, waitFor } from './support/kube.ts';
+import { CLI_BIN } from './support/cli.ts';
+import { adminKubeConfig, adminKubeconfigPath, serviceAccountKubeConfig, waitFor } from './support/kube.ts';
 import { openStream, raw } from './support/ui.ts';
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -233,5 +235,38 @@ describe('cancel from the ui', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('kubectl cascade ui', () => {
+  it('prints its URL, serves the bundled page, and ends with 130 on Ctrl-C', async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'ui', '--port', '0'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (c: string) => {
+        out += c;
+        const m = /^Cascade ui on (http:\/\/127\.0\.0\.1:\d+\/) \(Ctrl-C stops it\)$/m.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', () => reject(new Error(`ui ended before its URL: ${out}`)));
+    });
+    const page = await raw(url, 'GET', '/');
+    expect(page.text).toMatch(/<meta name="cascade-token" content="[\w-]{43}">/);
+    const script = await raw(url, 'GET', '/app.js');
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(script.text.length).toBeGreaterThan(5000);
+    expect(script.text).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+    const runs = JSON.parse((await raw(url, 'GET', '/api/runs')).text) as RunSummary[];
+    expect(runs.length).toBeGreaterThan(0);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
   });
 });
