@@ -185,7 +185,7 @@ describe('security in the browser', () => {
 });
 
 describe('cancel from the page', () => {
-  it('cancels a run in flight after a confirmation; a user without the right sees Forbidden', async () => {
+  it('cancels a run in flight after a confirmation, then resumes it; a user without the right sees Forbidden', async () => {
     const c = await cascadeHarness({ modules: successScenario(600_000) });
     const server = await startUiServer({
       kc: adminKubeConfig(),
@@ -211,6 +211,14 @@ describe('cancel from the page', () => {
       await page.waitForSelector('svg.timeline g.bar-Cancelled');
       expect((await c.getRun(name)).status?.phase).toBe('Cancelled');
       await screenshot(page, 'run-cancelled');
+      page.once('dialog', (d) => void d.accept());
+      await page.click('button[data-action="resume"]');
+      await page.waitForSelector('.answer-done:has-text("resumed")', { timeout: 60_000 });
+      expect(await page.textContent('.answer-done')).toMatch(
+        new RegExp(`^cascaderun/${name} resumed \\(phase \\w+\\)$`),
+      );
+      await page.waitForSelector('svg.timeline g.bar-Running');
+      expect((await c.getRun(name)).status?.resumes).toBe(1);
       await page.close();
 
       const viewer = await grantViewer(c.ns);
@@ -225,9 +233,9 @@ describe('cancel from the page', () => {
       try {
         const p = await browser.newPage();
         await p.goto(`${other.url}runs/${c.ns}/${name}`);
-        await p.waitForSelector('button[data-action="resume"]:not([disabled])', { timeout: 30_000 });
+        await p.waitForSelector('button[data-action="cancel"]:not([disabled])', { timeout: 30_000 });
         p.once('dialog', (d) => void d.accept());
-        await p.click('button[data-action="resume"]');
+        await p.click('button[data-action="cancel"]');
         await p.waitForSelector('.answer-error');
         expect(await p.textContent('.answer-error')).toMatch(/^Error from server \(Forbidden\): .*cannot patch/);
         await screenshot(p, 'run-forbidden');
