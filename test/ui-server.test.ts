@@ -17,7 +17,7 @@ import {
 } from '../cli/ui/protocol.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { CLI_BIN } from './support/cli.ts';
+import { cli, CLI_BIN } from './support/cli.ts';
 import { adminKubeConfig, adminKubeconfigPath, serviceAccountKubeConfig, waitFor } from './support/kube.ts';
 import { openStream, raw } from './support/ui.ts';
 
@@ -240,6 +240,7 @@ describe('cancel from the ui', () => {
 
 describe('kubectl cascade ui', () => {
   it('prints its URL, serves the bundled page, and ends with 130 on Ctrl-C', async () => {
+    const name = await submit('ui-cli-1');
     const child = spawn(
       process.execPath,
       [CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'ui', '--port', '0'],
@@ -265,8 +266,18 @@ describe('kubectl cascade ui', () => {
     expect(script.text.length).toBeGreaterThan(5000);
     expect(script.text).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
     const runs = JSON.parse((await raw(url, 'GET', '/api/runs')).text) as RunSummary[];
-    expect(runs.length).toBeGreaterThan(0);
+    expect(runs.map((r) => r.name)).toContain(name);
     child.kill('SIGINT');
     expect(await exited).toBe(130);
+  });
+
+  it('names a port in use and exits 1', async () => {
+    const port = new URL(ui.url).port;
+    const r = await cli(['ui', '--port', port], { namespace: h.ns });
+    expect(r).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `error: port ${port} is in use on 127.0.0.1: give another with --port, or --port 0 for any free one\n`,
+    });
   });
 });

@@ -42,6 +42,8 @@ export interface UiServer {
 }
 
 interface Ctx {
+  /** Resolved once the first lists are in (or failed): the reads wait for it. */
+  ready: Promise<void>;
   opts: UiOptions;
   state: UiState;
   hub: StreamHub;
@@ -128,6 +130,7 @@ function serveStatic(ctx: Ctx, res: ServerResponse, route: Route): boolean {
 async function serveRoute(ctx: Ctx, x: Exchange, route: Route): Promise<void> {
   const { state } = ctx;
   const { req, res, url } = x;
+  if (route.kind !== 'page' && route.kind !== 'asset') await ctx.ready;
   if (serveStatic(ctx, res, route)) return;
   switch (route.kind) {
     case 'stream':
@@ -199,7 +202,7 @@ export async function startUiServer(opts: UiOptions): Promise<UiServer> {
   const ready = watchAll(opts, state, watching.signal);
   const hub = streamHub(state, ready, { namespace: opts.namespace, allNamespaces: opts.namespace === undefined });
   const token = randomBytes(32).toString('base64url');
-  const ctx: Ctx = { opts, state, hub, token, hosts: new Set(), html: pageHtml(token, opts.context) };
+  const ctx: Ctx = { ready, opts, state, hub, token, hosts: new Set(), html: pageHtml(token, opts.context) };
   const server = createServer((req, res) => handle(ctx, req, res));
   let port: number;
   try {
