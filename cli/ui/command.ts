@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
 import { pageAssets } from './assets.ts';
-import { uiSettings, type UiFlags } from './options.ts';
+import { listenError, uiSettings, type UiFlags } from './options.ts';
 import { startUiServer } from './server.ts';
 
 /** The system's own opener, when there is one; a failure to open changes nothing. */
@@ -40,6 +40,8 @@ export function registerUi(program: Command, ctx: Ctx): void {
           port: settings.port,
           assets: await pageAssets(),
           context: `${conn.kc.getCurrentContext()} · ${namespace ?? 'all namespaces'}`,
+        }).catch((error: unknown) => {
+          throw listenError(error, settings);
         });
         if (settings.warning) ctx.io.err.write(`${settings.warning}\n`);
         ctx.io.out.write(`Cascade ui on ${server.url} (Ctrl-C stops it)\n`);

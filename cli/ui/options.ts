@@ -46,3 +46,16 @@ export function uiSettings(flags: UiFlags): UiSettings {
     ...(warning ? { warning } : {}),
   };
 }
+
+/** A listen that failed, in the user's terms: which port, and what to do. */
+export function listenError(error: unknown, at: { address: string; port: number }): unknown {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === 'EADDRINUSE')
+    return new CliError(
+      `port ${at.port} is in use on ${at.address}: give another with --port, or --port 0 for any free one`,
+    );
+  if (code === 'EACCES')
+    return new CliError(`port ${at.port} on ${at.address} is not allowed to this user: give another with --port`);
+  if (code === 'EADDRNOTAVAIL') return new CliError(`--address ${at.address}: no interface of this machine has it`);
+  return error;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunObject } from '../runs/run-object.ts';
-import { uiSettings } from './options.ts';
+import { listenError, uiSettings } from './options.ts';
 import { matchRoute } from './routes.ts';
 import { allowedHosts, hostAllowed, originAllowed, tokenMatches } from './security.ts';
 import { UiState } from './state.ts';
@@ -86,6 +86,18 @@ describe('uiSettings', () => {
     expect(() => uiSettings({ port: '70000' })).toThrow(/--port 70000: not a port/);
     expect(() => uiSettings({ port: '8x' })).toThrow(/not a port/);
     expect(() => uiSettings({ address: 'example.com' })).toThrow(/not an IP address/);
+  });
+});
+
+describe('listenError', () => {
+  it('names the port in use and what to do; other errors pass as they are', () => {
+    const at = { address: '127.0.0.1', port: 7080 };
+    const inUse = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
+    expect((listenError(inUse, at) as Error).message).toBe(
+      'port 7080 is in use on 127.0.0.1: give another with --port, or --port 0 for any free one',
+    );
+    const other = new Error('boom');
+    expect(listenError(other, at)).toBe(other);
   });
 });
 
