@@ -63,5 +63,7 @@ export class PageStore {
 
 /** Newest first (creation time, then name), as `kubectl cascade list`. */
 export function newestFirst(a: RunSummary, b: RunSummary): number {
-  return b.created.localeCompare(a.created) || a.name.localeCompare(b.name);
+  // Plain comparisons: ISO times and Kubernetes names sort by code unit, and localeCompare is far slower on 10,000 runs.
+  if (a.created !== b.created) return a.created < b.created ? 1 : -1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
