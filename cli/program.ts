@@ -31,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   version: async () => (await import('./commands/version.ts')).registerVersion,
   delete: async () => (await import('./commands/delete.ts')).registerDelete,
   completion: async () => (await import('./commands/completion.ts')).registerCompletion,
+  ui: async () => (await import('./ui/command.ts')).registerUi,
 };
 const ALIASES: Record<string, string> = { ls: 'list' };
 /** The options before the command that take a value: the word after them is no command. */
@@ -60,7 +61,7 @@ function programWith(ctx: Ctx, registers: Register[]): Command {
   const program = new Command('kubectl cascade')
     .usage('<command> [options]')
     .description(
-      "Cascade's runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, delete, version, completion",
+      "Cascade's runs from the command line: submit, list, get, watch, logs, cancel, resume, lint, delete, version, completion, ui",
     )
     .option('--kubeconfig <path>', 'the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')

@@ -42,6 +42,7 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     'source <(kubectl-cascade completion zsh)',
     'kubectl-cascade completion fish | source',
   ],
+  ui: ['kubectl cascade ui --open', 'kubectl cascade ui -A --port 0'],
 };
 
 /** The text after a command's help: `Examples:` and its lines, indented. */

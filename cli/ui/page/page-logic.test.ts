@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import type { RunObject } from '../../runs/run-object.ts';
+import type { RunSummary } from '../protocol.ts';
+import { quantile } from './charts.ts';
+import { viewOf } from './router.ts';
+import { selectRuns } from './runs-view.ts';
+import { tickStep, timeline } from './timeline.ts';
+
+const T0 = Date.parse('2026-01-01T10:00:00Z');
+const at = (s: number) => new Date(T0 + s * 1000).toISOString();
+
+describe('timeline', () => {
+  it('one bar per attempt from its recorded times, a backoff between attempts, the wait before the first step', () => {
+    const run: RunObject = {
+      metadata: { name: 'r', creationTimestamp: at(0) },
+      spec: { modules: ['a', 'b', 'c'] },
+      status: {
+        phase: 'Running',
+        modules: [
+          { step: 0, name: 'a', jobName: 'r-a', phase: 'Succeeded', startTime: at(2), completionTime: at(5) },
+          {
+            step: 1,
+            name: 'b',
+            jobName: 'r-b-a2',
+            phase: 'Running',
+            startTime: at(9),
+            attempt: 2,
+            attempts: [{ attempt: 1, jobName: 'r-b', phase: 'Failed', startTime: at(5), completionTime: at(7) }],
+          },
+          { step: 2, name: 'c', jobName: 'r-c', phase: 'Pending' },
+        ],
+      },
+    };
+    const tl = timeline(run, T0 + 12_000);
+    expect(tl.bars.map((b) => [b.label, b.kind, (b.start - T0) / 1000, (b.end - T0) / 1000, b.open])).toEqual([
+      ['waiting to start', 'queued', 0, 2, false],
+      ['1 a · attempt 1', 'Succeeded', 2, 5, false],
+      ['2 b · attempt 1', 'Failed', 5, 7, false],
+      ['2 b · attempt 2', 'backoff', 7, 9, false],
+      ['2 b · attempt 2', 'Running', 9, 12, true],
+    ]);
+    expect([tl.from, tl.to]).toEqual([T0, T0 + 12_000]);
+  });
+
+  it('a retry still in its backoff is an open backoff bar; a queued run is one open wait', () => {
+    const waiting: RunObject = {
+      metadata: { name: 'r', creationTimestamp: at(0) },
+      status: {
+        phase: 'Running',
+        modules: [
+          {
+            step: 0,
+            name: 'a',
+            jobName: 'r-a-a2',
+            phase: 'Pending',
+            attempt: 2,
+            attempts: [{ attempt: 1, jobName: 'r-a', phase: 'Failed', startTime: at(1), completionTime: at(3) }],
+            retryAt: at(8),
+          } as never,
+        ],
+      },
+    };
+    const bars = timeline(waiting, T0 + 5000).bars;
+    expect(bars.at(-1)).toMatchObject({ kind: 'backoff', start: T0 + 3000, end: T0 + 5000, open: true });
+    const queued = timeline({ metadata: { creationTimestamp: at(0) }, status: { phase: 'Queued' } }, T0 + 4000);
+    expect(queued.bars).toEqual([
+      { label: 'waiting to start', step: -1, attempt: 0, kind: 'queued', start: T0, end: T0 + 4000, open: true },
+    ]);
+  });
+
+  it('ticks about five to an axis', () => {
+    expect(tickStep(10_000)).toBe(2000);
+    expect(tickStep(3_600_000)).toBe(600_000);
+  });
+});
+
+describe('viewOf', () => {
+  it.each([
+    ['/', { kind: 'runs' }],
+    ['/runs', { kind: 'runs' }],
+    ['/scenarios/', { kind: 'scenarios' }],
+    ['/runs/ns/r-1', { kind: 'run', namespace: 'ns', name: 'r-1' }],
+    ['/scenarios/ns/s', { kind: 'scenario', namespace: 'ns', name: 's' }],
+    ['/runs/ns', { kind: 'missing' }],
+    ['/other', { kind: 'missing' }],
+  ])('%s', (path, view) => {
+    expect(viewOf(path)).toEqual(view);
+  });
+});
+
+describe('selectRuns', () => {
+  const r = (name: string, phase: string, created: string, scenario = 's'): RunSummary => ({
+    key: `ns/${name}`,
+    namespace: 'ns',
+    name,
+    scenario,
+    iuid: `iuid-${name}`,
+    phase,
+    step: 0,
+    steps: 3,
+    module: '',
+    reason: '',
+    created,
+    resourceVersion: '1',
+  });
+  const runs = [r('a', 'Running', at(1)), r('b', 'Failed', at(3)), r('c', 'Running', at(2), 'other')];
+  it('newest first, filtered by phase, scenario and iuid text', () => {
+    expect(selectRuns(runs, { phase: '', scenario: '', iuid: '' }).map((x) => x.name)).toEqual(['b', 'c', 'a']);
+    expect(selectRuns(runs, { phase: 'Running', scenario: '', iuid: '' }).map((x) => x.name)).toEqual(['c', 'a']);
+    expect(selectRuns(runs, { phase: 'Running', scenario: 's', iuid: '' }).map((x) => x.name)).toEqual(['a']);
+    expect(selectRuns(runs, { phase: '', scenario: '', iuid: 'IUID-B' }).map((x) => x.name)).toEqual(['b']);
+  });
+});
+
+describe('quantile', () => {
+  it('reads a sorted list', () => {
+    expect(quantile([1, 2, 3, 4], 0.5)).toBe(3);
+    expect(quantile([1, 2, 3, 4], 0.9)).toBe(4);
+    expect(quantile([], 0.5)).toBe(0);
+  });
+});

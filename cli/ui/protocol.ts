@@ -1,0 +1,137 @@
+// What the ui's server and its page say to each other: the JSON of the API
+// and the messages of its Server-Sent Events stream. Pure types and helpers:
+// the page's bundle imports this file too.
+
+/** A run as the list shows it: a few fields, so that 10,000 of them stay small. */
+export interface RunSummary {
+  /** `namespace/name`. */
+  key: string;
+  namespace: string;
+  name: string;
+  scenario: string;
+  iuid: string;
+  phase: string;
+  /** Steps reached, counted from 1 (0 before the first starts). */
+  step: number;
+  steps: number;
+  module: string;
+  reason: string;
+  created: string;
+  start?: string;
+  completion?: string;
+  resourceVersion: string;
+}
+
+/** A scenario (CascadeAutoOperator) as the list of scenarios shows it. */
+export interface ScenarioSummary {
+  key: string;
+  namespace: string;
+  name: string;
+  modules: string[];
+  maxConcurrentRuns?: number;
+  active: number;
+  queued: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  queue: string[];
+  holders: string[];
+  resourceVersion: string;
+}
+
+/** The first message of the stream: everything known now. */
+export interface Snapshot {
+  scope: { namespace?: string; allNamespaces: boolean };
+  runs: RunSummary[];
+  scenarios: ScenarioSummary[];
+  /** What the API server refused (kubectl's words), when the watch could not list. */
+  errors: string[];
+}
+
+/** Then, at most every 100 ms, what changed since the last message. */
+export interface Changes {
+  runs: RunSummary[];
+  deletedRuns: string[];
+  scenarios: ScenarioSummary[];
+  deletedScenarios: string[];
+  errors: string[];
+}
+
+/** The answer to a cancel or resume. */
+export interface ActionAnswer {
+  /** done: the run shows it; nothing: it changed nothing; pending: not shown yet; error: refused. */
+  state: 'done' | 'nothing' | 'pending' | 'error';
+  message: string;
+  /** The API server's HTTP status when it refused. */
+  status?: number;
+}
+
+/** The header that carries the per-start token on an action. */
+export const TOKEN_HEADER = 'x-cascade-token';
+
+/** The meta element of the page that holds the token. */
+export const TOKEN_META = 'cascade-token';
+
+export const runKey = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+/** A Kubernetes Event about the run. */
+export interface EventView {
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  /** Last time it happened (ISO). */
+  time: string;
+  object: string;
+}
+
+/** A Job of the run, as the API server has it now. */
+export interface JobView {
+  name: string;
+  step: string;
+  attempt: string;
+  active: number;
+  succeeded: number;
+  failed: number;
+  start?: string;
+  completion?: string;
+}
+
+/** GET /api/runs/<ns>/<name>: the run, its Events and its Jobs. */
+export interface RunDetail {
+  run: unknown;
+  events: EventView[];
+  jobs: JobView[];
+  /** What the API server refused while reading the Events or Jobs. */
+  errors: string[];
+}
+
+/** GET /api/runs/<ns>/<name>/logs?step=N[&attempt=M]: each pod of the step's Job and its log. */
+export interface StepLogs {
+  jobName: string;
+  pods: { name: string; log?: string; error?: string }[];
+  /** Said when the Job has no pod (e.g. a succeeded step's Job is deleted). */
+  gone?: string;
+}
+
+/** Runs that ended in one hour, by outcome. */
+export interface HourCount {
+  /** The hour's start (ISO). */
+  hour: string;
+  Succeeded: number;
+  Failed: number;
+  Cancelled: number;
+}
+
+/** A module's durations (ms) over the runs that ran it, shortest first. */
+export interface ModuleDurations {
+  module: string;
+  durations: number[];
+}
+
+/** GET /api/scenarios/<ns>/<name>: the scenario, and what its runs tell. */
+export interface ScenarioDetail {
+  scenario: ScenarioSummary;
+  perHour: HourCount[];
+  modules: ModuleDurations[];
+}

@@ -1,0 +1,88 @@
+// What the run page reads on demand, beside the watched run: its Events, its
+// Jobs and a step's pod logs. Each read is the API server's answer now; a
+// refusal is named in kubectl's words rather than failing the whole page.
+import type { CoreV1Event, KubeConfig, V1Job } from '@kubernetes/client-node';
+import { clientNode } from '../kube/client.ts';
+import { describeError } from '../kube/connect.ts';
+import { podLog, podsOfJob } from '../kube/pods.ts';
+import type { RunObject } from '../runs/run-object.ts';
+import { LABEL_ATTEMPT, LABEL_RUN, LABEL_STEP } from '../../shared/names.ts';
+import type { EventView, JobView, StepLogs } from './protocol.ts';
+
+const iso = (t: Date | string | undefined) => (t ? new Date(t).toISOString() : '');
+
+function eventView(e: CoreV1Event): EventView {
+  return {
+    type: e.type ?? '',
+    reason: e.reason ?? '',
+    message: e.message ?? '',
+    count: e.count ?? 1,
+    time: iso(e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp),
+    object: `${e.involvedObject.kind ?? ''}/${e.involvedObject.name ?? ''}`,
+  };
+}
+
+export async function runEvents(kc: KubeConfig, namespace: string, name: string): Promise<EventView[]> {
+  const { CoreV1Api } = await clientNode();
+  const list = await kc
+    .makeApiClient(CoreV1Api)
+    .listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
+  return list.items.map(eventView).sort((a, b) => a.time.localeCompare(b.time));
+}
+
+function jobStatus(job: V1Job): Pick<JobView, 'active' | 'succeeded' | 'failed' | 'start' | 'completion'> {
+  const s = job.status ?? {};
+  return {
+    active: s.active ?? 0,
+    succeeded: s.succeeded ?? 0,
+    failed: s.failed ?? 0,
+    ...(s.startTime ? { start: iso(s.startTime) } : {}),
+    ...(s.completionTime ? { completion: iso(s.completionTime) } : {}),
+  };
+}
+
+function jobView(job: V1Job): JobView {
+  const labels = job.metadata?.labels ?? {};
+  return {
+    name: job.metadata?.name ?? '',
+    step: labels[LABEL_STEP] ?? '',
+    attempt: labels[LABEL_ATTEMPT] ?? '1',
+    ...jobStatus(job),
+  };
+}
+
+export async function runJobs(kc: KubeConfig, namespace: string, name: string): Promise<JobView[]> {
+  const { BatchV1Api } = await clientNode();
+  const list = await kc
+    .makeApiClient(BatchV1Api)
+    .listNamespacedJob({ namespace, labelSelector: `${LABEL_RUN}=${name}` });
+  return list.items.map(jobView).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The Job of step `step` (from 0) and attempt `attempt` (the current one when undefined). */
+export function jobOfStep(run: RunObject, step: number, attempt?: number): string | undefined {
+  const record = run.status?.modules?.find((m) => m.step === step);
+  if (!record) return undefined;
+  if (attempt === undefined || attempt === (record.attempt ?? 1)) return record.jobName;
+  const earlier = (record.attempts ?? []) as { attempt?: number; jobName?: string }[];
+  return earlier.find((a) => a.attempt === attempt)?.jobName;
+}
+
+export async function stepLogs(kc: KubeConfig, namespace: string, jobName: string): Promise<StepLogs> {
+  const pods = await podsOfJob(kc, namespace, jobName);
+  if (pods.length === 0)
+    return {
+      jobName,
+      pods: [],
+      gone: `no pod of Job ${jobName}: the API server has none (a succeeded step's Job is deleted)`,
+    };
+  const read = pods.map(async (pod) => {
+    const podName = pod.metadata?.name ?? '';
+    try {
+      return { name: podName, log: await podLog(kc, namespace, pod) };
+    } catch (error) {
+      return { name: podName, error: describeError(error) };
+    }
+  });
+  return { jobName, pods: await Promise.all(read) };
+}
