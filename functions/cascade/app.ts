@@ -81,6 +81,9 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
     runs: runCache(),
     scenarioSource: {},
     wakeups: new Map(),
+    // A run request's start, after its reply: in flight, so the drain after SIGTERM waits for it.
+    background: (work) => void g.track(() => work),
+    starts: new Map(),
   };
   // Started beside the reply that ended a run, yet in flight: the drain after SIGTERM waits for it.
   hooks.promoted = (scenario, runs) => void g.track(() => wakePromoted(deps, scenario, runs));

@@ -13,6 +13,7 @@ import type { FinishedJobs } from './finished-jobs.ts';
 import type { RunQueue } from './run-queue.ts';
 import type { RetryWakeups } from './retry-wake.ts';
 import type { RunCache } from './run-cache.ts';
+import type { Starts } from './start-created.ts';
 
 export interface EngineHooks {
   /** The transitions of one decision, once it is written (metrics count each, one Kubernetes Event tells them all). */
@@ -51,4 +52,12 @@ export interface EngineDeps {
   runs?: RunCache;
   /** Timers that look at a run again when its retry is due (retry-wake.ts); without them (the janitor) the next sweep does. */
   wakeups?: RetryWakeups;
+  /**
+   * Work that goes on after the reply, counted as in flight (the function's gate).
+   * With it, a run request is answered once its run exists (start-created.ts);
+   * without it (the janitor, in-process tests), once its first Job exists.
+   */
+  background?: (work: Promise<unknown>) => void;
+  /** The starts this process runs after its replies (start-created.ts). */
+  starts?: Starts;
 }
