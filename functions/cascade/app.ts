@@ -24,6 +24,7 @@ import { eventOfDecision } from '../../shared/core/transition-event.ts';
 import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
 import { gate, type Gate } from './gate.ts';
 import { handleRequest } from './handle.ts';
+import { laneOf } from './lane.ts';
 import type { Input } from './edge.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { rateLimited, reply as replyTo, toDelivery, type Reply } from './reply.ts';
@@ -101,7 +102,8 @@ export function createApp(config: Config, log: Logger): App {
   async function handle({ request: req, eventId, delivery }: Input): Promise<Reply> {
     const started = performance.now();
     const path = req.kind === 'run' ? '/run' : '/';
-    const admitted = g.admit(Date.now());
+    // Only new work meets the token bucket; progress is bounded by containerConcurrency (lane.ts).
+    const admitted = laneOf(req) === 'new-work' ? g.admit(Date.now()) : ({ ok: true } as const);
     let reply: Reply;
     if (!admitted.ok) {
       metrics.rateLimited.inc();
