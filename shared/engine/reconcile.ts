@@ -6,6 +6,7 @@ import type { CascadeRun } from '../api/cascade-run.ts';
 import { decide } from '../core/decide.ts';
 import { recordJobUids, type IgnoredJob } from '../core/job-identity.ts';
 import { observeJob, type ObservedJob } from '../core/observed-job.ts';
+import { onlySettledDeletes } from '../core/settled-delete.ts';
 import type { DecideInput, Decision, Fact, Refusal } from '../core/types.ts';
 import { apiErrorKind, apiMessage } from '../kube/errors.ts';
 import type { EngineDeps } from './deps.ts';
@@ -175,11 +176,13 @@ async function confirmClaims(deps: EngineDeps, source: Source, run: CascadeRun):
 
 /**
  * A cached copy's decision is acted on only through a status write (guarded by
- * its resourceVersion): anything else reads the run again (true: the source
+ * its resourceVersion), or when it only deletes Jobs of succeeded steps
+ * (settled-delete.ts): anything else reads the run again (true: the source
  * is no longer the cached copy).
  */
-function distrusted(source: Source, decision: Decision, rejected: boolean): boolean {
-  const distrust = source.cached && (rejected || (!decision.changed && decision.actions.length > 0));
+function distrusted(source: Source, run: CascadeRun, decision: Decision, rejected: boolean): boolean {
+  const acting = !decision.changed && decision.actions.length > 0 && !onlySettledDeletes(run, decision);
+  const distrust = source.cached && (rejected || acting);
   if (distrust) source.cached = false;
   return distrust;
 }
@@ -239,9 +242,10 @@ async function attemptOnce(
     partialJobs: source.shown !== undefined,
   });
   const rejected = decision.verdict === 'unknown-module' || decision.verdict === 'not-started';
-  if (distrusted(source, decision, rejected)) return 'again';
+  if (distrusted(source, run, decision, rejected)) return 'again';
   if (rejected) return { kind: 'rejected', decision };
-  if (source.claims && acts(decision)) {
+  // A delete of a Job its step records as finished, by its recorded uid, needs no read (settled-delete.ts).
+  if (source.claims && acts(decision) && !onlySettledDeletes(run, decision)) {
     await confirmClaims(deps, source, run);
     return 'again';
   }

@@ -217,6 +217,6 @@ export function jobChange(m: Model, step: number, change: 'Succeeded' | 'Failed'
     return;
   }
   if (job.state !== 'Active') return;
-  m.jobs = m.jobs.map((j) => (j === job ? { ...j, state: change, completionTime: nowOf(m) } : j));
+  m.jobs = m.jobs.map((j) => (j === job ? { ...j, state: change, completionTime: nowOf(m), done: true } : j));
   if (change === 'Succeeded') m.evidence[step] = true;
 }
