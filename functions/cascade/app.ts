@@ -15,6 +15,7 @@ import { offerOperator, writeCounters, type OperatorCache } from '../../shared/e
 import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator.ts';
 import type { CounterChange } from '../../shared/core/counters.ts';
 import { finishedJobs } from '../../shared/engine/finished-jobs.ts';
+import { deletedJobs } from '../../shared/engine/deleted-jobs.ts';
 import { runQueue } from '../../shared/engine/run-queue.ts';
 import { runCache } from '../../shared/engine/run-cache.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/retry.ts';
@@ -79,6 +80,7 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
     counter,
     queue: runQueue(),
     finishedJobs: finishedJobs(),
+    deletedJobs: deletedJobs(),
     runs: runCache(),
     scenarioSource: {},
     wakeups: new Map(),

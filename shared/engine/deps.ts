@@ -14,6 +14,7 @@ import type { RunQueue } from './run-queue.ts';
 import type { RetryWakeups } from './retry-wake.ts';
 import type { RunCache } from './run-cache.ts';
 import type { Starts } from './start-created.ts';
+import type { DeletedJobs } from './deleted-jobs.ts';
 
 export interface EngineHooks {
   /** The transitions of one decision, once it is written (metrics count each, one Kubernetes Event tells them all). */
@@ -58,6 +59,8 @@ export interface EngineDeps {
    * without it (the janitor, in-process tests), once its first Job exists.
    */
   background?: (work: Promise<unknown>) => void;
+  /** The Jobs this process deleted: their later events are answered without a call (deleted-jobs.ts). */
+  deletedJobs?: DeletedJobs;
   /** The starts this process runs after its replies (start-created.ts). */
   starts?: Starts;
 }
