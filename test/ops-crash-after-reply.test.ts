@@ -4,13 +4,14 @@
 // started. None stays so: the runs' add events, delivered again to the
 // process that replaces it, start them; without the ApiServerSource, one
 // janitor sweep does. Each run is counted once.
+import { BatchV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { janitorKubeconfig, runJanitorProcess } from './support/janitor.ts';
-import { waitFor } from './support/kube.ts';
+import { adminKubeConfig, waitFor } from './support/kube.ts';
 
 let h: Harness | undefined;
 let next: FunctionProcess | undefined;
@@ -46,6 +47,12 @@ async function killAtFirstReply(harness: Harness, tag: string) {
   await exited;
   const runs = await harness.listRuns();
   return { replied, runs, unstarted: runs.filter((r) => r.status?.phase === undefined).map((r) => r.metadata.name) };
+}
+
+async function jobExists(harness: Harness, name: string): Promise<boolean> {
+  const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+  const jobs = await batch.listNamespacedJob({ namespace: harness.ns, fieldSelector: `metadata.name=${name}` });
+  return jobs.items.length === 1;
 }
 
 /** Every run started once and counted once: its first Job exists, the operator counts each start. */
@@ -104,7 +111,8 @@ describe('SIGKILL right after the reply to a run request', () => {
       for (const name of unstarted) {
         const run = await h.getRun(name);
         expect(run.status?.phase, `${name} started by the sweep`).toBe('Running');
-        expect(run.status?.modules?.[0]?.jobUid, `${name}'s first Job recorded`).toBeTruthy();
+        expect(run.status?.modules?.[0]?.jobName, `${name}'s first Job named`).toBeTruthy();
+        expect(await jobExists(h, run.status!.modules![0]!.jobName), `${name}'s first Job`).toBe(true);
       }
       await expectStartedOnce(h, runs);
     },

@@ -97,15 +97,11 @@ describe('the token bucket admits new work only', QUEUE_PROXY_TEST, () => {
       'rate limit exceeded, retry later',
     ]);
 
-    const running = await waitFor(
-      async () => ((await h!.getRun(run)).status?.modules?.[0]?.jobUid ? true : undefined),
-      {
-        message: `the first Job of ${run} recorded`,
-      },
-    );
-    expect(running).toBe(true);
     const batch = adminKubeConfig().makeApiClient(BatchV1Api);
-    const [job] = (await batch.listNamespacedJob({ namespace: h.ns, labelSelector: `${LABEL_RUN}=${run}` })).items;
+    const listed = () => batch.listNamespacedJob({ namespace: h!.ns, labelSelector: `${LABEL_RUN}=${run}` });
+    const [job] = await waitFor(async () => ((await listed()).items.length > 0 ? (await listed()).items : undefined), {
+      message: `the first Job of ${run}`,
+    });
     expect(job, 'the Job of the admitted run').toBeDefined();
     const status = await sendEvent(h.url(), 'dev.knative.apiserver.resource.update', {
       ...job,
