@@ -71,10 +71,15 @@ async function createJobs(deps: EngineDeps, decision: Decision): Promise<Refusal
   return undefined;
 }
 
-async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
+/** Deletes the Jobs the decision let go, once its status is written. */
+async function deleteJobs(deps: EngineDeps, decision: Decision): Promise<void> {
   const deletes = decision.actions.filter((a) => a.type === 'DeleteJob');
   await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name, a.uid)));
   for (const { uid } of deletes) if (uid) deps.deletedJobs?.add(uid);
+}
+
+async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
+  await deleteJobs(deps, decision);
   if (decision.transitions.length > 0) deps.hooks?.transitions?.(decision.transitions, run);
   wakeForRetry(deps, run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
   const resume = decision.actions.find((a) => a.type === 'CountResume');
@@ -247,7 +252,9 @@ async function act(deps: EngineDeps, source: Source, run: CascadeRun, decision: 
   const { written } = first;
   const refusal = statusFirst ? await createJobs(deps, decision) : undefined;
   if (refusal) {
-    // Told to the next decision, made from the status just written; the fact was applied by this one.
+    // Told to the next decision, made from the status just written; the fact was applied by this one,
+    // and the Jobs it let go are deleted now, since the next one does not decide them again.
+    await deleteJobs(deps, decision);
     source.refused = refusal;
     source.hint = written;
     source.cached = false;
