@@ -11,7 +11,7 @@ import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
-import { adminKubeConfig } from './support/kube.ts';
+import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { parseMetrics, scrape, value } from './support/ops.ts';
 import { apiServerOf, tcpProxy, throughProxy, type TcpProxy } from './support/tcp-proxy.ts';
 
@@ -63,7 +63,9 @@ describe('the Kubernetes API unreachable from the function', () => {
     proxy.restore();
     expect(await retries()).toBe(DEFAULT_RETRY.retries);
     const accepted = await post(fn.url, request);
-    expect(accepted).toMatchObject({ status: 200, body: { run: `${SCENARIO}-a11ce`, phase: 'Running' } });
+    // Answered once the run exists: its first Job follows.
+    expect(accepted).toMatchObject({ status: 200, body: { run: `${SCENARIO}-a11ce`, phase: 'Pending' } });
+    await waitFor(async () => (await created(h!)).jobs.length === 1, { message: 'the first Job' });
     expect(await created(h)).toEqual({ runs: [`${SCENARIO}-a11ce`], jobs: [`${SCENARIO}-grayscale-a11ce`] });
     expect((await h.operator()).status).toMatchObject({ active: 1 });
     expect(await retries()).toBe(DEFAULT_RETRY.retries);

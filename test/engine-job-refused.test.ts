@@ -27,7 +27,7 @@ describe('a Job the API server refuses', () => {
       source: false,
     });
     const started = await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'f4a1e-refused' });
-    expect(started).toMatchObject({ status: 200, body: { phase: 'Running' } });
+    expect(started).toMatchObject({ status: 200, body: { phase: 'Pending' } });
     const name = String(started.body.run);
 
     const moved = await post(h.url(), { runname: name, modulename: 'first', moduleresult: 'success' });

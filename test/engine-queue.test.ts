@@ -109,7 +109,7 @@ describe('concurrency limit and queue', () => {
       const forever = [imageModule('grayscale', {}, { delayMs: 3_600_000 })];
       h = await cascadeHarness({ modules: forever, operatorSpec: { maxConcurrentRuns: 1 } });
       const first = await post(h.url(), request(1));
-      expect(first).toMatchObject({ status: 200, body: { phase: 'Running' } });
+      expect(first).toMatchObject({ status: 200, body: { phase: 'Pending' } });
       const a = String(first.body['run']);
 
       // The process died after creating run b, before counting its start.
@@ -117,7 +117,14 @@ describe('concurrency limit and queue', () => {
       for (let i = 0; i < 2; i++)
         expect(await post(h.url(), request(2))).toMatchObject({ status: 200, body: { run: b, phase: 'Queued' } });
       expect((await h.operator()).status).toMatchObject({ active: 1, queued: 1, holders: [a], queue: [b] });
-      const queued = await h.getRun(b);
+      // The reply leaves once the run is counted; its status follows.
+      const queued = await waitFor(
+        async () => {
+          const run = await h!.getRun(b);
+          return run.status?.phase === 'Queued' ? run : undefined;
+        },
+        { message: `run ${b} Queued` },
+      );
       expect(queued.status?.conditions?.find((c) => c.type === 'Succeeded')).toMatchObject({
         status: 'Unknown',
         reason: 'Queued',
@@ -147,6 +154,8 @@ describe('concurrency limit and queue', () => {
       const queued = await post(h.url(), request(2));
       expect(queued).toMatchObject({ status: 200, body: { phase: 'Queued' } });
       const b = String(queued.body['run']);
+      await waitFor(async () => (await h!.getRun(b)).status?.phase === 'Queued', { message: `run ${b} Queued` });
+      await waitFor(async () => (await h!.getRun(a)).status?.phase === 'Running', { message: `run ${a} Running` });
       // What an end of run a leaves when its process dies right after the counter write: b holds the slot, still Queued.
       await h.custom.deleteNamespacedCustomObject({ ...G, namespace: h.ns, plural: 'cascaderuns', name: a });
       const op = await h.operator();

@@ -5,7 +5,10 @@
 // front of it); sent again after Retry-After, one is served.
 import { afterEach, describe, expect, it } from 'vitest';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, type Harness, QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
+import { BatchV1Api } from '@kubernetes/client-node';
+import { LABEL_RUN } from '../shared/names.ts';
+import { cascadeHarness, sendEvent, type Harness, QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
+import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { parseMetrics, scrape, send, value } from './support/ops.ts';
 
 let h: Harness | undefined;
@@ -74,5 +77,48 @@ describe('rate limit', QUEUE_PROXY_TEST, () => {
     await new Promise((r) => setTimeout(r, wait * 1000));
     const again = answers.findIndex((a) => a.status === 429);
     expect((await send(h.url(), request(again))).status).toBe(200);
+  });
+});
+
+describe('the token bucket admits new work only', QUEUE_PROXY_TEST, () => {
+  it('with the bucket empty, a run request gets 429, while a module result and a Job event of an admitted run are served', async () => {
+    h = await cascadeHarness({
+      modules: successScenario(600_000),
+      source: false,
+      queueProxy: {},
+      env: { CASCADE_RATE_LIMIT: '1', CASCADE_RATE_BURST: '1' },
+    });
+    const first = await send(h.url(), request(100));
+    expect(first.status).toBe(200);
+    const run = String(first.body.run);
+    const refused = await send(h.url(), request(101));
+    expect([refused.status, refused.body.error], 'the bucket is empty').toEqual([
+      429,
+      'rate limit exceeded, retry later',
+    ]);
+
+    const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+    const listed = () => batch.listNamespacedJob({ namespace: h!.ns, labelSelector: `${LABEL_RUN}=${run}` });
+    const [job] = await waitFor(async () => ((await listed()).items.length > 0 ? (await listed()).items : undefined), {
+      message: `the first Job of ${run}`,
+    });
+    expect(job, 'the Job of the admitted run').toBeDefined();
+    const status = await sendEvent(h.url(), 'dev.knative.apiserver.resource.update', {
+      ...job,
+      kind: 'Job',
+      apiVersion: 'batch/v1',
+    });
+    expect(status, 'a Job event is progress').toBe(200);
+    const result = await send(h.url(), { runname: run, modulename: 'grayscale', moduleresult: 'success' });
+    expect([result.status, result.body.verdict], 'a module result is progress').toEqual([200, 'applied']);
+    const cancel = await send(h.url(), { action: 'cancel', runname: run });
+    expect([cancel.status, cancel.body.verdict], 'a cancel is progress').toEqual([200, 'cancelled']);
+    // At most one token refilled meanwhile: of three run requests at once, two at least are refused.
+    const later = await Promise.all([102, 103, 104].map((i) => send(h!.url(), request(i))));
+    const refusedLater = later.filter((a) => a.status === 429).length;
+    expect(refusedLater, 'new work is still refused').toBeGreaterThanOrEqual(2);
+
+    const metrics = parseMetrics(await scrape(h.fns[0]!.metricsUrl));
+    expect(value(metrics, 'cascade_rate_limited_total'), 'only run requests were refused').toBe(1 + refusedLater);
   });
 });

@@ -18,6 +18,7 @@ import { eventOfDecision } from '../../shared/core/transition-event.ts';
 import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
 import { gate, type Gate } from './gate.ts';
 import { handleRequest } from './handle.ts';
+import { laneOf } from './lane.ts';
 import type { Input } from './edge.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { rateLimited, reply as replyTo, toDelivery, type Reply } from './reply.ts';
@@ -56,7 +57,15 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
     promoted: (scenario, runs) => void g.track(() => wakePromoted(deps, scenario, runs)),
   };
   const notify = sinkNotifier(sinkOf(config, log), log, FUNCTION_SINK_POLICY);
-  const deps = functionEngine({ config, store, log, now: () => new Date(), notify }, { hooks, outbox });
+  const deps = functionEngine(
+    { config, store, log, now: () => new Date(), notify },
+    {
+      hooks,
+      outbox,
+      // A run request's start, after its reply: in flight, so the drain after SIGTERM waits for it.
+      background: (work) => void g.track(() => work),
+    },
+  );
   return deps;
 }
 
@@ -71,7 +80,8 @@ export function createApp(config: Config, log: Logger): App {
   async function handle({ request: req, eventId, delivery }: Input): Promise<Reply> {
     const started = performance.now();
     const path = req.kind === 'run' ? '/run' : '/';
-    const admitted = g.admit(Date.now());
+    // Only new work meets the token bucket; progress is bounded by containerConcurrency (lane.ts).
+    const admitted = laneOf(req) === 'new-work' ? g.admit(Date.now()) : ({ ok: true } as const);
     let reply: Reply;
     if (!admitted.ok) {
       metrics.rateLimited.inc();

@@ -1,5 +1,5 @@
-// What stands before the engine: the token bucket (429 with Retry-After), and
-// draining after SIGTERM (new run requests get 503, everything in flight
+// What stands before the engine: the token bucket for new work (429 with
+// Retry-After; lane.ts says which requests are new work), and draining after SIGTERM (new run requests get 503, everything in flight
 // finishes). The only state of the process, and none of it is the runs'.
 import { fullBucket, take, type Bucket, type BucketLimits } from '../../shared/core/token-bucket.ts';
 

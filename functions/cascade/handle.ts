@@ -9,6 +9,7 @@ import { observeJobEvent, observeRun } from '../../shared/engine/entry/observe-r
 import { accepted, failed, invalid, unavailable, type Outcome } from '../../shared/engine/entry/outcome.ts';
 import { resumeRun } from '../../shared/engine/entry/resume-run.ts';
 import { startRun } from '../../shared/engine/entry/start-run.ts';
+import { startCreatedRun } from '../../shared/engine/entry/start-created.ts';
 import { apiErrorKind, apiMessage } from '../../shared/kube/errors.ts';
 import type { Request } from './inputs.ts';
 
@@ -27,6 +28,8 @@ function route(deps: EngineDeps, req: Request): Promise<Outcome> {
     // The decision applies what the run's annotations request (shared/core/apply-requests.ts).
     case 'run-requests':
       return observeRun(deps, req.runname);
+    case 'run-start':
+      return startCreatedRun(deps, req.runname);
     case 'ignored':
       return Promise.resolve(accepted({ ignored: req.reason }));
     case 'invalid':
@@ -41,7 +44,7 @@ function logFields(req: Request): Record<string, string> {
   if (req.kind === 'resume') return { run: req.target.runname ?? '', iuid: req.target.iuid ?? '' };
   if (req.kind === 'cancel')
     return req.target.runname === undefined ? { iuid: req.target.iuid ?? '' } : { run: req.target.runname };
-  if (req.kind === 'run-requests') return { run: req.runname };
+  if (req.kind === 'run-requests' || req.kind === 'run-start') return { run: req.runname };
   return {};
 }
 
@@ -59,10 +62,29 @@ export function failureOutcome(error: unknown): Outcome {
     : failed(reason);
 }
 
+/** The run a request of progress names, when it names one by name. */
+function runNamed(req: Request): string | undefined {
+  if (req.kind === 'result') return req.body.runname;
+  if (req.kind === 'job' || req.kind === 'run-requests') return req.runname;
+  if (req.kind === 'cancel' || req.kind === 'resume') return req.target.runname;
+  return undefined;
+}
+
+/**
+ * A request about a run this process is still starting after its reply waits
+ * for that start: in one process, facts come in the order they happened.
+ */
+async function afterStart(deps: EngineDeps, req: Request): Promise<void> {
+  const name = runNamed(req);
+  const start = name === undefined ? undefined : deps.starts.get(name);
+  if (start) await start.catch(() => undefined);
+}
+
 export async function handleRequest(deps: EngineDeps, req: Request, eventId: string | undefined): Promise<Outcome> {
   const log: Logger = deps.log.child({ eventId, request: req.kind, ...logFields(req) });
   const scoped = { ...deps, log };
   try {
+    await afterStart(deps, req);
     const outcome = await route(scoped, req);
     log[outcome.kind === 'accepted' ? 'info' : 'warn']({ outcome }, 'handled');
     return outcome;

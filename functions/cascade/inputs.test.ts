@@ -128,6 +128,7 @@ describe('a Job event carries what the core reads of the Job', () => {
         startTime: '2026-11-29T11:00:01Z',
         completionTime: '2026-11-29T11:00:05Z',
         deleting: false,
+        done: true,
       },
     });
   });
@@ -328,6 +329,14 @@ describe('requests to cancel a run', () => {
       'no annotation (a status write)',
       'update',
       cr(undefined, { phase: 'Running' }),
+      { kind: 'ignored', reason: 'CascadeRun "cao-33e65": no request pending' },
+    ],
+    ['a run created, not started yet', 'add', cr(), { kind: 'run-start', runname: 'cao-33e65' }],
+    ['a run changed before it started', 'update', cr(undefined, {}), { kind: 'run-start', runname: 'cao-33e65' }],
+    [
+      'a run deleted before it started',
+      'delete',
+      cr(),
       { kind: 'ignored', reason: 'CascadeRun "cao-33e65": no request pending' },
     ],
     [

@@ -43,6 +43,8 @@ export type Request =
   | { kind: 'cancel'; target: RunTarget }
   /** A CascadeRun changed and holds a request (an annotation) it has not handled. */
   | { kind: 'run-requests'; runname: string }
+  /** A CascadeRun with no phase: created, not started yet (start-created.ts). */
+  | { kind: 'run-start'; runname: string }
   | { kind: 'ignored'; reason: string }
   | { kind: 'invalid'; reason: string };
 
@@ -109,15 +111,16 @@ function asCancel(data: unknown): Request {
 /**
  * A CascadeRun added or changed: decided from the event's object alone, so
  * that the many events of Cascade's own status writes cost no API call. A
- * deleted run has nothing to do.
+ * deleted run has nothing to do; one with no phase is not started yet.
  */
 function asCascadeRun(type: string, data: unknown): Request {
   const r = parse(CascadeRunEventSchema, 'ApiServerSource event', data);
   if ('invalid' in r) return { kind: 'invalid', reason: r.invalid };
   const { name } = r.metadata;
-  if (type.endsWith('.delete') || pendingRequests(r).length === 0)
-    return { kind: 'ignored', reason: `CascadeRun ${quote(name)}: no request pending` };
-  return { kind: 'run-requests', runname: name };
+  const none = { kind: 'ignored', reason: `CascadeRun ${quote(name)}: no request pending` } as const;
+  if (type.endsWith('.delete')) return none;
+  if (pendingRequests(r).length > 0) return { kind: 'run-requests', runname: name };
+  return r.status?.phase === undefined ? { kind: 'run-start', runname: name } : none;
 }
 
 function isCascadeRun(data: unknown): boolean {

@@ -1,7 +1,8 @@
-// Which observed Jobs must go. A succeeded step's Job is deleted. A failed run
-// keeps the Job of its failed step, and a cancelled run keeps none. A Job that
-// no step needs is removed: one created by a decision that lost a race, or one
-// of an earlier attempt of a step retried or resumed. Pure.
+// Which observed Jobs must go. A succeeded step's Job is deleted once the Job
+// controller has finished with it. A failed run keeps the Job of its failed
+// step, and a cancelled run keeps none. A Job that no step needs is removed:
+// one created by a decision that lost a race, or one of an earlier attempt of
+// a step retried or resumed. Pure.
 import type { ObservedJob } from './observed-job.ts';
 import type { Draft } from './draft.ts';
 
@@ -29,8 +30,16 @@ function unseenSucceeded(d: Draft): { name: string; step: number; uid: string | 
     .map((t) => ({ name: d.records[t.step!]!.jobName, step: t.step!, uid: d.records[t.step!]!.jobUid }));
 }
 
+/**
+ * A finished Job goes only once the Job controller is done with it (`done`):
+ * deleted at SuccessCriteriaMet, the controller would still sync it and meet
+ * a 404. Its next event, which sets Complete or Failed, deletes it. A Job
+ * still active that no step needs is stopped at once.
+ */
 function remove(d: Draft, job: ObservedJob): void {
-  if (!job.deleting && !job.gone) d.actions.push({ type: 'DeleteJob', name: job.name, step: job.step, uid: job.uid });
+  if (job.deleting || job.gone) return;
+  if (job.state !== 'Active' && !job.done) return;
+  d.actions.push({ type: 'DeleteJob', name: job.name, step: job.step, uid: job.uid });
 }
 
 export function cleanup(d: Draft): void {

@@ -106,12 +106,17 @@ function commands(k: Kinds): fc.Arbitrary<Cmd[]> {
 
 const currentStep = (m: Model) => m.run?.status?.currentStep ?? 0;
 
+function ran(m: Model, step: number): boolean {
+  return m.creations.some((c) => c.step === step);
+}
+
 function resultOf(m: Model, rel: number, word: Word): Result {
   return { modulename: m.names[currentStep(m) + rel] ?? 'not-in-the-scenario', ...word };
 }
 
 function factOf(m: Model, heard: Heard): Fact {
-  if (heard === 'observe') return { kind: 'Observe' };
+  // A module posts from its pod: a step whose Job was never created is only looked at.
+  if (heard === 'observe' || !ran(m, currentStep(m) + heard.rel)) return { kind: 'Observe' };
   return hear(m, resultOf(m, heard.rel, heard.word));
 }
 
@@ -123,6 +128,8 @@ function play(m: Model, c: Cmd): void {
     case 'observe':
       return reconcile(m, { kind: 'Observe' }, c.crash);
     case 'result':
+      // A module posts from its pod: no result comes from a step whose Job was never created.
+      if (!ran(m, currentStep(m) + c.rel)) return;
       return moduleResult(m, resultOf(m, c.rel, c.word), c.crash);
     case 'job':
       return jobChange(m, currentStep(m) + c.rel, c.change);
@@ -169,7 +176,12 @@ function must(ok: boolean, message: string, detail?: unknown): void {
   if (!ok) throw new Error(`${message}${detail === undefined ? '' : `: ${JSON.stringify(detail)}`}`);
 }
 
-/** No Job for a step before some fact showed every earlier step succeeded; none decided again once recorded. */
+/** A step started whose Job was never seen: its decider may have died before it created the Job. */
+function unseenJob(rec: { phase: string; jobUid?: string | undefined } | undefined): boolean {
+  return rec?.phase === 'Running' && rec.jobUid === undefined;
+}
+
+/** No Job for a step before some fact showed every earlier step succeeded; none decided again once its uid was recorded. */
 function checkJobs(m: Model, b: Before): void {
   for (const c of m.creations.slice(b.creations)) {
     must(
@@ -177,14 +189,15 @@ function checkJobs(m: Model, b: Before): void {
       `Job ${c.name} created before its predecessors succeeded`,
       c.evidence,
     );
-    // a decision acted on late may create a Job that was recorded meanwhile (and removes it when it decides again)
-    must(c.stale || !c.recorded, `Job ${c.name} created again after a status recorded it`);
+    // The status is written before the Job is created: a decision acted on late is refused first.
+    must(!c.stale, `Job ${c.name} created from a stale copy of the run`);
+    must(!c.recorded, `Job ${c.name} created again after a status recorded its uid`);
   }
   for (const { from, decision } of m.decisions.slice(b.decisions)) {
     for (const a of decision.actions) {
       if (a.type === 'CreateJob')
         must(
-          !from?.modules || from.modules[a.step]?.phase === 'Pending',
+          !from?.modules || from.modules[a.step]?.phase === 'Pending' || unseenJob(from.modules[a.step]),
           `step ${a.step} decided for creation again once recorded`,
           from?.modules,
         );
@@ -260,11 +273,14 @@ function deliverEverything(m: Model, clean: boolean): void {
   for (let i = 0; i < 3 * m.names.length + 3 && !ended(m); i++) {
     m.clock++;
     const step = currentStep(m);
-    if (clean) moduleResult(m, { modulename: m.names[step] ?? '', ...SUCCESS }, 'none');
+    // A module posts its result only once its Job exists: its pod ran.
+    if (clean && ran(m, step)) moduleResult(m, { modulename: m.names[step] ?? '', ...SUCCESS }, 'none');
     jobChange(m, step, 'Succeeded');
     reconcile(m, { kind: 'Observe' }, 'none');
   }
-  if (clean) for (const modulename of m.names) moduleResult(m, { modulename, ...SUCCESS }, 'none');
+  if (clean)
+    for (const [step, modulename] of m.names.entries())
+      if (ran(m, step)) moduleResult(m, { modulename, ...SUCCESS }, 'none');
   reconcile(m, { kind: 'Observe' }, 'none');
 }
 

@@ -3,6 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { decide } from './decide.ts';
 import { IUID, NOW, SETTINGS, input, job, result, run } from './testing/fixtures.ts';
 import { ABC, running, summary } from './testing/decisions.ts';
+import type { CascadeRunStatus } from '../api/cascade-run.ts';
+
+/** The status with the uid of step `step`'s Job recorded: that Job was seen once. */
+function withUid(status: CascadeRunStatus, step: number): CascadeRunStatus {
+  const modules = status.modules?.map((m) => (m.step === step ? { ...m, jobUid: `job-uid-${step}` } : m));
+  return { ...status, modules };
+}
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { ObservedJob } from './observed-job.ts';
 import type { Fact } from './types.ts';
@@ -136,8 +143,8 @@ describe('decide: one transition each', () => {
       },
     ],
     [
-      'a running step whose Job is gone fails',
-      run(ABC, running(1)),
+      'a running step whose recorded Job is gone fails',
+      run(ABC, withUid(running(1), 1)),
       [],
       undefined,
       {

@@ -69,9 +69,17 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
     expect(d.actions).toEqual([]);
   });
 
-  it('without partialJobs the same run fails with JobMissing', () => {
-    const d = decide(input(run(ABC, status(1)), [shownJob('delete', job(ABC, 0, 'Succeeded'))]));
+  it('without partialJobs the same run fails with JobMissing once its Job was seen (its uid recorded)', () => {
+    const seen = status(1);
+    seen.modules![1]!.jobUid = 'job-uid-1';
+    const d = decide(input(run(ABC, seen), [shownJob('delete', job(ABC, 0, 'Succeeded'))]));
     expect(d.status.conditions?.find((c) => c.type === 'Succeeded')?.reason).toBe('JobMissing');
+  });
+
+  it('without partialJobs, a started step whose Job was never seen gets its Job asked for again, behind a status write', () => {
+    const d = decide(input(run(ABC, status(1)), [shownJob('delete', job(ABC, 0, 'Succeeded'))]));
+    expect(d.status.phase).toBe('Running');
+    expect(d.actions.filter((a) => a.type === 'CreateJob').map((a) => a.step)).toEqual([1]);
   });
 
   it('a running step whose shown Job is gone before it finished fails with JobMissing', () => {

@@ -31,5 +31,8 @@ export function shownJob(change: JobChange, job: ObservedJob): ObservedJob {
 
 /** Every event that shows this (final) observation of a Job has the same effect: one look per key is enough. */
 export function finalObservationKey(job: ObservedJob): string | undefined {
-  return job.uid ? `${job.uid}/${job.state}${job.gone && job.state === 'Active' ? '/gone' : ''}` : undefined;
+  if (!job.uid) return undefined;
+  // Complete or Failed after SuccessCriteriaMet or FailureTarget is news: the Job may now be deleted (cleanup.ts).
+  const done = job.state !== 'Active' && job.done ? '/done' : '';
+  return `${job.uid}/${job.state}${done}${job.gone && job.state === 'Active' ? '/gone' : ''}`;
 }

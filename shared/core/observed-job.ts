@@ -17,6 +17,12 @@ export interface ObservedJob {
   startTime?: string;
   completionTime?: string;
   deleting: boolean;
+  /**
+   * The Job controller is done with the Job: its terminal condition, Complete
+   * or Failed, is set. SuccessCriteriaMet and FailureTarget come first: they
+   * end the step, yet the controller still works on the Job until this is set.
+   */
+  done?: boolean | undefined;
   /** The Job no longer exists: this is the last copy of it, from its delete event. */
   gone?: boolean | undefined;
 }
@@ -92,5 +98,6 @@ export function observeJob(job: JobObject): ObservedJob | undefined {
     startTime: iso(job.status?.startTime ?? job.metadata?.creationTimestamp),
     completionTime: iso(job.status?.completionTime),
     deleting: Boolean(job.metadata?.deletionTimestamp),
+    done: Boolean(isTrue(job, 'Complete') ?? isTrue(job, 'Failed')),
   };
 }

@@ -65,10 +65,29 @@ function stepJob(d: Draft, step: number): { job: ObservedJob | undefined; vanish
   return { job: vanished ? undefined : seen, vanished };
 }
 
-/** A started step with no Job to look at: it waits while its Job is unknown or being created; else the Job is gone (JobMissing). */
+/**
+ * A started step with no Job to look at. It waits while its Job is unknown or
+ * being created. The API server refused its Job: the step fails. No uid is
+ * recorded and every Job is listed: the step's status was written and its
+ * Job never made (its decider died in between), so the Job is asked for
+ * again, behind a status write. Else the Job is gone (JobMissing).
+ */
 function noJob(d: Draft, rec: ModuleRecord, vanished: boolean): boolean {
+  const { refused } = d.input;
+  if (refused?.step === rec.step) {
+    failStep(d, rec.step, 'JobCreationFailed', `the API server refused the Job: ${refused.message}`);
+    return false;
+  }
   const unknown = d.input.partialJobs && !vanished;
   if (unknown || d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) return false;
+  if (rec.jobUid === undefined && !vanished) {
+    d.actions.push({
+      type: 'CreateJob',
+      step: rec.step,
+      job: buildJob(d.input.settings, d.run, rec.step, attemptOf(rec)),
+    });
+    return false;
+  }
   return attemptFailed(d, rec, 'JobMissing', `Job ${rec.jobName} is gone before it finished`);
 }
 

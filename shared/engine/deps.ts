@@ -15,6 +15,8 @@ import type { FinishedJobs } from './process/finished-jobs.ts';
 import type { RunLock } from './process/run-lock.ts';
 import type { RetryWakeups } from './process/retry-timers.ts';
 import type { RunCache } from './process/run-cache.ts';
+import type { Starts } from './entry/start-created.ts';
+import type { DeletedJobs } from './process/deleted-jobs.ts';
 
 export interface EngineHooks {
   /** The transitions of one decision, once it is written. The function counts each and records one Kubernetes Event. */
@@ -61,4 +63,14 @@ export interface EngineDeps extends EngineBase {
   runs: RunCache;
   /** Timers that look at a run again when its retry is due; none in the janitor, whose next sweep does. */
   wakeups: RetryWakeups;
+  /**
+   * Work that goes on after the reply, counted as in flight by the function's gate.
+   * With it, a run request is answered once its run exists (start-created.ts).
+   * The janitor has none: it answers no run request.
+   */
+  background: ((work: Promise<unknown>) => void) | undefined;
+  /** The Jobs this process deleted: their later events are answered without a call. None in the janitor. */
+  deletedJobs: DeletedJobs;
+  /** The starts this process runs after its replies (start-created.ts). */
+  starts: Starts;
 }

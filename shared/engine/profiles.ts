@@ -4,6 +4,7 @@
 // and keeps nothing: its parts are the explicit no-ops below. Both decide
 // the same way; only thrift and timing differ.
 import type { EngineBase, EngineDeps, EngineHooks } from './deps.ts';
+import { deletedJobs, NO_DELETED_JOBS } from './process/deleted-jobs.ts';
 import { EVERY_TIME, finishedJobs } from './process/finished-jobs.ts';
 import { batchedCounter, directCounter } from './operator/operator-counters.ts';
 import { inlineOutbox, type Outbox } from './process/outbox.ts';
@@ -16,9 +17,15 @@ export function noHooks(): EngineHooks {
   return { transitions: () => {}, conflict: () => {}, ignoredJob: () => {}, promoted: () => {} };
 }
 
-/** The function's engine. `hooks` count and record what it does; `outbox` sends run-end events after the reply. */
-export function functionEngine(base: EngineBase, parts: { hooks: EngineHooks; outbox: Outbox }): EngineDeps {
-  const { hooks, outbox } = parts;
+/**
+ * The function's engine. `hooks` count and record what it does; `outbox` sends run-end events after the reply;
+ * `background` runs a run request's start after its reply.
+ */
+export function functionEngine(
+  base: EngineBase,
+  parts: { hooks: EngineHooks; outbox: Outbox; background: (work: Promise<unknown>) => void },
+): EngineDeps {
+  const { hooks, outbox, background } = parts;
   return {
     ...base,
     hooks,
@@ -29,6 +36,9 @@ export function functionEngine(base: EngineBase, parts: { hooks: EngineHooks; ou
     scenarioSource: {},
     runs: runCache(),
     wakeups: retryTimers(base.now, base.log),
+    background,
+    deletedJobs: deletedJobs(),
+    starts: new Map(),
   };
 }
 
@@ -44,5 +54,8 @@ export function janitorEngine(base: EngineBase, hooks: EngineHooks = noHooks()):
     scenarioSource: {},
     runs: NO_RUN_CACHE,
     wakeups: NO_WAKEUPS,
+    background: undefined,
+    deletedJobs: NO_DELETED_JOBS,
+    starts: new Map(),
   };
 }

@@ -56,6 +56,8 @@ export function job(names: string[], step: number, state: JobState, extra: Parti
     state,
     startTime: '2026-11-29T11:59:00.000Z',
     deleting: false,
+    // A finished Job here is one the Job controller is done with (Complete or Failed set).
+    done: state !== 'Active',
     ...extra,
   };
 }

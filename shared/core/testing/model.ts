@@ -25,7 +25,7 @@ export interface Creation {
   step: number;
   /** Each step's "some fact showed it succeeded" when the creation was decided. */
   evidence: boolean[];
-  /** Stored status recorded the step as started when the Job was created. */
+  /** A stored status recorded the uid of a Job of this name before this one was created. */
   recorded: boolean;
   /** Decided from a run that was no longer the stored one. */
   stale: boolean;
@@ -48,8 +48,8 @@ export interface Model {
   jobs: ObservedJob[];
   /** Some fact showed this step succeeded: its Job completed, or its module said so after its Job existed. */
   evidence: boolean[];
-  /** Steps a stored status ever recorded as started. */
-  recorded: Set<number>;
+  /** Job names whose uid a stored status ever recorded. */
+  recorded: Set<string>;
   creations: Creation[];
   operator: CascadeAutoOperatorStatus;
   /** Counter changes that moved a counter, with the stored run's phase then. */
@@ -106,8 +106,12 @@ export function load(m: Model, run: CascadeRun, fact: Fact, refused?: Refusal): 
   return { rv: m.rv, fact, refused, decision, evidence: [...m.evidence] };
 }
 
+function creates(d: Decision): boolean {
+  return d.actions.some((a) => a.type === 'CreateJob');
+}
+
 /** Creates the decided Jobs; returns the step of a Job the API server refused. */
-function createJobs(m: Model, s: Snapshot): number | undefined {
+function createJobs(m: Model, s: Snapshot, late: boolean): number | undefined {
   for (const a of s.decision.actions) {
     if (a.type !== 'CreateJob') continue;
     if (a.step === m.refusedStep) return a.step;
@@ -117,10 +121,14 @@ function createJobs(m: Model, s: Snapshot): number | undefined {
       name,
       step: a.step,
       evidence: s.evidence,
-      recorded: m.recorded.has(a.step),
-      stale: s.rv !== m.rv,
+      recorded: m.recorded.has(name),
+      stale: s.rv !== m.rv && s.rv !== m.rv - 1,
     });
-    m.jobs.push({ name, run: RUN, step: a.step, state: 'Active', startTime: nowOf(m), deleting: false });
+    const uid = `${name}#${m.creations.length}`;
+    m.jobs.push({ name, uid, run: RUN, step: a.step, state: 'Active', startTime: nowOf(m), deleting: false });
+    // Recorded by the write that follows, as reconcile.ts does; after the write (status first), not at all.
+    const rec = s.decision.status.modules?.[a.step];
+    if (rec && !late) rec.jobUid = uid;
   }
   return undefined;
 }
@@ -128,7 +136,7 @@ function createJobs(m: Model, s: Snapshot): number | undefined {
 function writeStatus(m: Model, status: CascadeRunStatus): void {
   if (m.run) m.run = { ...m.run, status };
   m.rv++;
-  for (const rec of status.modules ?? []) if (rec.phase !== 'Pending') m.recorded.add(rec.step);
+  for (const rec of status.modules ?? []) if (rec.jobUid !== undefined) m.recorded.add(rec.jobName);
 }
 
 /** After the status write: deletes, transitions, the end counted and marked so, the event sent and marked so, each unless the crash came first. */
@@ -155,16 +163,31 @@ function afterWrite(m: Model, d: Decision, crash: Crash): void {
   writeStatus(m, { ...m.run?.status, notified: true });
 }
 
+/** Creates the Jobs: 'go' on, or how the attempt ends (refused, or a crash after the create). */
+function createStep(m: Model, s: Snapshot, late: boolean, crash: Crash): 'go' | 'done' | Refusal {
+  const refused = createJobs(m, s, late);
+  if (refused !== undefined) return { step: refused, message: 'the API server refused the Job' };
+  return crash === 'afterCreate' ? 'done' : 'go';
+}
+
 /** Acts on one decision; 'retry' when the fact must be decided again (write conflict), or the Job refused. */
-function act(m: Model, s: Snapshot, crash: Crash): 'done' | 'retry' | Refusal {
+function act(m: Model, s: Snapshot, crash: Crash, late: boolean): 'done' | 'retry' | Refusal {
   const { decision: d } = s;
   if (d.verdict === 'unknown-module' || d.verdict === 'not-started') return 'done';
-  const refused = createJobs(m, s);
-  if (refused !== undefined) return { step: refused, message: 'the API server refused the Job' };
-  if (crash === 'afterCreate') return 'done';
-  if (d.changed) {
+  // From a copy just read, the Jobs first, their uids recorded by the write after them. From a copy
+  // held since (reconcile.ts: this process's cache), the status first: a stale copy creates nothing.
+  if (!late) {
+    const created = createStep(m, s, false, crash);
+    if (created !== 'go') return created;
+  }
+  if (d.changed || creates(d)) {
     if (s.rv !== m.rv) return 'retry';
     writeStatus(m, d.status);
+  }
+  if (late) {
+    if (crash === 'afterWrite') return 'done';
+    const created = createStep(m, s, true, crash);
+    if (created !== 'go') return created;
   }
   if (crash !== 'afterWrite') afterWrite(m, d, crash);
   return 'done';
@@ -175,9 +198,10 @@ export function reconcile(m: Model, fact: Fact, crash: Crash, first?: Snapshot):
   let next: Snapshot | undefined = first;
   let refused = first?.refused;
   for (let attempt = 0; attempt < 10 && m.run; attempt++) {
+    const late = next !== undefined;
     const s = next ?? load(m, m.run, fact, refused);
     next = undefined;
-    const outcome = act(m, s, crash);
+    const outcome = act(m, s, crash, late);
     if (outcome === 'done') return;
     if (outcome !== 'retry') refused = outcome;
   }
@@ -197,10 +221,13 @@ export interface Result {
   says: 'success' | 'failure' | 'info';
 }
 
-/** A module's result is heard: it shows its step succeeded only if that step's Job was ever created (its pod ran). */
+/** A module's result is heard: it shows its step succeeded only if that step was started (its status written, or its Job created). */
 export function hear(m: Model, r: Result): Fact {
   const step = m.names.indexOf(r.modulename);
-  if (r.says === 'success' && m.creations.some((c) => c.step === step)) m.evidence[step] = true;
+  // The status is written before the Job is created (reconcile.ts): a step the stored status shows
+  // started is as good as one whose Job exists, for a sender that trusts results.
+  const started = m.run?.status?.modules?.[step]?.phase === 'Running';
+  if (r.says === 'success' && (started || m.creations.some((c) => c.step === step))) m.evidence[step] = true;
   return { kind: 'ModuleResult', modulename: r.modulename, moduleresult: r.moduleresult };
 }
 
@@ -217,6 +244,6 @@ export function jobChange(m: Model, step: number, change: 'Succeeded' | 'Failed'
     return;
   }
   if (job.state !== 'Active') return;
-  m.jobs = m.jobs.map((j) => (j === job ? { ...j, state: change, completionTime: nowOf(m) } : j));
+  m.jobs = m.jobs.map((j) => (j === job ? { ...j, state: change, completionTime: nowOf(m), done: true } : j));
   if (change === 'Succeeded') m.evidence[step] = true;
 }

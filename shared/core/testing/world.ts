@@ -42,5 +42,5 @@ export function deliver(w: World, fact: Fact, now: string): Decision {
 
 /** The pod of the current step's Job ends. */
 export function finishJob(w: World, step: number, state: Exclude<TerminalPhase, 'Cancelled'>, at: string): void {
-  w.jobs = w.jobs.map((j) => (j.step === step ? { ...j, state, completionTime: at } : j));
+  w.jobs = w.jobs.map((j) => (j.step === step ? { ...j, state, completionTime: at, done: true } : j));
 }

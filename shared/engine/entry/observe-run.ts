@@ -62,6 +62,8 @@ export function observeJobEvent(deps: EngineDeps, ev: JobEvent): Promise<Outcome
   if (need === 'nothing')
     return Promise.resolve(accepted({ run: ev.runname, verdict: 'nothing to change: the Job has not finished' }));
   if (need === 'all-jobs' || !ev.observed) return observeRun(deps, ev.runname);
+  if (ev.observed.uid && deps.deletedJobs.has(ev.observed.uid))
+    return Promise.resolve(accepted({ run: ev.runname, verdict: 'nothing to change: this process deleted the Job' }));
   const job = shownJob(ev.change, ev.observed);
   const work = () => observeRun(deps, ev.runname, [job], true);
   const key = finalObservationKey(job);

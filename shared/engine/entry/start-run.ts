@@ -27,6 +27,7 @@ import { accepted, failed, invalid, unavailable, type Outcome } from './outcome.
 import { admissionAfterCount } from '../operator/admission.ts';
 import { reconcileRun } from '../run/reconcile.ts';
 import { loadScenario } from './scenario-source.ts';
+import { startAfterReply } from './start-created.ts';
 
 interface Scenario {
   modules: CascadeModule[];
@@ -156,6 +157,48 @@ async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: 
   return { counted, result };
 }
 
+/** The reply to a run request: the run as it stands, `Pending` until its first decision is written. */
+function replyOf(deps: EngineDeps, req: RunRequest, made: Made, phase: string | undefined): Outcome {
+  const source = made.run.metadata.annotations?.[ANNOTATION_SCENARIO_SOURCE];
+  return accepted({
+    run: made.name,
+    namespace: deps.config.namespace,
+    phase: phase ?? 'Pending',
+    iuid: req.iuid,
+    ...(source ? { scenario: source } : {}),
+  });
+}
+
+/**
+ * Answered once the run is durable: its start is counted and its first Job
+ * made after the reply, in this process (start-created.ts). Under a limit the
+ * count comes first, so that the reply can say `Queued`.
+ */
+async function answerDurable(
+  deps: EngineDeps & { background: NonNullable<EngineDeps['background']> },
+  req: RunRequest,
+  made: Made,
+  { scenario, op }: { scenario: string; op: CascadeAutoOperator | undefined },
+): Promise<Outcome> {
+  const { name, run } = made;
+  const from = made.created ? { known: run, jobs: [] } : {};
+  if (!limited(op)) {
+    startAfterReply(deps, name, async () => {
+      const counted = await count(deps, { kind: 'started', run: name }, scenario, op);
+      if (op) checkHeld(deps, name, counted, scenario);
+      await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission: admissionAfterCount(counted, name) });
+    });
+    return replyOf(deps, req, made, run.status?.phase);
+  }
+  const counted = await count(deps, { kind: 'started', run: name }, scenario, op);
+  checkHeld(deps, name, counted, scenario);
+  const admission = admissionAfterCount(counted, name);
+  startAfterReply(deps, name, async () => {
+    await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission });
+  });
+  return replyOf(deps, req, made, admission === 'queued' ? 'Queued' : run.status?.phase);
+}
+
 export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outcome> {
   const scenarioName = scenarioNameOf(deps, req);
   if (!allowed(deps, scenarioName))
@@ -166,18 +209,13 @@ export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outco
   if ('kind' in scenario) return scenario;
   const made = await createOnce(deps, req, scenario);
   if ('kind' in made) return made;
-  const { name, run } = made;
+  const { background } = deps;
+  if (background) return answerDurable({ ...deps, background }, req, made, { scenario: scenarioName, op: held.op });
+  const { name } = made;
   // Counted and moved: both must succeed for the reply to be 200, and a
   // run request sent again counts nothing twice (counters are keyed by run).
   const { counted, result } = await countAndMove(deps, made, scenarioName, held.op);
   if (held.op) checkHeld(deps, name, counted, scenarioName);
   if (result.kind !== 'done') return unavailable(`run ${name} vanished while it was being started`);
-  const source = run.metadata.annotations?.[ANNOTATION_SCENARIO_SOURCE];
-  return accepted({
-    run: name,
-    namespace: deps.config.namespace,
-    phase: result.run.status?.phase,
-    iuid: req.iuid,
-    ...(source ? { scenario: source } : {}),
-  });
+  return replyOf(deps, req, made, result.run.status?.phase);
 }

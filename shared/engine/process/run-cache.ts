@@ -4,18 +4,17 @@
 // status write that follows carries the hint's resourceVersion, so a copy
 // another writer made stale (another replica, the janitor, kubectl) is
 // refused with a conflict, dropped, and the run read again (reconcile.ts).
-// Bounded, oldest out first; a run that ended leaves it (no step follows).
+// Bounded, oldest out first. A run that ended stays until it is pushed out:
+// its last Job's Complete event still deletes that Job (cleanup.ts).
 import type { CascadeRun } from '../../api/cascade-run.ts';
 
 export interface RunCache {
   get(name: string): CascadeRun | undefined;
-  /** The run as this process just wrote it (or dropped, once it ended). */
+  /** The run as this process just wrote it. */
   put(run: CascadeRun): void;
   drop(name: string): void;
   size(): number;
 }
-
-const ENDED = new Set(['Succeeded', 'Failed', 'Cancelled']);
 
 export function runCache(limit = 512): RunCache {
   const runs = new Map<string, CascadeRun>();
@@ -24,7 +23,6 @@ export function runCache(limit = 512): RunCache {
     put(run) {
       const name = run.metadata.name;
       runs.delete(name);
-      if (ENDED.has(run.status?.phase ?? '')) return;
       runs.set(name, run);
       if (runs.size > limit) runs.delete(runs.keys().next().value!);
     },

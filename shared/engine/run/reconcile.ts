@@ -1,11 +1,17 @@
 // Load, decide, act, write: the one loop every entry point uses to move a run.
-// Jobs are created before the status that records them is written, so that a
-// crash at any point leaves a state the next delivery (or the janitor) decides
-// from again; a status write conflict means someone else moved the run: reload.
+// From a copy just read, Jobs are created before the status that records them
+// and their uids is written. From this process's cached copy, which another
+// replica may have made stale, the status is written first: its
+// resourceVersion refuses a stale decider before it creates any Job. So a
+// step's Job is not made again after it ran (docs/architecture.md#one-job-per-step-attempt).
+// A crash between the status and the Job leaves a step started with no Job and
+// no uid: the next look with every Job listed creates it. A status write
+// conflict means someone else moved the run: reload.
 import type { CascadeRun } from '../../api/cascade-run.ts';
 import { decide } from '../../core/decide.ts';
 import { recordJobUids, type IgnoredJob } from '../../core/job-identity.ts';
 import { observeJob, type ObservedJob } from '../../core/observed-job.ts';
+import { onlySettledDeletes } from '../../core/settled-delete.ts';
 import type { DecideInput, Decision, Fact, Refusal } from '../../core/types.ts';
 import { apiErrorKind, apiMessage } from '../../kube/errors.ts';
 import type { EngineDeps } from '../deps.ts';
@@ -44,7 +50,8 @@ async function load(
 
 /**
  * Creates the decided Jobs and records each new Job's uid in the status to be
- * written; a Job the API server refuses as invalid is told to the next decision.
+ * written (when the status comes after); a Job the API server refuses as
+ * invalid is told to the next decision.
  */
 async function createJobs(deps: EngineDeps, decision: Decision): Promise<Refusal | undefined> {
   const creates = decision.actions.filter((a) => a.type === 'CreateJob');
@@ -63,9 +70,15 @@ async function createJobs(deps: EngineDeps, decision: Decision): Promise<Refusal
   return undefined;
 }
 
-async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
+/** Deletes the Jobs the decision let go, once its status is written. */
+async function deleteJobs(deps: EngineDeps, decision: Decision): Promise<void> {
   const deletes = decision.actions.filter((a) => a.type === 'DeleteJob');
   await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name, a.uid)));
+  for (const { uid } of deletes) if (uid) deps.deletedJobs.add(uid);
+}
+
+async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
+  await deleteJobs(deps, decision);
   if (decision.transitions.length > 0) deps.hooks.transitions(decision.transitions, run);
   deps.wakeups.wake(run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
   const resume = decision.actions.find((a) => a.type === 'CountResume');
@@ -152,6 +165,8 @@ interface Source {
   contradicted: IgnoredJob[];
   /** The Job the API server refused as invalid, told to the next decision. */
   refused: Refusal | undefined;
+  /** The verdict of a decision whose status was written before its Job was refused. */
+  verdict?: Decision['verdict'];
   /** 1 for the first load and decision. */
   attempt: number;
 }
@@ -172,11 +187,13 @@ async function confirmClaims(deps: EngineDeps, source: Source, run: CascadeRun):
 
 /**
  * A cached copy's decision is acted on only through a status write (guarded by
- * its resourceVersion): anything else reads the run again (true: the source
+ * its resourceVersion), or when it only deletes Jobs of succeeded steps
+ * (settled-delete.ts): anything else reads the run again (true: the source
  * is no longer the cached copy).
  */
-function distrusted(source: Source, decision: Decision, rejected: boolean): boolean {
-  const distrust = source.cached && (rejected || (!decision.changed && decision.actions.length > 0));
+function distrusted(source: Source, run: CascadeRun, decision: Decision, rejected: boolean): boolean {
+  const acting = !decision.changed && decision.actions.length > 0 && !onlySettledDeletes(run, decision);
+  const distrust = source.cached && (rejected || acting);
   if (distrust) source.cached = false;
   return distrust;
 }
@@ -196,24 +213,61 @@ async function afterConflict(source: Source, decision: Decision): Promise<void> 
 /** One attempt's end: a result, or 'again' to load and decide once more. */
 type Step = ReconcileResult | 'again';
 
-/** Acts on a decision: its Jobs first, then the status, then what follows the write. */
-async function act(deps: EngineDeps, source: Source, run: CascadeRun, decision: Decision): Promise<Step> {
-  const refusal = await createJobs(deps, decision);
-  if (refusal) {
-    source.refused = refusal;
-    return 'again';
-  }
-  const written = await writeStatus(deps, run, decision);
-  if (written === 'gone') return { kind: 'missing' };
+/**
+ * The status as written, or the step to take when it was not. A decision that
+ * creates Jobs writes even an unchanged status: the write checks the copy's
+ * resourceVersion before any Job is made.
+ */
+async function writeFirst(
+  deps: EngineDeps,
+  source: Source,
+  run: CascadeRun,
+  decision: Decision,
+): Promise<{ written: CascadeRun } | { step: Step }> {
+  const creates = decision.actions.some((a) => a.type === 'CreateJob');
+  const written = await writeStatus(deps, run, { ...decision, changed: decision.changed || creates });
+  if (written === 'gone') return { step: { kind: 'missing' } };
   if (written === 'conflict') {
     await afterConflict(source, decision);
+    return { step: 'again' };
+  }
+  return { written };
+}
+
+/** Acts on a decision: from a cached copy, the status first; else its Jobs first; then what follows the write. */
+async function act(deps: EngineDeps, source: Source, run: CascadeRun, decision: Decision): Promise<Step> {
+  const statusFirst = source.cached && decision.actions.some((a) => a.type === 'CreateJob');
+  if (!statusFirst) {
+    const refusal = await createJobs(deps, decision);
+    if (refusal) {
+      source.refused = refusal;
+      return 'again';
+    }
+  }
+  const first = await writeFirst(deps, source, run, decision);
+  if ('step' in first) return first.step;
+  const { written } = first;
+  const refusal = statusFirst ? await createJobs(deps, decision) : undefined;
+  if (refusal) {
+    // Told to the next decision, made from the status just written; the fact was applied by this one,
+    // and the Jobs it let go are deleted now, since the next one does not decide them again.
+    await deleteJobs(deps, decision);
+    source.refused = refusal;
+    source.hint = written;
+    source.cached = false;
+    source.verdict = decision.verdict;
     return 'again';
   }
   const current = await afterWrite(deps, written, decision);
   deps.runs.put(current);
   const ignored = [...decision.ignoredJobs, ...source.contradicted];
   tellIgnored(deps, source.name, ignored);
-  return { kind: 'done', run: current, decision, ignored };
+  return {
+    kind: 'done',
+    run: current,
+    decision: { ...decision, verdict: source.verdict ?? decision.verdict },
+    ignored,
+  };
 }
 
 async function attemptOnce(
@@ -236,9 +290,10 @@ async function attemptOnce(
     partialJobs: source.shown !== undefined,
   });
   const rejected = decision.verdict === 'unknown-module' || decision.verdict === 'not-started';
-  if (distrusted(source, decision, rejected)) return 'again';
+  if (distrusted(source, run, decision, rejected)) return 'again';
   if (rejected) return { kind: 'rejected', decision };
-  if (source.claims && acts(decision)) {
+  // A delete of a Job its step records as finished, by its recorded uid, needs no read (settled-delete.ts).
+  if (source.claims && acts(decision) && !onlySettledDeletes(run, decision)) {
     await confirmClaims(deps, source, run);
     return 'again';
   }

@@ -1,0 +1,70 @@
+// A run request is answered once its CascadeRun exists; the start follows.
+// The start is the count of the run on its operator, then the first decision
+// (its first Job, or its place in the queue), in the process that answered.
+// Should that process die after its reply, the run's own add event starts it
+// in another process; the janitor starts what both missed (admission.ts).
+// Counted first, then moved: a run with a phase has had its start counted.
+import type { CascadeRun } from '../../api/cascade-run.ts';
+import type { EngineDeps } from '../deps.ts';
+import { admitRun, awaitsAdmission } from '../operator/admission.ts';
+import { scenarioOf } from '../run/finish-run.ts';
+import { isDeleting } from '../operator/operator-finalizer.ts';
+import { accepted, type Outcome } from './outcome.ts';
+import { reconcileRun } from '../run/reconcile.ts';
+
+/** The starts this process runs after its replies, by run name, until each settles. */
+export type Starts = Map<string, Promise<void>>;
+
+/** Runs `start` after the reply, in `deps.background`; a failure is logged and left to the add event and the janitor. */
+export function startAfterReply(
+  deps: EngineDeps & { background: NonNullable<EngineDeps['background']> },
+  name: string,
+  start: () => Promise<void>,
+): void {
+  const work = start().finally(() => {
+    if (deps.starts.get(name) === work) deps.starts.delete(name);
+  });
+  deps.starts.set(name, work);
+  deps.background(
+    work.catch((error: unknown) =>
+      deps.log.warn({ err: error, run: name }, 'run created but not started: its add event or the janitor starts it'),
+    ),
+  );
+}
+
+/** True once this process's own start of the run has succeeded; false when there is none, or it failed. */
+async function startedHere(deps: EngineDeps, name: string): Promise<boolean> {
+  const here = deps.starts.get(name);
+  if (!here) return false;
+  return here.then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The run's phase once it is started, read from this process's copy when it has one: undefined while not started. */
+function startedPhase(run: CascadeRun | undefined): string | undefined {
+  if (!run) return 'gone';
+  if (isDeleting(run)) return 'deleting';
+  return awaitsAdmission(run) && run.status?.phase !== 'Queued' ? undefined : run.status?.phase;
+}
+
+/**
+ * A CascadeRun with no phase was added or changed: start it unless it is
+ * started already. One this process is starting costs no API call; nor does
+ * one it wrote last. Any other is read once and, still not started, counted
+ * and moved as the janitor would.
+ */
+export async function startCreatedRun(deps: EngineDeps, name: string): Promise<Outcome> {
+  if (await startedHere(deps, name)) return accepted({ run: name, verdict: 'started by this process' });
+  const cached = deps.runs.get(name)?.status?.phase;
+  if (cached) return accepted({ run: name, verdict: 'started', phase: cached });
+  const run = await deps.store.getRun(name);
+  const phase = startedPhase(run);
+  if (phase !== undefined || !run) return accepted({ run: name, verdict: 'started', phase });
+  const admission = await admitRun(deps, name, scenarioOf(deps, run));
+  const result = await reconcileRun(deps, name, { kind: 'Observe' }, { known: run, admission });
+  const now = result.kind === 'done' ? result.run.status?.phase : undefined;
+  deps.log.info({ run: name, phase: now }, 'run started from its add event: the process that created it did not');
+  return accepted({ run: name, verdict: 'started', phase: now });
+}

@@ -1,0 +1,110 @@
+// Issue 26 §2: a late decider on another replica must never create a step's
+// Job again once that Job was created, recorded and deleted. Two replicas run
+// in-process against the real API server, each with its own cache of the runs
+// it wrote. Replica B last wrote the run while step 1 ran. Replica A then
+// takes the run on: step 1 succeeds, step 2's Job is created, step 2 succeeds
+// and its Job is deleted. Step 1's success result reaches B late, a duplicate
+// delivery. B decides from its stale copy that step 2 is due. The name of
+// step 2's Job is free again. B must create nothing: a module that ran once
+// must not run twice.
+import { BatchV1Api } from '@kubernetes/client-node';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../shared/config.ts';
+import type { EngineDeps } from '../shared/engine/deps.ts';
+import { janitorEngine } from '../shared/engine/profiles.ts';
+import { acceptModuleResult } from '../shared/engine/entry/accept-result.ts';
+import { runCache } from '../shared/engine/process/run-cache.ts';
+import { startRun } from '../shared/engine/entry/start-run.ts';
+import { connectStore } from '../shared/kube/connect.ts';
+import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
+import { imageModule } from './fixtures/scenarios.ts';
+import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
+import { adminKubeConfig, waitFor } from './support/kube.ts';
+
+let h: Harness;
+let config: EngineDeps['config'];
+const FOREVER = { delayMs: 600_000 };
+const MODULES = [
+  imageModule('first', {}, FOREVER),
+  imageModule('second', {}, FOREVER),
+  imageModule('third', {}, FOREVER),
+];
+beforeAll(async () => {
+  h = await cascadeHarness({ modules: MODULES, replicas: 0, source: false });
+  const parsed = parseConfig(h.env);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  config = parsed.value;
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+/** The phases of the run's steps, as stored. */
+async function phases(run: string): Promise<string[]> {
+  return ((await h.getRun(run)).status?.modules ?? []).map((m) => m.phase);
+}
+
+/** The uids a watch saw under one Job name: each is one Job created. */
+function createdUids(name: string): string[] {
+  return [...(h.jobs.get(name)?.keys() ?? [])];
+}
+
+/** The Jobs in the namespace now. */
+async function jobNames(): Promise<string[]> {
+  const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+  return (await batch.listNamespacedJob({ namespace: h.ns })).items.map((j) => j.metadata?.name ?? '');
+}
+
+/** One replica: its own store connection and its own cache of the runs it wrote. */
+function replica(): EngineDeps {
+  const base = {
+    config,
+    store: connectStore(config.namespace, DEFAULT_RETRY, h.env.KUBECONFIG),
+    log: pino({ level: 'silent' }),
+    now: () => new Date(),
+    notify: async () => false,
+  };
+  // The janitor's parts, with the one per-process part this test is about: a cache of the runs it wrote.
+  return { ...janitorEngine(base), runs: runCache() };
+}
+
+describe('a stale decider on another replica', () => {
+  it("never creates a step's Job again after it was created, recorded and deleted", async () => {
+    const a = replica();
+    const b = replica();
+    const started = await startRun(b, { turlinfo: 's3://in/x.tgz', iuid: 'a5a1e-stale' });
+    expect(started.kind).toBe('accepted');
+    const run = String((started as { body: Record<string, unknown> }).body.run);
+    const second = (await h.getRun(run)).status?.modules?.[1]?.jobName;
+    expect(second).toBeTruthy();
+    // B's cache holds the run as B wrote it: step 1 running.
+    expect(b.runs?.get(run)?.status?.modules?.[0]?.phase).toBe('Running');
+
+    // A moves the run on: step 1 succeeds (step 2's Job is created), then step 2 (its Job is deleted).
+    const r1 = { runname: run, modulename: 'first', moduleresult: 'success' };
+    expect(await acceptModuleResult(a, r1)).toMatchObject({ kind: 'accepted', body: { verdict: 'applied' } });
+    expect(await acceptModuleResult(a, { runname: run, modulename: 'second', moduleresult: 'success' })).toMatchObject({
+      kind: 'accepted',
+      body: { verdict: 'applied' },
+    });
+    await h.recorded([second!]);
+    await waitFor(async () => (await jobNames()).every((n) => n !== second), {
+      message: `Job ${second} deleted`,
+    });
+    expect(await phases(run)).toEqual(['Succeeded', 'Succeeded', 'Running']);
+
+    // Step 1's success result reaches B late: B decides from its stale copy.
+    await acceptModuleResult(b, r1);
+
+    const after = await h.getRun(run);
+    expect(
+      after.status?.modules?.map((m) => m.phase),
+      'the run as A left it',
+    ).toEqual(['Succeeded', 'Succeeded', 'Running']);
+    // Every Job ever created, by name and uid, from a watch: step 2's Job was created once.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(createdUids(second!), `Job ${second} created once`).toHaveLength(1);
+    expect(await jobNames(), 'no Job of step 2 left behind').not.toContain(second);
+  });
+});

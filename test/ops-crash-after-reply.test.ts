@@ -1,0 +1,120 @@
+// Issue 28 §2: a run request is answered once its CascadeRun exists; the
+// count and the first Job follow in the same process. Killed with SIGKILL as
+// soon as the first reply arrives, the process leaves runs created and not
+// started. None stays so: the runs' add events, delivered again to the
+// process that replaces it, start them; without the ApiServerSource, one
+// janitor sweep does. Each run is counted once.
+import { BatchV1Api } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import type { CascadeRun } from '../shared/api/cascade-run.ts';
+import { successScenario } from './fixtures/scenarios.ts';
+import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { janitorKubeconfig, runJanitorProcess } from './support/janitor.ts';
+import { adminKubeConfig, waitFor } from './support/kube.ts';
+
+let h: Harness | undefined;
+let next: FunctionProcess | undefined;
+afterEach(async () => {
+  await next?.stop('SIGKILL');
+  next = undefined;
+  await h?.stop();
+  h = undefined;
+});
+
+const RUNS = 10;
+const request = (tag: string, i: number) => ({ turlinfo: `s3://in/${i}.tgz`, iuid: `${tag}${i}0-crash`, oname: 'o' });
+
+/** Sends RUNS run requests at once, SIGKILLs the function as the first 200 arrives; the runs as they stood then. */
+async function killAtFirstReply(harness: Harness, tag: string) {
+  const fn = harness.fns[0]!;
+  const exited = new Promise((resolve) => fn.child.once('exit', resolve));
+  let killed = false;
+  const answers = Array.from({ length: RUNS }, (_, i) =>
+    post(fn.url, request(tag, i)).then(
+      (a) => {
+        if (a.status === 200 && !killed) {
+          killed = true;
+          fn.child.kill('SIGKILL');
+        }
+        return a;
+      },
+      () => undefined,
+    ),
+  );
+  const replied = (await Promise.all(answers)).filter((a) => a?.status === 200).map((a) => String(a!.body.run));
+  if (!killed) fn.child.kill('SIGKILL');
+  await exited;
+  const runs = await harness.listRuns();
+  return { replied, runs, unstarted: runs.filter((r) => r.status?.phase === undefined).map((r) => r.metadata.name) };
+}
+
+async function jobExists(harness: Harness, name: string): Promise<boolean> {
+  const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+  const jobs = await batch.listNamespacedJob({ namespace: harness.ns, fieldSelector: `metadata.name=${name}` });
+  return jobs.items.length === 1;
+}
+
+/** Every run started once and counted once: its first Job exists, the operator counts each start. */
+async function expectStartedOnce(harness: Harness, runs: CascadeRun[]) {
+  for (const run of runs)
+    await waitFor(async () => (await harness.getRun(run.metadata.name)).status?.phase !== undefined, {
+      timeoutMs: 60_000,
+      message: `run ${run.metadata.name} started`,
+    });
+  const op = (await harness.operator()).status;
+  expect(op?.countedRuns?.filter((k) => k.startsWith('start:')).sort()).toEqual(
+    runs.map((r) => `start:${r.metadata.name}`).sort(),
+  );
+}
+
+describe('SIGKILL right after the reply to a run request', () => {
+  it(
+    'the runs left unstarted are started from their add events by the next process, and end once',
+    { timeout: 300_000 },
+    async () => {
+      h = await cascadeHarness({ modules: successScenario(0), faults: true });
+      // The replacement is up before the kill, and the Broker sends to it: as Knative routes around a dead pod.
+      next = await startFunction(h.env);
+      const replacement = next.url;
+      const fn = h.fns[0]!;
+      fn.child.once('exit', () => h?.broker.setAddresses('Service/cascade', [replacement]));
+      const { replied, runs, unstarted } = await killAtFirstReply(h, 'kadd');
+
+      expect(replied.length, 'at least the first reply').toBeGreaterThan(0);
+      expect(unstarted.length, 'the kill left runs created and not started').toBeGreaterThan(0);
+      const names = runs.map((r) => r.metadata.name);
+      expect(names, 'every run answered 200 exists').toEqual(expect.arrayContaining(replied));
+
+      await expectStartedOnce(h, runs);
+      for (const name of names) expect((await h.waitEnded(name)).status?.phase).toBe('Succeeded');
+      expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: runs.length, failed: 0 });
+    },
+  );
+
+  it(
+    'without the ApiServerSource, one janitor sweep starts the runs left unstarted',
+    { timeout: 300_000 },
+    async () => {
+      h = await cascadeHarness({ modules: successScenario(0), faults: true, source: false });
+      const { replied, runs, unstarted } = await killAtFirstReply(h, 'kjan');
+      expect(unstarted.length, 'the kill left runs created and not started').toBeGreaterThan(0);
+      expect(runs.map((r) => r.metadata.name)).toEqual(expect.arrayContaining(replied));
+
+      const swept = await runJanitorProcess({
+        KUBECONFIG: await janitorKubeconfig(h.ns),
+        POD_NAMESPACE: h.ns,
+        SCENARIO_NAME: SCENARIO,
+        OUT_MINIO_ADDRESS: OUT,
+      });
+      expect(swept.code, swept.stderr).toBe(0);
+      for (const name of unstarted) {
+        const run = await h.getRun(name);
+        expect(run.status?.phase, `${name} started by the sweep`).toBe('Running');
+        expect(run.status?.modules?.[0]?.jobName, `${name}'s first Job named`).toBeTruthy();
+        expect(await jobExists(h, run.status!.modules![0]!.jobName), `${name}'s first Job`).toBe(true);
+      }
+      await expectStartedOnce(h, runs);
+    },
+  );
+});
