@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The `kubectl-cascade` bin (package.json): plain JavaScript, because Node.js
 // strips no TypeScript types under node_modules.
-// - In a checkout (also one linked by `npm i -g <checkout>` or run by
-//   `npx <checkout>`: the real path is the checkout's), it runs the sources,
-//   cli/main.ts: on this Node.js when it strips types, else on the Node.js 24
-//   the checkout's dependencies bring (node_modules/.bin/node).
+// - In a checkout, it runs the sources, cli/main.ts. That holds also for a
+//   checkout linked by `npm i -g <checkout>` or run by `npx <checkout>`: the
+//   real path is the checkout's. It runs them on this Node.js when it strips
+//   types, else on the Node.js 24 of node_modules/.bin/node.
 // - Installed from a package (a copy under node_modules), it runs the
 //   compiled build/cli/main.js, which `npm run build` writes (`npm pack` runs
 //   it: prepack).

@@ -11,32 +11,6 @@ const SOURCE = /\.(ts|js|mjs|cjs|sh|ya?ml|go)$/;
 const SKIPPED_DIRS = new Set(['node_modules', 'build', 'results']);
 const GENERATED = /@generated|DO NOT EDIT/;
 
-// Files that other branches are editing now and that still break the style.
-// The lead empties this list after merging that work and rewriting their
-// comments. A file here that already passes fails the test, so the list
-// cannot go stale.
-const PENDING = new Set<string>([
-  'cli/commands/lint.ts',
-  'cli/kube/retry.ts',
-  'cli/kubectl-cascade.js',
-  'functions/cascade/index.ts',
-  'functions/cascade/reply.ts',
-  'functions/cascade/serve.ts',
-  'shared/core/counters.ts',
-  'shared/engine/entry/accept-result.ts',
-  'shared/engine/entry/cancel-run.ts',
-  'shared/engine/entry/find-run.ts',
-  'shared/engine/entry/start-run.ts',
-  'shared/engine/janitor/sweep-plan.ts',
-  'shared/engine/janitor/sweep-summary.ts',
-  'shared/engine/janitor/sweep.ts',
-  'shared/engine/operator/admission.ts',
-  'shared/engine/operator/operator-counters.ts',
-  'shared/engine/process/run-lock.ts',
-  'shared/engine/run/finish-run.ts',
-  'shared/engine/run/reconcile.ts',
-]);
-
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
@@ -163,16 +137,10 @@ describe('the comments of the code', () => {
     expect(names.some((n) => n.endsWith('.test.ts'))).toBe(false);
   });
 
-  it.each(files.filter((f) => !PENDING.has(f.name)).map((f) => [f.name, f]))(
+  it.each(files.map((f) => [f.name, f]))(
     '%s has no comment sentence over 40 words and no nested parentheses',
     (_name, file) => {
       expect(findingsOf(file)).toEqual([]);
     },
   );
-
-  it.each([...PENDING])('%s is still pending (take it off PENDING once it passes)', (name) => {
-    const file = files.find((f) => f.name === name);
-    expect(file, `${name} is missing`).toBeDefined();
-    expect(file && findingsOf(file)).not.toEqual([]);
-  });
 });

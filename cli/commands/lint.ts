@@ -1,8 +1,8 @@
-// `lint FILE`: the scenario checked as the function checks it, then the
-// CascadeAutoOperator (the file's, or one made around a bare scenario) and
-// each module's Job dry-run on the API server with kubectl's strict field
-// validation (nothing is created); every error names its module and field.
-// Exits 1 when there is any.
+// `lint FILE`: the scenario is checked as the function checks it. Then the
+// CascadeAutoOperator and each module's Job are dry-run on the API server,
+// with kubectl's strict field validation; nothing is created. The operator is
+// the file's, or one made around a bare scenario. Every error names its
+// module and field. Exits 1 when there is any.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';

@@ -1,7 +1,7 @@
-// The API server's 429 (too many requests, or "storage is (re)initializing"
-// while it starts or its watch cache is rebuilt) asks to come back: retried
-// as kubectl's client does, after its Retry-After (else 1 s), up to 10 tries.
-// Any other error is the caller's at once.
+// The API server's 429 asks to come back. It says "too many requests", or
+// "storage is (re)initializing" while the server starts or rebuilds its watch
+// cache. It is retried as kubectl's client does: after its Retry-After, else
+// 1 s, up to 10 tries. Any other error is the caller's at once.
 
 const TRIES = 10;
 

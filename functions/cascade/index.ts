@@ -1,10 +1,10 @@
 // The Cascade function as faas-js-runtime (and `func`) loads it: `handle` for
 // every request on `/`, the Go controller's /healthz and /ready as the
 // runtime's liveness and readiness probes, and graceful shutdown. Start-up only
-// reads the configuration; the engine (app.ts) loads while the runtime creates
-// its server (prefetch, from the deployable's serve.ts) or on the first
-// request or readiness probe (under the CLI), so that the first request finds
-// it loaded and the API server's connection open.
+// reads the configuration. The deployable's serve.ts loads the engine, app.ts,
+// while the runtime creates its server: prefetch. Under the CLI it loads on
+// the first request or readiness probe. Either way the first request finds it
+// loaded and the API server's connection open.
 import type { App } from './app.ts';
 import { buildInfo } from './build-info.ts';
 import { inputOfEvent, isInput, type Input } from './edge.ts';
@@ -60,10 +60,10 @@ function loaded(): Promise<App> {
 
 /**
  * Loads the engine and opens the API server's connection now, not on the
- * first request or readiness probe: the deployable's serve.ts calls it from
- * init(), before the runtime creates its server, so that the TLS handshake is
- * done while the runtime starts and the first request reuses that connection
- * (under the CLI, as `npm start` runs it, the engine loads lazily).
+ * first request or readiness probe. The deployable's serve.ts calls it from
+ * init(), before the runtime creates its server. So the TLS handshake is done
+ * while the runtime starts, and the first request reuses that connection.
+ * Under the CLI, as `npm start` runs it, the engine loads lazily.
  */
 export function prefetch(): void {
   loaded().catch(() => undefined);

@@ -41,11 +41,10 @@ export function rateLimited(retryAfterSeconds: number): Reply {
  * The reply to a CloudEvent delivery. A Knative Broker's filter (and a
  * Channel's dispatcher) reads the body of a 2xx as a reply event: it must be
  * empty or a CloudEvent, else the delivery counts as failed (502) and is
- * retried. So a success is the same status with no body: 200, not 202,
- * because the event has been processed (the run, its Job, the result are
- * written) before the reply, which is what 200 says (knative/specs
- * data-plane.md: "200 ... processed successfully, with or without a response
- * payload"); 202 would say "accepted, not completed". A failure keeps its
+ * retried. So a success is the same status with no body: 200, not 202.
+ * What the event changes is durable before the reply, and that is what 200
+ * says. knative/specs data-plane.md: "200 ... processed successfully, with or
+ * without a response payload"; 202 would say "accepted, not completed". A failure keeps its
  * `{error}` body: Knative reads no reply event from a non-2xx and hands the
  * body to the dead-letter sink (extension `knativeerrordata`).
  */

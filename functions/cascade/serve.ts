@@ -1,12 +1,12 @@
 // The deployable function's process: faas-js-runtime serving index.ts, as the
 // runtime's CLI (`faas-js-runtime build/functions/cascade/index.js`) serves
-// it, with the options the CLI takes from the environment: FUNC_PORT (8080),
-// FUNC_LOG_LEVEL (warn), FUNC_INCLUDE_RAW, FUNC_BODY_LIMIT (1 MiB).
-// scripts/bundle.ts bundles this file with the runtime (fastify) and the
-// function into build/functions/cascade/function.cjs, which the image's
-// command (build/functions/cascade/server.cjs) loads: one file to read and
-// compile instead of some 400 modules, with V8's code cache for it shipped
-// with the build.
+// it, with the options the CLI takes from the environment:
+// - FUNC_PORT, 8080; FUNC_LOG_LEVEL, warn;
+// - FUNC_INCLUDE_RAW; FUNC_BODY_LIMIT, 1 MiB.
+// scripts/bundle.ts bundles this file with the runtime and the function into
+// build/functions/cascade/function.cjs. The image's command,
+// build/functions/cascade/server.cjs, loads it: one file to read and compile
+// instead of some 400 modules. V8's code cache for it ships with the build.
 import runtime from 'faas-js-runtime';
 import * as fn from './index.ts';
 
@@ -31,10 +31,10 @@ export function runtimeOptions(env: NodeJS.ProcessEnv): RuntimeOptions {
 }
 
 /**
- * Starts the runtime on the function; the engine loads and the API server's
- * connection opens while the runtime creates its server (the runtime calls
- * init() first), ahead of the first request; as with the CLI, a failure to
- * start is printed and the process ends (exit code 1).
+ * Starts the runtime on the function. The runtime calls init() first, so the
+ * engine loads and the API server's connection opens while it creates its
+ * server, ahead of the first request. As with the CLI, a failure to start is
+ * printed and the process ends with exit code 1.
  */
 export function serve(env: NodeJS.ProcessEnv = process.env): void {
   const func = { ...fn, init: () => (fn.init(), fn.prefetch()) };

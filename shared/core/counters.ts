@@ -11,9 +11,10 @@ import type { CascadeRun, RunPhase, TerminalPhase } from '../api/cascade-run.ts'
 import { admit, release } from './concurrency-limit.ts';
 
 /**
- * `resumes`: how often the run had been resumed when it ended (an end after
- * the n-th resume is another outcome, with its own key), or the number of
- * the resume counted (it takes the run out of `from`'s counter, back to active).
+ * `resumes`: how often the run had been resumed when it ended, or the number
+ * of the resume counted. An end after the n-th resume is another outcome,
+ * with its own key. A resume counted takes the run out of `from`'s counter,
+ * back to active.
  */
 export type CounterChange =
   | { kind: 'started'; run: string }
@@ -103,8 +104,8 @@ function ended(
 /**
  * Where the run was counted before its resume: that counter loses it, `active`
  * gets it back. Under a limit the resumed run holds a slot at once, even when
- * that puts the scenario over its limit (a resume is not queued: its Job is
- * decided with the resume); no queued run is admitted until the scenario is
+ * that puts the scenario over its limit. A resume is not queued: its Job is
+ * decided with the resume. No queued run is admitted until the scenario is
  * under its limit again.
  */
 function resumed(

@@ -1,6 +1,7 @@
 // The run a control request names: by its name, or by the iuid of its run
-// request, found as a run request finds it (the Go controller's name, else
-// the name with the iuid's hash when a run of another iuid held it).
+// request. An iuid's run is found as a run request finds it: under the Go
+// controller's name, else under the name with the iuid's hash, used when a
+// run of another iuid held the first.
 import type { RunTarget } from '../../api/events.ts';
 import { runName } from '../../names.ts';
 import type { EngineDeps } from '../deps.ts';

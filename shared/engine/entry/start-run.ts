@@ -1,7 +1,7 @@
-// A run request: one CascadeRun per iuid (delivered twice, it is still one),
-// started only under a CascadeAutoOperator that holds Cascade's finalizer (or
-// from the CONFIG_PATH file when there is no operator, said so), counted once
-// on the operator, then moved like any other run. The request may name its
+// A run request makes one CascadeRun per iuid, however often it is delivered.
+// It starts only under a CascadeAutoOperator that holds Cascade's finalizer,
+// or from the CONFIG_PATH file when there is no operator, with a warning. It
+// is counted once on the operator, then moved like any other run. The request may name its
 // scenario (`scenario`, else SCENARIO_NAME); under the scenario's
 // maxConcurrentRuns the count admits or queues the run (admission.ts) before
 // it is moved.

@@ -49,9 +49,10 @@ export function runOfJob(job: V1Job): string | undefined {
 }
 
 /**
- * What a sweep keeps of the Jobs it listed, page by page: a few fields of each
- * (never the whole objects, so that 10,000 Jobs cost a few MiB), the Jobs as
- * the core observes them grouped by run, and which Jobs name a run at all.
+ * What a sweep keeps of the Jobs it listed, page by page:
+ * - a few fields of each, never the whole objects, so 10,000 Jobs cost a few MiB;
+ * - the Jobs as the core observes them, grouped by run;
+ * - which Jobs name a run at all.
  */
 export interface JobIndex {
   /** Jobs labelled with a run and not being deleted: what orphanJobs and jobsOfRun look at. */
@@ -81,9 +82,9 @@ export function indexJobs(index: JobIndex, jobs: readonly V1Job[]): void {
 /**
  * Names of the Jobs whose run is gone or being deleted: `live` holds the runs
  * listed and not being deleted. The Jobs must have been listed BEFORE the
- * runs: a run exists before its first Job, so a Job listed first whose run is
- * missing from the later list is truly orphaned, never a Job of a run created
- * in between.
+ * runs. A run exists before its first Job. So a Job listed first whose run is
+ * missing from the later list is truly orphaned. It is never a Job of a run
+ * created in between.
  */
 export function orphanJobs(jobs: JobIndex, live: ReadonlySet<string>): string[] {
   return jobs.named.filter((j) => !live.has(j.run)).map((j) => j.name);
@@ -137,9 +138,9 @@ export function countNeedingOperator(runs: readonly CascadeRun[]): number {
 }
 
 /**
- * An operator that lacks the finalizer gets it (one created while no run
- * started); once it is being deleted and no run needs it any more (every run
- * ended and counted), the finalizer goes, as the Go controller did on shutdown.
+ * An operator that lacks the finalizer gets it: one created while no run
+ * started. Once it is being deleted and no run needs it any more, the
+ * finalizer goes. No run needs it once every run ended and was counted.
  * `active` (countNeedingOperator over every run) is counted only for an
  * operator being deleted.
  */

@@ -70,10 +70,10 @@ export function tally(summary: SweepSummary, decision: Decision): void {
 }
 
 /**
- * 0 unless the sweep could not do its work: it was aborted (no list of runs,
- * invalid configuration), or more than half of the runs it had to handle
- * failed (the API server or the janitor's permissions are broken, not one
- * odd run). Fewer errors are logged and counted, and the next sweep retries.
+ * 0 unless the sweep could not do its work. Either it was aborted: no list of
+ * runs, or an invalid configuration. Or more than half of the runs it had to
+ * handle failed: then the API server or the janitor's permissions are broken,
+ * not one odd run. Fewer errors are logged and counted, and the next sweep retries.
  */
 export function exitCode(summary: SweepSummary): 0 | 1 {
   if (summary.aborted !== undefined) return 1;

@@ -1,12 +1,13 @@
-// One janitor sweep over the namespace: move every run that events left
-// behind (through reconcileRun, the same load/decide/act/write loop as the
-// function, so the same decisions), delete orphaned Jobs and expired runs,
-// add the CascadeAutoOperator's finalizer where it lacks it and release it
-// once the operator is being deleted and no run needs it. Every
-// action is idempotent or guarded by resourceVersion, so two sweeps at once,
-// or a sweep killed half-way, leave a state the next one decides from.
-// Runs and Jobs are listed in pages (CASCADE_LIST_PAGE_SIZE): the Jobs are
-// kept as a small index, the runs handled a page at a time, and only a run
+// One janitor sweep over the namespace:
+// - it moves every run that events left behind, through reconcileRun, the
+//   function's own load/decide/act/write loop, so the decisions are the same;
+// - it deletes orphaned Jobs and expired runs;
+// - it adds the CascadeAutoOperator's finalizer where it lacks it, and
+//   releases it once the operator is being deleted and no run needs it.
+// Every action is idempotent or guarded by resourceVersion. So two sweeps at
+// once, or a sweep killed half-way, leave a state the next one decides from.
+// Runs and Jobs are listed in pages of CASCADE_LIST_PAGE_SIZE. The Jobs are
+// kept as a small index, and the runs handled a page at a time. Only a run
 // whose listing shows something to do is read again and reconciled.
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../../api/cascade-run.ts';

@@ -1,11 +1,11 @@
-// Runs under their scenario's concurrency limit (spec.maxConcurrentRuns),
-// acting on what the core decides (core/queue.ts): a run's start is counted on
-// its scenario's CascadeAutoOperator, which admits it or queues it in the same
-// resourceVersion-guarded write; a run's end (counted there too) hands its
-// slot to the oldest queued run, which is woken at once. What a crash or a lost
-// wake-up leaves behind (a run created but not counted, a run admitted but
-// still Queued, the slot of a run deleted in flight) the janitor takes up
-// from the operator's status, the only truth.
+// Runs under their scenario's concurrency limit, spec.maxConcurrentRuns,
+// acting on what core/concurrency-limit.ts decides. A run's start is counted
+// on its scenario's CascadeAutoOperator, which admits it or queues it in the
+// same resourceVersion-guarded write. A run's end is counted there too, and
+// hands its slot to the oldest queued run, which is woken at once. The janitor
+// takes up what a crash or a lost wake-up leaves behind, from the operator's
+// status, the only truth: a run created but not counted, a run admitted but
+// still Queued, the slot of a run deleted in flight.
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../../api/cascade-run.ts';
 import { admissionOf } from '../../core/concurrency-limit.ts';

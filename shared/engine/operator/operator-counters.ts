@@ -115,10 +115,10 @@ export async function writeCounters(
 }
 
 /**
- * A copy of the operator read just now (a run request's finalizer check),
- * offered to the cache: the next write starts from it when the process holds
- * no copy (its first count, or after a refused write), instead of reading the
- * operator again. A copy someone changed since costs a refused write and a
+ * A copy of the operator read just now, by a run request's finalizer check,
+ * offered to the cache. The next write starts from it when the process holds
+ * no copy: at its first count, or after a refused write. So the operator is
+ * not read again. A copy someone changed since costs a refused write and a
  * read, as a stale cache does.
  */
 export function offerOperator(cache: OperatorCache, seen: CascadeAutoOperator | undefined): void {

@@ -1,7 +1,7 @@
 // Per-run order inside one process. A Job's change arrives as several events
-// at once (added, active, ready, complete, deleted), each a request to look at
-// the run again; run concurrently, they race for the same status write (409s,
-// reloads) and create or delete the same Job twice. Here the work on one run
+// at once: added, active, ready, complete, deleted. Each is a request to look
+// at the run again. Run concurrently, they race for the same status write,
+// with 409s and reloads, and create or delete the same Job twice. Here the work on one run
 // is done one at a time, and a request to look again that finds one already
 // waiting shares it: that one loads the run after this request's change
 // anyway (level-triggered). Other processes still meet through

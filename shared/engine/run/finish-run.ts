@@ -1,8 +1,9 @@
-// The end of a run, done once however often it is asked: the
-// CascadeAutoOperator's counters (exactly-once by key), then `status.counted`
-// so that it is not asked again; and the run-end CloudEvent to K_SINK (at
-// least once, with a stable id for consumers to dedupe), owed in the run's
-// status until `status.notified` records it sent. The function sends it after
+// The end of a run, done once however often it is asked:
+// - the CascadeAutoOperator's counters, exactly once by key, then
+//   `status.counted`, so that it is not asked again;
+// - the run-end CloudEvent to K_SINK, at least once, with a stable id for
+//   consumers to dedupe. It is owed in the run's status until
+//   `status.notified` records it sent. The function sends it after
 // its reply; the janitor, which answers no one, before it goes on (outbox.ts).
 import pRetry from 'p-retry';
 import {
@@ -159,9 +160,9 @@ async function stillOwing(deps: EngineDeps, run: CascadeRun, phase: TerminalPhas
 }
 
 /**
- * The function hands the send to its outbox and returns at once; without one (the janitor) it is done before returning.
- * When this process already sent and recorded this very event, the run it was asked with may have been read before that
- * record: it is read again, and the event is sent again only if the run still owes it (marked owed again, say).
+ * The function's outbox sends after it returns; the janitor's sends before it returns.
+ * This process may have sent and recorded this very event already. The run it was asked with may be older than that
+ * record. Then it is read again, and the event is sent again only if the run still owes it, say when marked owed again.
  */
 export async function sendRunEndEvent(deps: EngineDeps, run: CascadeRun, phase: TerminalPhase): Promise<void> {
   const event = runEndEvent(deps, run, phase);

@@ -186,10 +186,10 @@ async function confirmClaims(deps: EngineDeps, source: Source, run: CascadeRun):
 }
 
 /**
- * A cached copy's decision is acted on only through a status write (guarded by
- * its resourceVersion), or when it only deletes Jobs of succeeded steps
- * (settled-delete.ts): anything else reads the run again (true: the source
- * is no longer the cached copy).
+ * A cached copy's decision is acted on only through a status write, guarded by
+ * its resourceVersion, or when it only deletes Jobs of succeeded steps:
+ * settled-delete.ts. Anything else reads the run again. True: the source is no
+ * longer the cached copy.
  */
 function distrusted(source: Source, run: CascadeRun, decision: Decision, rejected: boolean): boolean {
   const acting = !decision.changed && decision.actions.length > 0 && !onlySettledDeletes(run, decision);
