@@ -15,8 +15,10 @@ import type { FinishedJobs } from './process/finished-jobs.ts';
 import type { RunLock } from './process/run-lock.ts';
 import type { RetryWakeups } from './process/retry-timers.ts';
 import type { RunCache } from './process/run-cache.ts';
-import type { Starts } from './entry/start-created.ts';
 import type { DeletedJobs } from './process/deleted-jobs.ts';
+
+/** The starts a process runs after its replies, by run name, until each settles (entry/start-created.ts). */
+export type Starts = Map<string, Promise<void>>;
 
 export interface EngineHooks {
   /** The transitions of one decision, once it is written. The function counts each and records one Kubernetes Event. */

@@ -12,9 +12,6 @@ import { isDeleting } from '../operator/operator-finalizer.ts';
 import { accepted, type Outcome } from './outcome.ts';
 import { reconcileRun } from '../run/reconcile.ts';
 
-/** The starts this process runs after its replies, by run name, until each settles. */
-export type Starts = Map<string, Promise<void>>;
-
 /** Runs `start` after the reply, in `deps.background`; a failure is logged and left to the add event and the janitor. */
 export function startAfterReply(
   deps: EngineDeps & { background: NonNullable<EngineDeps['background']> },

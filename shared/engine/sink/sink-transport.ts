@@ -15,7 +15,7 @@ import { X509Certificate } from 'node:crypto';
 import { getCACertificates } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
-import type { Sink } from './sink.ts';
+import type { Extensions } from '../../ce-overrides.ts';
 import { Agent, fetch as undiciFetch } from 'undici';
 
 /** The part of fetch the sender uses. */
@@ -28,6 +28,13 @@ export type SinkFetch = (
     signal: AbortSignal;
   },
 ) => Promise<{ ok: boolean; status: number; body: { cancel(): Promise<void> } | null }>;
+
+/** K_SINK, K_CE_OVERRIDES' extensions, and K_CA_CERTS and the OIDC token when SinkBinding injected them. */
+export interface Sink {
+  url: string | undefined;
+  extensions: Extensions;
+  transport?: SinkTransport;
+}
 
 export interface SinkTransport {
   fetch: SinkFetch;

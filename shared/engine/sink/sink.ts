@@ -5,9 +5,8 @@
 // again by the next delivery of the run's events or by the janitor.
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
-import type { Extensions } from '../../ce-overrides.ts';
 import type { RunEndEvent } from '../../api/events.ts';
-import { PLAIN_TRANSPORT, type SinkTransport } from './sink-transport.ts';
+import { PLAIN_TRANSPORT, type Sink } from './sink-transport.ts';
 
 export interface SinkPolicy {
   retries: number;
@@ -33,13 +32,6 @@ export const JANITOR_SINK_POLICY: SinkPolicy = {
 };
 
 export type Notify = (event: RunEndEvent, signal?: AbortSignal) => Promise<boolean>;
-
-/** K_SINK, K_CE_OVERRIDES' extensions, and K_CA_CERTS and the OIDC token when SinkBinding injected them (sink-transport.ts). */
-export interface Sink {
-  url: string | undefined;
-  extensions: Extensions;
-  transport?: SinkTransport;
-}
 
 export function sinkNotifier(
   { url: sink, extensions, transport = PLAIN_TRANSPORT }: Sink,
