@@ -1,4 +1,4 @@
-// `npm run build`'s copy of the ui's page for the package: build/ui/app.js
+// `npm run build:ui`, which `npm pack` runs: the ui's page for the package, build/ui/app.js
 // (the page's TypeScript bundled by rolldown) and build/ui/style.css, which
 // an installed kubectl-cascade serves (cli/ui/assets.ts).
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';

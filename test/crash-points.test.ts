@@ -155,23 +155,39 @@ interface Scenario {
 
 /**
  * Each module reports success while its Job still runs, as a module that
- * sends its result first: once its step has started, sent again until 200.
+ * sends its result first: once its step's Job exists, sent again until 200.
+ * A module reports from its Job's pod, so no result comes before that Job.
  */
+/** Where a step stands for its module: past it, its Job running, or neither yet. */
+function stepState(run: CascadeRun, step: number): 'past' | 'job-runs' | 'wait' {
+  if ((run.status?.currentStep ?? 0) > step || run.status?.phase === 'Succeeded') return 'past';
+  const rec = run.status?.modules?.[step];
+  return rec?.phase === 'Running' && h.jobs.has(rec.jobName) ? 'job-runs' : 'wait';
+}
+
+async function reportOnceJobRuns(name: string, step: number, module: string): Promise<true | undefined> {
+  const state = stepState(await h.getRun(name), step);
+  if (state !== 'job-runs') return state === 'past' || undefined;
+  await restarting;
+  const answer = await post(h.url(), { runname: name, modulename: module, moduleresult: 'success' }).catch(
+    () => undefined,
+  );
+  return answer?.status === 200 || undefined;
+}
+
+/** A step whose status was written and whose Job a crash cut off waits for the janitor: it sweeps after 10 s. */
 async function resultsBeforeJobs(name: string): Promise<void> {
   for (const [step, module] of ['grayscale', 'binarization', 'diff'].entries()) {
-    await waitFor(
-      async () => {
-        const run = await h.getRun(name);
-        if ((run.status?.currentStep ?? 0) > step || run.status?.phase === 'Succeeded') return true;
-        if (run.status?.modules?.[step]?.phase !== 'Running') return undefined;
-        await restarting;
-        const answer = await post(h.url(), { runname: name, modulename: module, moduleresult: 'success' }).catch(
-          () => undefined,
-        );
-        return answer?.status === 200 || undefined;
-      },
-      { timeoutMs: 60_000, message: `module ${module} of ${name} reported` },
-    );
+    for (let sweeps = 0; ; sweeps++) {
+      const reported = await waitFor(() => reportOnceJobRuns(name, step, module), {
+        timeoutMs: 10_000,
+        message: `module ${module} of ${name} reported`,
+      }).catch(() => undefined);
+      if (reported) break;
+      if (sweeps === 5) throw new Error(`module ${module} of ${name} never reported, even with the janitor`);
+      await restarting;
+      await sweep();
+    }
   }
 }
 
@@ -229,20 +245,30 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
   // The audit's writes of the function's ServiceAccount, Kubernetes Events aside: the proxy saw each of them.
   const fnUser = serviceAccountUser(h.ns, 'cascade-function');
   const audited = () => countByClient(auditLinesSince(audit, mark), { fn: fnUser }).fn!.writes;
-  await waitFor(() => audited() >= clean.sent || undefined, {
-    timeoutMs: 10_000,
-    message: 'the audit log caught up',
-  });
-  expect(audited()).toBe(clean.sent);
-  const total = clean.writes.length;
+  // A run's last writes may follow the reply that ended it: a Job deleted once Complete, a mark riding on a
+  // counter write. The reference is taken when the proxy saw no new write for a poll and the audit log shows
+  // exactly the writes it saw.
+  let seen = -1;
+  const writes = await waitFor(
+    () => {
+      const now = proxy!.sent();
+      const settled = now === seen && audited() === now;
+      seen = now;
+      return settled ? proxy!.writes() : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 1000, message: 'the writes settled and the audit log shows each of them' },
+  );
+  const total = writes.length;
   const lines: string[] = [];
   for (const at of points(total)) {
     const played = await play(`${(0xc0000 + at).toString(16)}-crash`, at);
     runs.push(played.name);
     lines.push(
-      `${at}. ${short(clean.writes[at - 1]!.call)}: killed after ${short(played.killedAfter) ?? 'nothing'}, ${played.sweeps} sweep(s)`,
+      `${at}. ${short(writes[at - 1]!.call)}: killed after ${short(played.killedAfter) ?? 'nothing'}, ${played.sweeps} sweep(s)`,
     );
-    expect(played.killedAfter, `crash point ${at} reached`).toBeDefined();
+    // A run's last write, a Job deleted once Complete, may be the janitor's in one play and the function's in
+    // another: every point before the last must be reached.
+    if (at < total) expect(played.killedAfter, `crash point ${at} reached`).toBeDefined();
   }
   for (const name of runs) checkRun(await h.getRun(name), sc);
   // Each step attempt's Job, created once: one uid per name, as a watch of Jobs saw them.

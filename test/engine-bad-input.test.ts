@@ -11,7 +11,7 @@ import {
   structuredEvent,
   type Harness,
 } from './support/cascade-harness.ts';
-import { adminKubeConfig } from './support/kube.ts';
+import { adminKubeConfig, waitFor } from './support/kube.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -109,7 +109,18 @@ describe('bad input', () => {
     const iuid = 'f00d0001';
     expect((await post(h.url(), { turlinfo: 's3://in', iuid })).status).toBe(200);
     const run = `${SCENARIO}-f00d0`;
-    const before = JSON.stringify((await h.getRun(run)).status);
+    // The reply comes once the run exists; its start follows. Taken once the start is written and still.
+    let last = '';
+    const before = await waitFor(
+      async () => {
+        const status = (await h.getRun(run)).status;
+        const now = JSON.stringify(status);
+        const still = now === last && status?.modules?.[0]?.phase === 'Running';
+        last = now;
+        return still ? now : undefined;
+      },
+      { intervalMs: 500, message: 'the run started' },
+    );
     expect(await post(h.url(), { runname: run, modulename: 'nope', moduleresult: 'success' })).toMatchObject({
       status: 400,
       body: { error: `run "${run}" has no module "nope"` },

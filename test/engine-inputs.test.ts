@@ -37,7 +37,10 @@ describe('input formats', () => {
 
     const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
     expect(await post(h.url(), start.body, start.headers)).toEqual({ status: 200, body: { text: '' } });
-    expect(await step(RUN)).toBe('Running,Pending,Pending');
+    // The reply comes once the run exists; its first Job follows.
+    await waitFor(async () => (await step(RUN)) === 'Running,Pending,Pending' || undefined, {
+      message: 'the first step running',
+    });
 
     const a = structuredEvent('net.cascade.module.finished.v1', {
       runname: RUN,

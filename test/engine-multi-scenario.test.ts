@@ -135,8 +135,8 @@ describe('several scenarios per deployment', () => {
     await createOperator(h, OTHER, { scenarioconfig: { cascademodules: forever('shrink') }, maxConcurrentRuns: 1 });
     const send = (iuid: string, scenario?: string) =>
       post(h!.url(), { turlinfo: 's3://in/x.tgz', iuid, ...(scenario ? { scenario } : {}) });
-    expect((await send('aaaaa-1')).body['phase']).toBe('Running');
-    expect((await send('bbbbb-2', OTHER)).body['phase']).toBe('Running');
+    expect((await send('aaaaa-1')).body['phase']).toBe('Pending');
+    expect((await send('bbbbb-2', OTHER)).body['phase']).toBe('Pending');
     expect((await send('ccccc-3')).body['phase']).toBe('Queued');
     expect((await send('ddddd-4', OTHER)).body['phase']).toBe('Queued');
     await waitFor(async () => (await operator(h!, OTHER)).status?.queued === 1, {

@@ -1,6 +1,6 @@
 // The page's assets: its script (the TypeScript under page/, bundled by
 // rolldown, the repo's bundler) and its style sheet. An installed package
-// serves the copies `npm run build` wrote to build/ui/; a checkout bundles
+// serves the copies `npm run build:ui` wrote to build/ui/; a checkout bundles
 // the sources when the ui starts (rolldown is a devDependency), so the page
 // is never stale. Nothing comes from a CDN.
 import { readFile } from 'node:fs/promises';
