@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
 import { binaryEvent, post, type Harness } from '../support/cascade-harness.ts';
+import { sleep } from '../support/kube.ts';
 
 export interface FaultCounts {
   kills: number;
@@ -39,8 +40,6 @@ export const noFaults = (): FaultCounts => ({
   sinkFailed: 0,
   sinkSlow: 0,
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** SIGKILL of replica `i`, then a new process in its place; the Broker routes to it as Knative would to a new pod. */
 export async function killReplica(h: Harness, i: number, counts: FaultCounts, logDir: string): Promise<void> {

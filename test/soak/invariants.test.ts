@@ -8,10 +8,10 @@ import {
   endedRight,
   jobsCreatedOnce,
   oneRunPerRequest,
-  percentile,
   runEndEventsDelivered,
   stepGaps,
 } from './invariants.ts';
+import { percentile } from '../../bench/stats.ts';
 
 function run(pid: string, phase: string, extra: Partial<NonNullable<CascadeRun['status']>> = {}): CascadeRun {
   return {

@@ -91,9 +91,3 @@ export function stepGaps(runs: CascadeRun[]): number[] {
   }
   return gaps;
 }
-
-export function percentile(values: number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}

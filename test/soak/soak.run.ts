@@ -18,7 +18,7 @@ import { successScenario } from '../fixtures/scenarios.ts';
 import { cascadeHarness, OUT, SCENARIO, type Harness } from '../support/cascade-harness.ts';
 import { etcdHistory } from '../support/etcd-history.ts';
 import { janitorKubeconfig, runJanitorProcess } from '../support/janitor.ts';
-import { useAdminKubeconfig } from '../support/kube.ts';
+import { sleep, useAdminKubeconfig } from '../support/kube.ts';
 import {
   flakySink,
   forgeJobEvent,
@@ -33,17 +33,16 @@ import {
   endedRight,
   jobsCreatedOnce,
   oneRunPerRequest,
-  percentile,
   runEndEventsDelivered,
   stepGaps,
   type Requested,
 } from './invariants.ts';
+import { percentile } from '../../bench/stats.ts';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? '3');
 const RATE = Number(process.env.SOAK_RATE ?? '1');
 
 const say = (line: string) => process.stderr.write(`soak ${new Date().toISOString().slice(11, 19)} ${line}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const between = (lo: number, hi: number) => lo + Math.random() * (hi - lo);
 const iuid = (i: number) => `${(0x10000 + i).toString(16)}-soak-${i}`;
 const runOf = (i: number) => `${SCENARIO}-${iuid(i).slice(0, 5)}`;
