@@ -6,7 +6,9 @@
 // and its Job is deleted. Step 1's success result reaches B late, a duplicate
 // delivery. B decides from its stale copy that step 2 is due. The name of
 // step 2's Job is free again. B must create nothing: a module that ran once
-// must not run twice.
+// must not run twice. The same holds for a copy read fresh, then acted on
+// late. A step whose decider died between its status and its Job gets its Job
+// from the next event, though that event shows none of the step's Jobs.
 import { BatchV1Api } from '@kubernetes/client-node';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import { janitorEngine } from '../shared/engine/profiles.ts';
 import { acceptModuleResult } from '../shared/engine/entry/accept-result.ts';
 import { runCache } from '../shared/engine/process/run-cache.ts';
 import { startRun } from '../shared/engine/entry/start-run.ts';
+import { reconcileRun } from '../shared/engine/run/reconcile.ts';
 import { connectStore } from '../shared/kube/connect.ts';
 import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
 import { imageModule } from './fixtures/scenarios.ts';
@@ -106,5 +109,62 @@ describe('a stale decider on another replica', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(createdUids(second!), `Job ${second} created once`).toHaveLength(1);
     expect(await jobNames(), 'no Job of step 2 left behind').not.toContain(second);
+  });
+
+  it('never creates it again from a copy read before, however fresh when read', async () => {
+    const a = replica();
+    const b = replica();
+    const started = await startRun(a, { turlinfo: 's3://in/x.tgz', iuid: 'a5a1e-fresh' });
+    const run = String((started as { body: Record<string, unknown> }).body.run);
+    const [first, second] = ((await h.getRun(run)).status?.modules ?? []).map((m) => m.jobName);
+    // B reads the run while step 1 runs, with step 1's Job seen complete, then stalls before it acts.
+    const read = await h.getRun(run);
+    const uid = [...(await h.recorded([first!])).get(first!)!.keys()][0];
+    const complete = { name: first!, uid, run, step: 0, state: 'Succeeded' as const, deleting: false, done: true };
+    await acceptModuleResult(a, { runname: run, modulename: 'first', moduleresult: 'success' });
+    await acceptModuleResult(a, { runname: run, modulename: 'second', moduleresult: 'success' });
+    await h.recorded([second!]);
+    await waitFor(async () => (await jobNames()).every((n) => n !== second), { message: `Job ${second} deleted` });
+
+    // B acts on its read: step 2 looks due.
+    await reconcileRun(b, run, { kind: 'Observe' }, { known: read, jobs: [complete] });
+
+    expect(await phases(run)).toEqual(['Succeeded', 'Succeeded', 'Running']);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(createdUids(second!), `Job ${second} created once`).toHaveLength(1);
+    expect(await jobNames()).not.toContain(second);
+  });
+});
+
+describe('a step started whose decider died before its Job was created', () => {
+  it('gets its Job from the next event, though that event shows no Job of the step', async () => {
+    const a = replica();
+    const started = await startRun(a, { turlinfo: 's3://in/x.tgz', iuid: 'a5a1e-unseen' });
+    const run = String((started as { body: Record<string, unknown> }).body.run);
+    // The status a decider wrote before it died: step 1 started, its Job never created, no uid.
+    const stored = await h.getRun(run);
+    const modules = stored.status!.modules!.map((m) =>
+      m.step === 0
+        ? { ...m, phase: 'Succeeded' as const, completionTime: new Date().toISOString() }
+        : m.step === 1
+          ? { ...m, phase: 'Running' as const, startTime: new Date().toISOString() }
+          : m,
+    );
+    await h.custom.replaceNamespacedCustomObjectStatus({
+      group: 'cascade.cascade.net',
+      version: 'v1alpha1',
+      namespace: h.ns,
+      plural: 'cascaderuns',
+      name: run,
+      body: { ...stored, status: { ...stored.status, modules, currentStep: 1 } },
+    });
+    const second = modules[1]!.jobName;
+    expect(await jobNames()).not.toContain(second);
+
+    // An event that shows none of the step's Jobs, as a module result does.
+    await reconcileRun(a, run, { kind: 'Observe' }, { jobs: [] });
+
+    expect(await jobNames()).toContain(second);
+    expect(await phases(run)).toEqual(['Succeeded', 'Running', 'Pending']);
   });
 });

@@ -42,5 +42,6 @@ function decision(d: Draft, before: string): Decision {
     transitions: d.transitions,
     verdict: d.verdict,
     ignoredJobs: d.ignored,
+    unseenJob: d.unseenJob,
   };
 }

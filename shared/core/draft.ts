@@ -22,6 +22,8 @@ export interface Draft {
   actions: Action[];
   transitions: Transition[];
   verdict: Verdict;
+  /** Decision.unseenJob. */
+  unseenJob: number | undefined;
 }
 
 export function seconds(from: string | undefined, to: string): number | undefined {
@@ -83,6 +85,7 @@ export function newDraft(input: DecideInput, statusJson: string): Draft {
     actions: [],
     transitions: [],
     verdict: 'observed',
+    unseenJob: undefined,
   };
 }
 

@@ -62,11 +62,25 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
     expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1', 'DeleteJob:0']);
   });
 
-  it('a running step whose Job is not shown does not fail', () => {
+  it('a running step whose Job is not shown does not fail; with no uid recorded, it asks for a list of the Jobs', () => {
     const d = partial(status(1), [shownJob('delete', job(ABC, 0, 'Succeeded'))]);
     expect(d.status.phase).toBe('Running');
     expect(d.changed).toBe(false);
     expect(d.actions).toEqual([]);
+    expect(d.unseenJob).toBe(1);
+  });
+
+  it('a running step whose Job was seen once (its uid recorded) asks for no list when its Job is not shown', () => {
+    const seen = status(1);
+    seen.modules![1]!.jobUid = 'job-uid-1';
+    const d = partial(seen, [shownJob('delete', job(ABC, 0, 'Succeeded'))]);
+    expect(d.actions).toEqual([]);
+    expect(d.unseenJob).toBeUndefined();
+  });
+
+  it('every Job listed: a started step asks for no list', () => {
+    const d = decide(input(run(ABC, status(1)), [job(ABC, 0, 'Succeeded'), job(ABC, 1, 'Active')]));
+    expect(d.unseenJob).toBeUndefined();
   });
 
   it('without partialJobs the same run fails with JobMissing once its Job was seen (its uid recorded)', () => {

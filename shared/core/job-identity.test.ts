@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decide } from './decide.ts';
-import { recordJobUids, sortJobs } from './job-identity.ts';
+import { sortJobs } from './job-identity.ts';
 import { input, job, run, RUN } from './testing/fixtures.ts';
 import type { CascadeRunStatus, ModuleRecord } from '../api/cascade-run.ts';
 import type { ObservedJob } from './observed-job.ts';
@@ -112,14 +112,5 @@ describe("the uid of a step's Job", () => {
     const rec = d.status.modules?.[0];
     expect(rec?.attempt).toBe(2);
     expect(rec?.jobUid).toBeUndefined();
-  });
-
-  it("recordJobUids writes each created Job's uid into its step's record", () => {
-    const status = running(0);
-    recordJobUids(status.modules, [
-      { step: 0, uid: 'uid-new' },
-      { step: 1, uid: undefined },
-    ]);
-    expect(status.modules?.map((m) => m.jobUid)).toEqual(['uid-new', undefined, undefined]);
   });
 });

@@ -56,14 +56,3 @@ export function sortJobs(records: readonly ModuleRecord[], run: string, jobs: re
   }
   return sorted;
 }
-
-/** Records the uid of each Job just created in the status about to be written. */
-export function recordJobUids(
-  records: readonly ModuleRecord[] | undefined,
-  created: ReadonlyArray<{ step: number; uid: string | undefined }>,
-): void {
-  for (const { step, uid } of created) {
-    const rec = records?.[step];
-    if (rec && uid) rec.jobUid = uid;
-  }
-}

@@ -120,4 +120,10 @@ export interface Decision {
   verdict: Verdict;
   /** Observed Jobs that are not the ones Cascade created for their steps: never decided on. */
   ignoredJobs: IgnoredJob[];
+  /**
+   * A started step whose Job is not among the Jobs shown and whose uid no
+   * status recorded (partialJobs): only a list of the run's Jobs tells whether
+   * its decider died before creating it.
+   */
+  unseenJob?: number | undefined;
 }

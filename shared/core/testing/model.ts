@@ -111,7 +111,7 @@ function creates(d: Decision): boolean {
 }
 
 /** Creates the decided Jobs; returns the step of a Job the API server refused. */
-function createJobs(m: Model, s: Snapshot, late: boolean): number | undefined {
+function createJobs(m: Model, s: Snapshot): number | undefined {
   for (const a of s.decision.actions) {
     if (a.type !== 'CreateJob') continue;
     if (a.step === m.refusedStep) return a.step;
@@ -125,10 +125,8 @@ function createJobs(m: Model, s: Snapshot, late: boolean): number | undefined {
       stale: s.rv !== m.rv && s.rv !== m.rv - 1,
     });
     const uid = `${name}#${m.creations.length}`;
+    // Its uid is recorded by the next decision that sees it: the status was written before it.
     m.jobs.push({ name, uid, run: RUN, step: a.step, state: 'Active', startTime: nowOf(m), deleting: false });
-    // Recorded by the write that follows, as reconcile.ts does; after the write (status first), not at all.
-    const rec = s.decision.status.modules?.[a.step];
-    if (rec && !late) rec.jobUid = uid;
   }
   return undefined;
 }
@@ -164,32 +162,25 @@ function afterWrite(m: Model, d: Decision, crash: Crash): void {
 }
 
 /** Creates the Jobs: 'go' on, or how the attempt ends (refused, or a crash after the create). */
-function createStep(m: Model, s: Snapshot, late: boolean, crash: Crash): 'go' | 'done' | Refusal {
-  const refused = createJobs(m, s, late);
+function createStep(m: Model, s: Snapshot, crash: Crash): 'go' | 'done' | Refusal {
+  const refused = createJobs(m, s);
   if (refused !== undefined) return { step: refused, message: 'the API server refused the Job' };
   return crash === 'afterCreate' ? 'done' : 'go';
 }
 
 /** Acts on one decision; 'retry' when the fact must be decided again (write conflict), or the Job refused. */
-function act(m: Model, s: Snapshot, crash: Crash, late: boolean): 'done' | 'retry' | Refusal {
+function act(m: Model, s: Snapshot, crash: Crash): 'done' | 'retry' | Refusal {
   const { decision: d } = s;
   if (d.verdict === 'unknown-module' || d.verdict === 'not-started') return 'done';
-  // From a copy just read, the Jobs first, their uids recorded by the write after them. From a copy
-  // held since (reconcile.ts: this process's cache), the status first: a stale copy creates nothing.
-  if (!late) {
-    const created = createStep(m, s, false, crash);
-    if (created !== 'go') return created;
-  }
+  // The status first, as reconcile.ts: its resourceVersion refuses a stale copy before it creates a Job.
   if (d.changed || creates(d)) {
     if (s.rv !== m.rv) return 'retry';
     writeStatus(m, d.status);
   }
-  if (late) {
-    if (crash === 'afterWrite') return 'done';
-    const created = createStep(m, s, true, crash);
-    if (created !== 'go') return created;
-  }
-  if (crash !== 'afterWrite') afterWrite(m, d, crash);
+  if (crash === 'afterWrite') return 'done';
+  const created = createStep(m, s, crash);
+  if (created !== 'go') return created;
+  afterWrite(m, d, crash);
   return 'done';
 }
 
@@ -198,10 +189,9 @@ export function reconcile(m: Model, fact: Fact, crash: Crash, first?: Snapshot):
   let next: Snapshot | undefined = first;
   let refused = first?.refused;
   for (let attempt = 0; attempt < 10 && m.run; attempt++) {
-    const late = next !== undefined;
     const s = next ?? load(m, m.run, fact, refused);
     next = undefined;
-    const outcome = act(m, s, crash, late);
+    const outcome = act(m, s, crash);
     if (outcome === 'done') return;
     if (outcome !== 'retry') refused = outcome;
   }

@@ -9,7 +9,7 @@ import { reconcileRun } from '../run/reconcile.ts';
  * Decided from the run alone first, with no list of its Jobs. The step's Job
  * and the next one are then unknown, created or deleted by name. Only a
  * result for a step the run has not recorded started looks for that step's
- * Job in a list: after a crash, the Job exists before the status says so.
+ * Job in a list: a later step's Job proves the steps before it succeeded.
  */
 export async function acceptModuleResult(deps: EngineDeps, res: ModuleResult): Promise<Outcome> {
   const fact = { kind: 'ModuleResult', modulename: res.modulename, moduleresult: res.moduleresult } as const;

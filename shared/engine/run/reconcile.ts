@@ -1,15 +1,13 @@
 // Load, decide, act, write: the one loop every entry point uses to move a run.
-// From a copy just read, Jobs are created before the status that records them
-// and their uids is written. From this process's cached copy, which another
-// replica may have made stale, the status is written first: its
-// resourceVersion refuses a stale decider before it creates any Job. So a
-// step's Job is not made again after it ran (docs/architecture.md#one-job-per-step-attempt).
+// A decision that creates a Job writes the status first: its resourceVersion
+// refuses a stale decider before it creates any Job. So a step's Job is not
+// made again after it ran and was deleted (docs/architecture.md#one-job-per-step-attempt).
 // A crash between the status and the Job leaves a step started with no Job and
 // no uid: the next look with every Job listed creates it. A status write
 // conflict means someone else moved the run: reload.
 import type { CascadeRun } from '../../api/cascade-run.ts';
 import { decide } from '../../core/decide.ts';
-import { recordJobUids, type IgnoredJob } from '../../core/job-identity.ts';
+import type { IgnoredJob } from '../../core/job-identity.ts';
 import { observeJob, type ObservedJob } from '../../core/observed-job.ts';
 import { onlySettledDeletes } from '../../core/settled-delete.ts';
 import type { DecideInput, Decision, Fact, Refusal } from '../../core/types.ts';
@@ -29,11 +27,11 @@ export type ReconcileResult =
   | { kind: 'done'; run: CascadeRun; decision: Decision; ignored: IgnoredJob[] };
 
 /**
- * The run first, its Jobs after, never at once: Jobs are created before the
- * status that records them is written, so a list made after reading the run
- * shows every Job that status names. Listed first (or concurrently), a Job
- * created and recorded in between would look gone, failing the run with
- * JobMissing.
+ * The run first, its Jobs after, never at once: a status records a Job's uid
+ * only once that Job was seen, so a list made after reading the run shows
+ * every Job that status names, until Cascade deletes it. Listed first (or
+ * concurrently), a Job seen and recorded in between would look gone, failing
+ * the run with JobMissing.
  */
 async function load(
   deps: EngineDeps,
@@ -49,24 +47,19 @@ async function load(
 }
 
 /**
- * Creates the decided Jobs and records each new Job's uid in the status to be
- * written (when the status comes after); a Job the API server refuses as
- * invalid is told to the next decision.
+ * Creates the decided Jobs, after the status that starts their steps. A Job
+ * that exists already is left as it is. Each Job's uid is recorded by the
+ * next decision that sees it. A Job the API server refuses as invalid is told
+ * to the next decision.
  */
 async function createJobs(deps: EngineDeps, decision: Decision): Promise<Refusal | undefined> {
   const creates = decision.actions.filter((a) => a.type === 'CreateJob');
   const results = await Promise.allSettled(creates.map((a) => deps.store.createJob(a.job)));
-  const created: { step: number; uid: string | undefined }[] = [];
   for (const [i, r] of results.entries()) {
-    const { step } = creates[i]!;
-    if (r.status === 'fulfilled') {
-      if (r.value !== 'exists') created.push({ step, uid: r.value.uid });
-      continue;
-    }
-    if (apiErrorKind(r.reason) === 'invalid') return { step, message: apiMessage(r.reason) };
+    if (r.status === 'fulfilled') continue;
+    if (apiErrorKind(r.reason) === 'invalid') return { step: creates[i]!.step, message: apiMessage(r.reason) };
     throw r.reason;
   }
-  recordJobUids(decision.status.modules, created);
   return undefined;
 }
 
@@ -210,6 +203,17 @@ async function afterConflict(source: Source, decision: Decision): Promise<void> 
   source.cached = false;
 }
 
+/**
+ * The Jobs shown left a started step's Job unknown: the run just loaded is
+ * decided again, without reading it, with a list of every Job of the run. The
+ * list holds the API server's copies, so no claim is left to confirm.
+ */
+function listEveryJob(source: Source, run: CascadeRun): void {
+  source.shown = undefined;
+  source.claims = false;
+  source.hint = run;
+}
+
 /** One attempt's end: a result, or 'again' to load and decide once more. */
 type Step = ReconcileResult | 'again';
 
@@ -234,20 +238,12 @@ async function writeFirst(
   return { written };
 }
 
-/** Acts on a decision: from a cached copy, the status first; else its Jobs first; then what follows the write. */
+/** Acts on a decision: the status first, then its Jobs, then what follows the write. */
 async function act(deps: EngineDeps, source: Source, run: CascadeRun, decision: Decision): Promise<Step> {
-  const statusFirst = source.cached && decision.actions.some((a) => a.type === 'CreateJob');
-  if (!statusFirst) {
-    const refusal = await createJobs(deps, decision);
-    if (refusal) {
-      source.refused = refusal;
-      return 'again';
-    }
-  }
   const first = await writeFirst(deps, source, run, decision);
   if ('step' in first) return first.step;
   const { written } = first;
-  const refusal = statusFirst ? await createJobs(deps, decision) : undefined;
+  const refusal = await createJobs(deps, decision);
   if (refusal) {
     // Told to the next decision, made from the status just written; the fact was applied by this one,
     // and the Jobs it let go are deleted now, since the next one does not decide them again.
@@ -292,6 +288,10 @@ async function attemptOnce(
   const rejected = decision.verdict === 'unknown-module' || decision.verdict === 'not-started';
   if (distrusted(source, run, decision, rejected)) return 'again';
   if (rejected) return { kind: 'rejected', decision };
+  if (decision.unseenJob !== undefined && source.shown !== undefined) {
+    listEveryJob(source, run);
+    return 'again';
+  }
   // A delete of a Job its step records as finished, by its recorded uid, needs no read (settled-delete.ts).
   if (source.claims && acts(decision) && !onlySettledDeletes(run, decision)) {
     await confirmClaims(deps, source, run);
