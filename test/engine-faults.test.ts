@@ -13,7 +13,7 @@
 // API server or etcd of the shared one would reach the other test files if a
 // restart failed.
 import { join } from 'node:path';
-import { BatchV1Api, CoreV1Api, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { startCluster, type RunningCluster } from '../local/cluster/cluster.ts';
@@ -29,6 +29,7 @@ import { successScenario } from './fixtures/scenarios.ts';
 import { startApiServerSource } from '../local/apiserver-source.ts';
 import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
 import { etcdHistory } from './support/etcd-history.ts';
+import { whereRunsStand } from './support/where-runs-stand.ts';
 import { adminKubeConfig, useAdminKubeconfig, waitFor } from './support/kube.ts';
 import { heldSink, send, type Answer } from './support/ops.ts';
 
@@ -106,17 +107,6 @@ async function transitionEvents(h: Harness): Promise<Map<string, number>> {
   return told;
 }
 
-const conditions = (list: Array<{ type: string; status: string }> | undefined) =>
-  (list ?? []).map((c) => `${c.type}=${c.status}`).join(',');
-const jobState = (job: V1Job | undefined) =>
-  job
-    ? `Job active ${job.status?.active ?? 0} ready ${job.status?.ready ?? 0} [${conditions(job.status?.conditions)}]`
-    : 'no Job';
-const podState = (pod: V1Pod | undefined) =>
-  pod
-    ? `pod on ${pod.spec?.nodeName ?? 'no node'} ${pod.status?.phase} [${conditions(pod.status?.conditions)}]`
-    : 'no pod';
-
 /**
  * kwok plays the kubelet, and unlike a kubelet it does not come back to a pod
  * whose next stage it could not write while the control plane was away: the
@@ -131,18 +121,6 @@ async function resyncFakeKubelet(): Promise<void> {
   await startComponent(cluster!.stateDir, 'kwok');
 }
 
-/** Where a run that did not end stands: its step, that step's Job and the Job's pod. */
-async function whereRunsStand(h: Harness, left: CascadeRun[]): Promise<string[]> {
-  const jobs = (await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: h.ns })).items;
-  const pods = (await adminKubeConfig().makeApiClient(CoreV1Api).listNamespacedPod({ namespace: h.ns })).items;
-  return left.map((r) => {
-    const s = r.status ?? {};
-    const job = jobs.find((j) => j.metadata?.name === s.modules?.[s.currentStep ?? 0]?.jobName);
-    const pod = pods.find((p) => p.metadata?.labels?.['job-name'] === job?.metadata?.name);
-    return `${r.metadata.name} ${s.phase} step ${s.currentStep} ${s.modules?.map((m) => m.phase).join(',')} ${jobState(job)} ${podState(pod)}`;
-  });
-}
-
 /** Every run ended; when they do not, the error says where each one that did not stands. */
 async function allEnded(h: Harness): Promise<CascadeRun[]> {
   try {
@@ -155,7 +133,7 @@ async function allEnded(h: Harness): Promise<CascadeRun[]> {
     );
   } catch (error) {
     const left = (await h.listRuns()).filter((r) => !r.status?.notified);
-    throw new Error(`${String(error)}; not ended: ${(await whereRunsStand(h, left)).join('; ')}`);
+    throw new Error(`${String(error)}; not ended: ${(await whereRunsStand(h.ns, left)).join('; ')}`);
   }
 }
 

@@ -19,6 +19,7 @@ import { cascadeHarness, OUT, SCENARIO, type Harness } from '../support/cascade-
 import { etcdHistory } from '../support/etcd-history.ts';
 import { janitorKubeconfig, runJanitorProcess } from '../support/janitor.ts';
 import { sleep, useAdminKubeconfig } from '../support/kube.ts';
+import { whereRunsStand } from '../support/where-runs-stand.ts';
 import {
   flakySink,
   forgeJobEvent,
@@ -172,6 +173,8 @@ async function allEnded(s: Soak, timeoutMs: number): Promise<CascadeRun[]> {
       say(
         `not ended after ${timeoutMs / 1000} s: ${left.map((r) => `${r.metadata.name} ${r.status?.phase}`).join(', ')}`,
       );
+      const where = await whereRunsStand(s.h.ns, left.slice(0, 20)).catch((error: unknown) => [String(error)]);
+      for (const line of where) say(`where it stands: ${line}`);
       return runs;
     }
     await sleep(2000);
