@@ -1,10 +1,12 @@
 // kubectl-cascade's reads against the real API server, on runs written
 // directly with their status: -o jsonpath, list --since, --limit and the
-// order by start time, and list -w, which prints a row per change until Ctrl-C.
+// order by start time, list -w, which prints a row per change until Ctrl-C,
+// and the window logs --since and --tail ask the API server for.
 import { spawn } from 'node:child_process';
-import { BatchV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CascadeRunStatus } from '../shared/api/cascade-run.ts';
+import { auditLinesSince, auditLogOf, auditMark } from '../local/audit-log.ts';
 import { cli, CLI_BIN } from './support/cli.ts';
 import { createRun } from './support/janitor.ts';
 import { adminKubeConfig, adminKubeconfigPath, createTestNamespace, waitFor } from './support/kube.ts';
@@ -263,5 +265,50 @@ describe('kubectl-cascade reads', () => {
       message: 'two runs left',
     });
     expect(await names()).toEqual([active, unrecorded].sort());
+  });
+});
+
+describe('kubectl-cascade logs --since and --tail', () => {
+  // kwok runs pods without a kubelet: the API server has no log to give. What
+  // it was asked for is in its audit log: the window of each pod's log read.
+  it("asks the API server for each pod's log within --since and --tail, as kubectl logs does", async () => {
+    const jobName = 'reads-logs-step-0';
+    const startTime = ago(60_000);
+    const status = {
+      phase: 'Running',
+      startTime,
+      currentStep: 0,
+      modules: [{ step: 0, name: 'grayscale', jobName, phase: 'Running', startTime }],
+    } as CascadeRunStatus;
+    const run = await createRun({ custom, ns }, 'reads', { iuid: 'logsrun', modules: successScenario(0), status });
+    const pod = `${jobName}-pod`;
+    await adminKubeConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespacedPod({
+        namespace: ns,
+        body: {
+          metadata: { name: pod, labels: { 'job-name': jobName } },
+          spec: { containers: [{ name: 'module', image: 'module:latest' }] },
+        },
+      });
+    const audit = auditLogOf(adminKubeconfigPath());
+    const mark = auditMark(audit);
+
+    const r = await cli(['logs', run, '--since', '10m', '--tail', '3'], { namespace: ns });
+    expect(r.stderr).toMatch(new RegExp(`^\\[grayscale\\] no logs from pod ${pod}: Error from server`, 'm'));
+    const asked = await waitFor(
+      () =>
+        auditLinesSince(audit, mark)
+          .filter((line) => line.includes(`/pods/${pod}/log`))
+          .map((line) => new URL(`http://x${(JSON.parse(line) as { requestURI: string }).requestURI}`).searchParams)[0],
+      { message: 'the log request in the audit log' },
+    );
+    expect([asked.get('sinceSeconds'), asked.get('tailLines'), asked.get('container')]).toEqual(['600', '3', 'module']);
+
+    const all = await cli(['logs', run, '--tail', '-1'], { namespace: ns });
+    expect(all.stderr).toMatch(/no logs from pod/);
+    const bad = await cli(['logs', run, '--tail', 'some'], { namespace: ns });
+    expect(bad).toMatchObject({ code: 1, stdout: '' });
+    expect(bad.stderr).toContain("option '--tail <lines>' argument 'some' is invalid");
   });
 });

@@ -27,7 +27,11 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     "kubectl cascade get RUN -o jsonpath='{.status.phase}'",
   ],
   watch: ['kubectl cascade watch RUN; echo "exit $?"   # 0 succeeded, 2 failed, 3 cancelled, 130 Ctrl-C'],
-  logs: ['kubectl cascade logs RUN', 'kubectl cascade logs RUN --module grayscale -f'],
+  logs: [
+    'kubectl cascade logs RUN',
+    'kubectl cascade logs RUN --module grayscale -f',
+    'kubectl cascade logs RUN --since 10m --tail 20',
+  ],
   cancel: ['kubectl cascade cancel RUN', 'kubectl cascade cancel RUN --url http://localhost:8080 --timeout 2m'],
   resume: ['kubectl cascade resume RUN', 'kubectl cascade resume RUN --timeout 30s'],
   lint: [

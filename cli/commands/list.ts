@@ -2,7 +2,7 @@
 // -w goes on with a row per change, as `kubectl get -w` does.
 import type { Command } from 'commander';
 import { act, kubeFlags, type Ctx } from '../command-context.ts';
-import { parseDuration } from '../format/duration.ts';
+import { parseSince } from './since-option.ts';
 import { table } from '../format/table.ts';
 import { GROUP } from '../../shared/api/group.ts';
 import { InvalidArgumentError } from 'commander';
@@ -28,12 +28,6 @@ function checkPhase(phase: string | undefined): void {
   if (phase !== undefined && !PHASES.some((p) => p.toLowerCase() === phase.toLowerCase())) {
     throw new CliError(`--phase ${phase}: not a phase (one of ${PHASES.join(', ')})`);
   }
-}
-
-function parseSince(text: string): number {
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new InvalidArgumentError('give a duration, as 90s, 30m, 1h or 2d');
-  return ms;
 }
 
 function parseLimit(text: string): number {

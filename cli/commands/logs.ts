@@ -1,28 +1,50 @@
-// `logs RUN [--module M] [-f]`: the pod logs of each module's Job in order
-// (earlier attempts first), each line prefixed with its module. With -f it
-// waits for each module in turn and streams its log until the run ends.
+// `logs RUN [--module M] [-f] [--since D] [--tail N]`: the pod logs of each
+// module's Job in order (earlier attempts first), each line prefixed with its
+// module. With -f it waits for each module in turn and streams its log until
+// the run ends. --since and --tail apply to each pod's log, as in kubectl.
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
 import { describeError, type Connection } from '../kube/connect.ts';
 import { CliError, outPalette, type Io } from '../io.ts';
-import { awaitPod, followPodLog, podLog, podsOfJob } from '../kube/pods.ts';
+import { awaitPod, followPodLog, podLog, podsOfJob, type LogWindow } from '../kube/pods.ts';
 import { followRun, getRun } from '../kube/runs.ts';
 import { EXIT_ERROR } from '../runs/exit-code.ts';
 import { goneReason, jobsOfStep, prefixLines, splitChunk } from '../runs/log-lines.ts';
 import { isFinal, wasReached, type RunObject } from '../runs/run-object.ts';
 import { moduleSlots } from '../runs/view.ts';
+import { parseSince } from './since-option.ts';
 
 interface LogsOptions {
   module?: string;
   follow?: boolean;
+  /** Milliseconds. */
+  since?: number;
+  tail?: number;
+}
+
+/** kubectl's --tail: a number of lines, or -1 for all of them. */
+function parseTail(text: string): number {
+  if (!/^(-1|\d+)$/.test(text.trim())) throw new InvalidArgumentError('give a number of lines, or -1 for all');
+  return Number(text);
+}
+
+/** The lines of each pod's log to read. */
+function windowOf(opts: LogsOptions): LogWindow {
+  return {
+    sinceSeconds: opts.since === undefined ? undefined : Math.max(1, Math.ceil(opts.since / 1000)),
+    tailLines: opts.tail === undefined || opts.tail < 0 ? undefined : opts.tail,
+  };
 }
 
 class LogPrinter {
   failures = 0;
   private readonly io: Io;
-  constructor(io: Io) {
+  /** Which lines of each pod's log are read. */
+  readonly window: LogWindow;
+  constructor(io: Io, window: LogWindow) {
     this.io = io;
+    this.window = window;
   }
   lines(module: string, text: string) {
     for (const line of prefixLines(module, text, outPalette(this.io))) this.io.out.write(`${line}\n`);
@@ -50,7 +72,7 @@ async function printLogs(
       if (pods.length === 0 && started)
         out.note(name, `no pod of Job ${job.jobName} (${goneReason(job, run.status?.phase)})`);
       for (const pod of pods)
-        await podLog(kc, namespace, pod).then(
+        await podLog(kc, namespace, pod, out.window).then(
           (text) => out.lines(name, text),
           (e: unknown) => out.missing(name, pod, e),
         );
@@ -105,11 +127,14 @@ async function followStep(
 
 async function streamPod({ kc, namespace }: Connection, pod: V1Pod, name: string, out: LogPrinter): Promise<void> {
   let carry = '';
-  await followPodLog(kc, namespace, pod, (chunk) => {
+  const onChunk = (chunk: string) => {
     const split = splitChunk(carry, chunk);
     carry = split.carry;
     if (split.lines.length > 0) out.lines(name, `${split.lines.join('\n')}\n`);
-  }).catch((e: unknown) => out.missing(name, pod, e));
+  };
+  await followPodLog(kc, namespace, pod, { onChunk, window: out.window }).catch((e: unknown) =>
+    out.missing(name, pod, e),
+  );
   if (carry) out.lines(name, carry);
 }
 
@@ -127,6 +152,8 @@ export function registerLogs(program: Command, ctx: Ctx): void {
     .description("print the pod logs of each module's Job in order, each line prefixed with its module")
     .option('--module <name>', 'only this module')
     .option('-f, --follow', 'stream the logs as the modules run, until the run ends')
+    .option('--since <duration>', "only each pod's lines newer than this (90s, 30m, 1h)", parseSince)
+    .option('--tail <lines>', "only the last lines of each pod's log; -1 for all", parseTail)
     .action(
       act(ctx, async (name: string, opts: LogsOptions, cmd: Command) => {
         const conn = await connection(cmd);
@@ -135,7 +162,7 @@ export function registerLogs(program: Command, ctx: Ctx): void {
         if (opts.module !== undefined && !all.includes(opts.module))
           throw new CliError(`run ${name} has no module ${opts.module} (its modules: ${all.join(', ')})`);
         const modules = opts.module === undefined ? all : [opts.module];
-        const out = new LogPrinter(ctx.io);
+        const out = new LogPrinter(ctx.io, windowOf(opts));
         await (opts.follow ? followLogs(conn, name, modules, out) : printLogs(conn, run, modules, out));
         return out.failures > 0 ? EXIT_ERROR : 0;
       }),

@@ -68,11 +68,17 @@ async function watchForPod(
 
 export const containerOf = (pod: V1Pod): string => pod.spec?.containers[0]?.name ?? '';
 
-export async function podLog(kc: KubeConfig, namespace: string, pod: V1Pod): Promise<string> {
+/** Which lines of a log to read, as kubectl logs --since and --tail: unset reads them all. */
+export interface LogWindow {
+  sinceSeconds?: number | undefined;
+  tailLines?: number | undefined;
+}
+
+export async function podLog(kc: KubeConfig, namespace: string, pod: V1Pod, window: LogWindow = {}): Promise<string> {
   const { CoreV1Api } = await clientNode();
   return kc
     .makeApiClient(CoreV1Api)
-    .readNamespacedPodLog({ namespace, name: pod.metadata!.name!, container: containerOf(pod) });
+    .readNamespacedPodLog({ namespace, name: pod.metadata!.name!, container: containerOf(pod), ...window });
 }
 
 /** Streams the pod's log to `onChunk` until the container ends. */
@@ -80,7 +86,7 @@ export async function followPodLog(
   kc: KubeConfig,
   namespace: string,
   pod: V1Pod,
-  onChunk: (text: string) => void,
+  { onChunk, window = {} }: { onChunk: (text: string) => void; window?: LogWindow },
 ): Promise<void> {
   const { Log } = await clientNode();
   return new Promise((resolve, reject) => {
@@ -93,6 +99,7 @@ export async function followPodLog(
     new Log(kc)
       .log(namespace, pod.metadata!.name!, containerOf(pod), sink, (err: unknown) => (err ? reject(err) : resolve()), {
         follow: true,
+        ...window,
       })
       .catch(reject);
   });
