@@ -9,7 +9,9 @@
 // events are gone, the janitor finishes the run. Then, for every run: it
 // ended once, Succeeded; each step's Job was created once (by uid, from a
 // watch of Jobs); the counters are exact; the run-end event reached the sink
-// at least once, under one stable id.
+// at least once, under one stable id. The scenarios: success; module results
+// before their Jobs end; a failing module; a failing module retried after a
+// backoff.
 // The suite runs a sample of the points; `npm run crash-points` runs them all
 // (CASCADE_CRASH_POINTS=all).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,6 +153,8 @@ interface Scenario {
   /** Each module's phase when the run has ended. */
   modulePhases: (string | undefined)[];
   drive?: (name: string) => Promise<void>;
+  /** Jobs per run, one per step attempt; unset: one per step started. */
+  jobs?: number;
 }
 
 /**
@@ -228,6 +232,13 @@ const SCENARIOS: Scenario[] = [
     phase: 'Failed',
     modulePhases: ['Succeeded', 'Failed', 'Pending'],
   },
+  {
+    label: 'second module fails twice, retried after a backoff',
+    modules: failSecondScenario().map((m, step) => (step === 1 ? { ...m, retry: { limit: 1, backoffSeconds: 2 } } : m)),
+    phase: 'Failed',
+    modulePhases: ['Succeeded', 'Failed', 'Pending'],
+    jobs: 3,
+  },
 ];
 
 /** A write as the report shows it: method, then the path inside the namespace. */
@@ -273,7 +284,7 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
   for (const name of runs) checkRun(await h.getRun(name), sc);
   // Each step attempt's Job, created once: one uid per name, as a watch of Jobs saw them.
   const started = sc.modulePhases.filter((p) => p !== 'Pending').length;
-  expect(h.jobs.size).toBe(runs.length * started);
+  expect(h.jobs.size).toBe(runs.length * (sc.jobs ?? started));
   expect([...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([n]) => n)).toEqual([]);
   const counter = sc.phase.toLowerCase();
   expect((await h.operator()).status).toMatchObject({ active: 0, [counter]: runs.length });
