@@ -191,6 +191,9 @@ describe('janitor sweep', () => {
     const d = deps();
     const run = await createRun(h, SCENARIO, { iuid: 'gone1-abc', modules: SLOW });
     expect(await sweep(d, new Date())).toMatchObject({ advanced: 1, active: 1 });
+    // The status was written before the Job: the next look records the Job's uid, so its loss is told from a Job never made.
+    expect(await sweep(d, new Date())).toMatchObject({ runsHandled: 1, advanced: 0, active: 1 });
+    expect((await h.getRun(run)).status?.modules?.[0]?.jobUid).toBeTruthy();
     await deleteJobAndWait(h.ns, job('slow', run));
     expect(await sweep(d, new Date())).toMatchObject({ failed: { JobMissing: 1 }, finished: 1, active: 0, errors: 0 });
     const ended = await h.getRun(run);
@@ -210,6 +213,8 @@ describe('janitor sweep', () => {
     const d = deps(env);
     const run = await createRun(h, SCENARIO, { iuid: 'stall-abc', modules: SLOW });
     expect(await sweep(d, new Date())).toMatchObject({ advanced: 1, failed: {} });
+    // The next look records the uid of the Job created after the status.
+    expect(await sweep(d, new Date())).toMatchObject({ runsHandled: 1, advanced: 0, failed: {} });
     // before the limit its listing shows nothing to do: not read again, not handled
     expect(await sweep(d, new Date(Date.now() + 30_000))).toMatchObject({
       runsHandled: 0,
