@@ -1,14 +1,16 @@
 // Forged Job events, as a hostile in-cluster client could post them to the
 // Broker, against the real control plane. A Job event moves a run only when
 // its Job is the one Cascade created for that step: the step's name, the uid
-// recorded at creation, and the state the API server holds. Anything else is
-// ignored, logged and counted in cascade_ignored_jobs_total{reason}. No
-// ApiServerSource stand-in runs: the test delivers each event itself.
+// recorded by the first look that listed it, and the state the API server
+// holds. Anything else is ignored, logged and counted in
+// cascade_ignored_jobs_total{reason}. No ApiServerSource stand-in runs: the
+// test delivers each event itself.
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditLogOf, auditMark } from '../local/audit-log.ts';
 import { imageModule } from './fixtures/scenarios.ts';
-import { binaryEvent, cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { binaryEvent, cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { janitorKubeconfig, runJanitorProcess } from './support/janitor.ts';
 import { functionRequests } from './support/function-requests.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { parseMetrics, scrape, value } from './support/ops.ts';
@@ -45,12 +47,19 @@ async function runningAtA() {
   h = await cascadeHarness({ modules, from: 'file', source: false });
   const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
   expect((await post(h.url(), start.body, start.headers)).status).toBe(200);
-  // The reply leaves once the run exists: the start, its Job and the status recording its uid, follow.
-  await waitFor(async () => Boolean((await h!.getRun(RUN)).status?.modules?.[0]?.jobUid), {
-    message: 'step a started, its Job recorded',
-  });
+  // The reply leaves once the run exists: the status starting step a, then its Job, follow.
   const batch = adminKubeConfig().makeApiClient(BatchV1Api);
-  const real = await batch.readNamespacedJob({ name: JOB_A, namespace: h.ns });
+  const real = await waitFor(() => batch.readNamespacedJob({ name: JOB_A, namespace: h!.ns }).catch(() => undefined), {
+    message: 'the Job of step a created',
+  });
+  // The status was written before the Job: the first look that lists the Job, a sweep, records its uid.
+  const swept = await runJanitorProcess({
+    KUBECONFIG: await janitorKubeconfig(h.ns),
+    POD_NAMESPACE: h.ns,
+    SCENARIO_NAME: SCENARIO,
+    OUT_MINIO_ADDRESS: OUT,
+  });
+  expect(swept.code, swept.stderr).toBe(0);
   return { batch, real };
 }
 
@@ -81,7 +90,7 @@ async function notMoved(batch: BatchV1Api): Promise<void> {
 }
 
 describe('forged Job events', () => {
-  it('records the uid of the Job it created for the step', async () => {
+  it('records the uid of the Job it created for the step, at the first look that lists the Job', async () => {
     const { real } = await runningAtA();
     expect(real.metadata?.uid).toBeTruthy();
     expect((await h!.getRun(RUN)).status?.modules?.[0]?.jobUid).toBe(real.metadata?.uid);
@@ -112,15 +121,23 @@ describe('forged Job events', () => {
   it("the real Job's name and uid with an invented finished status: one read of the Job refutes it", async () => {
     const { batch, real } = await runningAtA();
     const forged: V1Job = { ...real, status: { ...real.status, ...FINISHED } };
-    const mark = auditMark(auditLogOf(adminKubeconfigPath()));
+    let mark = auditMark(auditLogOf(adminKubeconfigPath()));
     expect((await deliver('update', forged)).status).toBe(200);
     await notMoved(batch);
     expect(await ignored('unconfirmed')).toBe(1);
-    expect(jobAndRunCalls(await functionRequests(h!.ns, mark, 0))).toEqual({ 'jobs get': 1 });
+    // One read of the Job refutes the claim. The sweep that recorded the Job's uid made this process's
+    // copy of the run stale: recording the uid again, its write is refused, and the run is read once.
+    expect(jobAndRunCalls(await functionRequests(h!.ns, mark, 0))).toEqual({
+      'jobs get': 1,
+      'cascaderuns/status update': 1,
+      'cascaderuns get': 1,
+    });
     // The refuted claim is not remembered as the Job's: a second copy is read again, and refuted again.
+    mark = auditMark(auditLogOf(adminKubeconfigPath()));
     expect((await deliver('update', forged)).status).toBe(200);
     await notMoved(batch);
     expect(await ignored('unconfirmed')).toBe(2);
+    expect(jobAndRunCalls(await functionRequests(h!.ns, mark, 0))).toEqual({ 'jobs get': 1 });
   });
 
   it('a delete event for the real Job while it still runs: refuted, the step keeps its Job', async () => {

@@ -6,7 +6,7 @@ import { BatchV1Api, type V1EnvVar } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { adminKubeConfig } from './support/kube.ts';
+import { adminKubeConfig, waitFor } from './support/kube.ts';
 
 const IUID = 'f1a15-reserved';
 const RUN = `${SCENARIO}-f1a15`;
@@ -23,8 +23,12 @@ afterAll(async () => {
 });
 
 const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+/** The Job's env, once it exists: a run request is answered before its first Job is created. */
 async function envOf(job: string): Promise<V1EnvVar[]> {
-  return (await batch.readNamespacedJob({ namespace: h.ns, name: job })).spec?.template.spec?.containers[0]?.env ?? [];
+  const read = await waitFor(() => batch.readNamespacedJob({ namespace: h.ns, name: job }).catch(() => undefined), {
+    message: `Job ${job} created`,
+  });
+  return read.spec?.template.spec?.containers[0]?.env ?? [];
 }
 
 describe('the computed names are reserved on every step', () => {

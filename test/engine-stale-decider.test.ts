@@ -19,6 +19,7 @@ import { acceptModuleResult } from '../shared/engine/entry/accept-result.ts';
 import { runCache } from '../shared/engine/process/run-cache.ts';
 import { startRun } from '../shared/engine/entry/start-run.ts';
 import { reconcileRun } from '../shared/engine/run/reconcile.ts';
+import { observeJob } from '../shared/core/observed-job.ts';
 import { connectStore } from '../shared/kube/connect.ts';
 import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
 import { imageModule } from './fixtures/scenarios.ts';
@@ -137,7 +138,7 @@ describe('a stale decider on another replica', () => {
 });
 
 describe('a step started whose decider died before its Job was created', () => {
-  it('gets its Job from the next event, though that event shows no Job of the step', async () => {
+  it('gets its Job from the next event of the run, though that event shows no Job of the step', async () => {
     const a = replica();
     const started = await startRun(a, { turlinfo: 's3://in/x.tgz', iuid: 'a5a1e-unseen' });
     const run = String((started as { body: Record<string, unknown> }).body.run);
@@ -161,8 +162,11 @@ describe('a step started whose decider died before its Job was created', () => {
     const second = modules[1]!.jobName;
     expect(await jobNames()).not.toContain(second);
 
-    // An event that shows none of the step's Jobs, as a module result does.
-    await reconcileRun(a, run, { kind: 'Observe' }, { jobs: [] });
+    // Step 1's event delivered again: it shows the Job of step 1, none of step 2.
+    const first = await adminKubeConfig()
+      .makeApiClient(BatchV1Api)
+      .readNamespacedJob({ name: modules[0]!.jobName, namespace: h.ns });
+    await reconcileRun(a, run, { kind: 'Observe' }, { jobs: [observeJob(first)!] });
 
     expect(await jobNames()).toContain(second);
     expect(await phases(run)).toEqual(['Succeeded', 'Running', 'Pending']);

@@ -104,9 +104,21 @@ describe('janitor sweep in pages', () => {
     expect(sorted(live.map((j) => j.metadata!.labels![LABEL_RUN]!))).toEqual(sorted(runs));
     for (const run of runs) expect((await h.getRun(run)).status).toMatchObject({ phase: 'Running', currentStep: 0 });
 
-    // Every run now waits for its Job: listed again in pages, none read or moved.
+    // Each status was written before its Job: the next sweep records each Job's uid, moving no run.
     const second = watched(deps.store);
     expect(await sweep({ ...deps, store: second.store }, new Date())).toMatchObject({
+      runsSeen: RUNS,
+      runsHandled: RUNS,
+      advanced: 0,
+      active: RUNS,
+      orphanJobsDeleted: 0,
+      errors: 0,
+    });
+    for (const run of runs) expect((await h.getRun(run)).status?.modules?.[0]?.jobUid).toBeTruthy();
+
+    // Every run now waits for its Job: listed again in pages, none read or moved.
+    const third = watched(deps.store);
+    expect(await sweep({ ...deps, store: third.store }, new Date())).toMatchObject({
       runsSeen: RUNS,
       runsHandled: 0,
       advanced: 0,
@@ -114,8 +126,8 @@ describe('janitor sweep in pages', () => {
       orphanJobsDeleted: 0,
       errors: 0,
     });
-    expect(sorted(second.calls.listed)).toEqual(sorted(runs));
-    expect(second.calls.reads).toEqual([]);
-    expect(second.calls.jobPages.length).toBeGreaterThanOrEqual(Math.ceil(RUNS / PAGE));
+    expect(sorted(third.calls.listed)).toEqual(sorted(runs));
+    expect(third.calls.reads).toEqual([]);
+    expect(third.calls.jobPages.length).toBeGreaterThanOrEqual(Math.ceil(RUNS / PAGE));
   });
 });

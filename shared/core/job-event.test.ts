@@ -70,11 +70,23 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
     expect(d.unseenJob).toBe(1);
   });
 
+  it("an event that shows none of the run's own Jobs asks for no list: a forged name costs nothing", () => {
+    const forged = { ...job(ABC, 0, 'Succeeded'), name: 'forged-job' };
+    expect(partial(status(1), [forged]).unseenJob).toBeUndefined();
+    expect(partial(status(1), []).unseenJob).toBeUndefined();
+  });
+
   it('a running step whose Job was seen once (its uid recorded) asks for no list when its Job is not shown', () => {
     const seen = status(1);
     seen.modules![1]!.jobUid = 'job-uid-1';
     const d = partial(seen, [shownJob('delete', job(ABC, 0, 'Succeeded'))]);
     expect(d.actions).toEqual([]);
+    expect(d.unseenJob).toBeUndefined();
+  });
+
+  it('a step started by this very decision asks for no list: its Job is being created', () => {
+    const d = partial(status(0), [job(ABC, 0, 'Succeeded')]);
+    expect(d.actions.map((a) => a.type)).toContain('CreateJob');
     expect(d.unseenJob).toBeUndefined();
   });
 

@@ -67,8 +67,8 @@ function stepJob(d: Draft, step: number): { job: ObservedJob | undefined; vanish
 
 /**
  * A started step with no Job to look at. It waits while its Job is unknown or
- * being created. With no uid recorded, the wait asks for a list of the run's
- * Jobs (unseenJob). The API server refused its Job: the step fails. No uid is
+ * being created. With no uid recorded, a wait on an event that showed one of
+ * the run's Jobs asks for a list of them (unseenJob). The API server refused its Job: the step fails. No uid is
  * recorded and every Job is listed: the step's status was written and its
  * Job never made (its decider died in between), so the Job is asked for
  * again, behind a status write. Else the Job is gone (JobMissing).
@@ -79,9 +79,12 @@ function noJob(d: Draft, rec: ModuleRecord, vanished: boolean): boolean {
     failStep(d, rec.step, 'JobCreationFailed', `the API server refused the Job: ${refused.message}`);
     return false;
   }
-  const unknown = d.input.partialJobs && !vanished;
-  if (unknown && rec.jobUid === undefined) d.unseenJob = rec.step;
-  if (unknown || d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) return false;
+  if (d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) return false;
+  if (d.input.partialJobs && !vanished) {
+    // Only an event that showed one of the run's own Jobs asks: a forged name costs no list.
+    if (rec.jobUid === undefined && d.input.jobs.length > 0) d.unseenJob = rec.step;
+    return false;
+  }
   if (rec.jobUid === undefined && !vanished) {
     d.actions.push({
       type: 'CreateJob',

@@ -206,9 +206,11 @@ async function afterConflict(source: Source, decision: Decision): Promise<void> 
 /**
  * The Jobs shown left a started step's Job unknown: the run just loaded is
  * decided again, without reading it, with a list of every Job of the run. The
- * list holds the API server's copies, so no claim is left to confirm.
+ * list holds the API server's copies, so no claim is left to confirm. The
+ * Jobs shown that did not count are still told.
  */
-function listEveryJob(source: Source, run: CascadeRun): void {
+function listEveryJob(source: Source, run: CascadeRun, decision: Decision): void {
+  source.contradicted.push(...decision.ignoredJobs);
   source.shown = undefined;
   source.claims = false;
   source.hint = run;
@@ -289,7 +291,7 @@ async function attemptOnce(
   if (distrusted(source, run, decision, rejected)) return 'again';
   if (rejected) return { kind: 'rejected', decision };
   if (decision.unseenJob !== undefined && source.shown !== undefined) {
-    listEveryJob(source, run);
+    listEveryJob(source, run, decision);
     return 'again';
   }
   // A delete of a Job its step records as finished, by its recorded uid, needs no read (settled-delete.ts).
