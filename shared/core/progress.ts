@@ -66,12 +66,13 @@ function stepJob(d: Draft, step: number): { job: ObservedJob | undefined; vanish
 }
 
 /**
- * A started step with no Job to look at. It waits while its Job is unknown or
- * being created. With no uid recorded, a wait on an event that showed one of
- * the run's Jobs asks for a list of them (unseenJob). The API server refused its Job: the step fails. No uid is
- * recorded and every Job is listed: the step's status was written and its
- * Job never made (its decider died in between), so the Job is asked for
- * again, behind a status write. Else the Job is gone (JobMissing).
+ * A started step with no Job to look at. The API server refused its Job: the
+ * step fails. It waits while its Job is unknown or being created. With no uid
+ * recorded, a wait on an event that showed one of the run's Jobs asks for a
+ * list of them (unseenJob). No uid is recorded and every Job is listed: the
+ * step's status was written and its Job never made (its decider died in
+ * between), so the Job is asked for again, behind a status write. Else the
+ * Job is gone (JobMissing).
  */
 function noJob(d: Draft, rec: ModuleRecord, vanished: boolean): boolean {
   const { refused } = d.input;

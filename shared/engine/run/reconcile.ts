@@ -192,10 +192,11 @@ function distrusted(source: Source, run: CascadeRun, decision: Decision, rejecte
 }
 
 /**
- * After a conflict the run is read again. Jobs a stale copy decided are listed
- * with it, so that a decision they should not have made (the run moved on, or
- * was cancelled) removes them. A conflict of this process's own stale copy is
- * retried at once; one with another writer after a pause.
+ * After a conflict the run is read again; the refused decision created no Job.
+ * When it would have started a step, the run's Jobs are listed with it: the
+ * other writer may have started that step, and only a list tells whether its
+ * Job exists. A conflict of this process's own stale copy is retried at once;
+ * one with another writer after a pause.
  */
 async function afterConflict(source: Source, decision: Decision): Promise<void> {
   if (source.cached && decision.actions.some((a) => a.type === 'CreateJob')) source.shown = undefined;
