@@ -92,10 +92,14 @@ describe('SIGTERM during a burst', () => {
     { timeout: 300_000 },
     async () => {
       sink = await heldSink();
+      const signalled = { url: 'none' };
       // The ApiServerSource runs throughout, through the Broker, as on a cluster.
       h = await cascadeHarness({
         modules: successScenario(300),
         env: { K_SINK: sink.url, CASCADE_SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS), LOG_LEVEL: 'info' },
+        // A delivery sent to the draining process as its server closes gets no answer; the Broker sends it again
+        // to the new one. In a pod, queue-proxy holds it instead: the function is signalled directly here.
+        tolerated: (a) => a.status === undefined && a.target.startsWith(signalled.url),
       });
       const fn = h.fns[0]!;
       const exited = exitOf(fn);
@@ -117,6 +121,7 @@ describe('SIGTERM during a burst', () => {
       const wave1: Promise<Answer>[] = Array.from({ length: WAVE_1 }, (_, i) => send(h!.url(), request(1 + i)));
       await Promise.race(wave1);
       const sigtermAt = Date.now();
+      signalled.url = fn.url;
       fn.child.kill('SIGTERM');
       // As Knative routes around a draining pod: a new process takes the Broker's deliveries.
       next = await startFunction(h.env);

@@ -20,6 +20,7 @@ import type { CascadeModule } from '../../shared/api/scenario.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
 import { startApiServerSource, type RetriedAttempt, type RunningSource } from '../../local/apiserver-source.ts';
 import { startBroker, type RunningBroker } from '../../local/eventing/broker.ts';
+import type { Attempt } from '../../local/eventing/dispatch.ts';
 import { startDeadLetterSink } from '../../local/eventing/dead-letter-sink.ts';
 import { functionKubeconfig } from '../../local/function-rbac.ts';
 import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
@@ -47,6 +48,8 @@ export interface HarnessOptions {
    * and failed connections are expected, and stop() does not fail on them.
    */
   faults?: boolean;
+  /** Delivery attempts the test expects to fail and be retried, which stop() does not count as trouble. */
+  tolerated?: (attempt: Attempt) => boolean;
   /** How to start each replica (default: the function from source). */
   start?: (env: Record<string, string>) => Promise<FunctionProcess>;
   /**
@@ -105,13 +108,13 @@ export async function post(
 export const TEST_BACKOFF_SCALE = 0.05;
 
 /** What the Broker met that a healthy function never causes: a delivery that failed finally, a retried 5xx or no answer. */
-export function brokerTrouble(broker: RunningBroker): string[] {
+export function brokerTrouble(broker: RunningBroker, tolerated: (a: Attempt) => boolean = () => false): string[] {
   const failed = broker.failures.map(
     (f) =>
       `${f.event.attributes.type} ${f.event.attributes.id} to ${f.trigger}: failed after ${f.attempts} attempt(s) with ${f.status} ${f.reason}`,
   );
   const retried = broker.attempts
-    .filter((a) => a.outcome === 'retry' && (a.status === undefined || a.status >= 500))
+    .filter((a) => a.outcome === 'retry' && (a.status === undefined || a.status >= 500) && !tolerated(a))
     .map((a) => `${a.type} ${a.id} to ${a.route}, attempt ${a.attempt}: ${a.status ?? 'no answer'} ${a.detail ?? ''}`);
   return [...failed, ...retried];
 }
@@ -334,7 +337,7 @@ export async function cascadeHarness(opts: HarnessOptions) {
       stopping = true;
       for (const source of sources) source.stop();
       jobs.stop();
-      const trouble = brokerTrouble(broker);
+      const trouble = brokerTrouble(broker, opts.tolerated);
       await broker.stop();
       await deadLetters.stop();
       await Promise.all([...fns.map((f) => f.stop()), queueProxy?.stop('SIGKILL')]);
