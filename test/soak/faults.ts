@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RunningCluster } from '../../local/cluster/cluster.ts';
 import { startComponent, stopComponent, waitComponentHealthy } from '../../local/cluster/components.ts';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { statePaths } from '../../local/cluster/paths.ts';
+import { isAlive, readPids } from '../../local/cluster/processes.ts';
 import { join } from 'node:path';
 import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
@@ -57,6 +59,20 @@ export async function killReplica(h: Harness, i: number, counts: FaultCounts, lo
 export async function keepLog(fn: FunctionProcess, logDir: string): Promise<void> {
   await mkdir(logDir, { recursive: true });
   await writeFile(join(logDir, `function-${fn.child.pid}.log`), fn.output());
+}
+
+/**
+ * The control plane's own logs and which of its processes still live, kept
+ * under `logDir` with the function's: a run that did not end may wait on a
+ * component, not on Cascade.
+ */
+export async function keepClusterLogs(cluster: RunningCluster, logDir: string): Promise<string[]> {
+  const paths = statePaths(cluster.stateDir);
+  const dir = join(logDir, 'control-plane');
+  await mkdir(dir, { recursive: true });
+  for (const name of await readdir(paths.logs))
+    if (name !== 'audit.log') await copyFile(join(paths.logs, name), join(dir, name));
+  return readPids(paths.pids).map((p) => `${p.name} ${isAlive(p.pid) ? 'alive' : 'gone'}`);
 }
 
 /**

@@ -23,6 +23,7 @@ import { whereRunsStand } from '../support/where-runs-stand.ts';
 import {
   flakySink,
   forgeJobEvent,
+  keepClusterLogs,
   keepLog,
   killReplica,
   noFaults,
@@ -267,6 +268,7 @@ async function soak(cluster: RunningCluster): Promise<string[]> {
   ];
   const gaps = stepGaps(ended);
   for (const fn of h.fns) await keepLog(fn, s.logDir);
+  say(`control plane: ${(await keepClusterLogs(cluster, s.logDir)).join(', ')}; logs kept in ${s.logDir}`);
   for (const v of violations.filter((x) => x.endsWith(': 0 runs'))) say(`${v}: ${whatTheBrokerDid(s, v)}`);
   jobs.stop();
   await h.stop();
