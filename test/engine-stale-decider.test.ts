@@ -142,13 +142,13 @@ describe('a step started whose decider died before its Job was created', () => {
     const a = replica();
     const started = await startRun(a, { turlinfo: 's3://in/x.tgz', iuid: 'a5a1e-unseen' });
     const run = String((started as { body: Record<string, unknown> }).body.run);
-    // The status a decider wrote before it died: step 1 started, its Job never created, no uid.
+    // The status a decider wrote 10 s ago before it died: step 1 started, its Job never created, no uid.
     const stored = await h.getRun(run);
     const modules = stored.status!.modules!.map((m) =>
       m.step === 0
         ? { ...m, phase: 'Succeeded' as const, completionTime: new Date().toISOString() }
         : m.step === 1
-          ? { ...m, phase: 'Running' as const, startTime: new Date().toISOString() }
+          ? { ...m, phase: 'Running' as const, startTime: new Date(Date.now() - 10_000).toISOString() }
           : m,
     );
     await h.custom.replaceNamespacedCustomObjectStatus({

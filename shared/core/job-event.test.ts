@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { decide } from './decide.ts';
 import { finalObservationKey, jobEventNeed, shownJob, type JobChange, type JobEventNeed } from './job-event.ts';
 import type { JobState } from './observed-job.ts';
-import { input, job, result, run } from './testing/fixtures.ts';
+import { input, job, NOW, result, run } from './testing/fixtures.ts';
+import { UNSEEN_JOB_AFTER_SECONDS } from './progress.ts';
 import type { CascadeRunStatus } from '../api/cascade-run.ts';
 
 const ABC = ['a', 'b', 'c'];
@@ -82,6 +83,14 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
     const d = partial(seen, [shownJob('delete', job(ABC, 0, 'Succeeded'))]);
     expect(d.actions).toEqual([]);
     expect(d.unseenJob).toBeUndefined();
+  });
+
+  it('a step started a moment ago asks for no list: its Job is on its way, as the Complete event of the step before shows', () => {
+    const st = status(1);
+    st.modules![1]!.startTime = new Date(Date.parse(NOW) - 1000).toISOString();
+    expect(partial(st, [job(ABC, 0, 'Succeeded')]).unseenJob).toBeUndefined();
+    st.modules![1]!.startTime = new Date(Date.parse(NOW) - UNSEEN_JOB_AFTER_SECONDS * 1000).toISOString();
+    expect(partial(st, [job(ABC, 0, 'Succeeded')]).unseenJob).toBe(1);
   });
 
   it('a step started by this very decision asks for no list: its Job is being created', () => {

@@ -5,7 +5,7 @@ import type { ConditionReason, ModuleRecord } from '../api/cascade-run.ts';
 import { attemptOf, isWaiting } from './attempts.ts';
 import { buildJob } from './job-manifest.ts';
 import type { ObservedJob } from './observed-job.ts';
-import { completeStep, failStep, isTerminal, jobOf, markRunning, succeedRun, type Draft } from './draft.ts';
+import { completeStep, failStep, isTerminal, jobOf, markRunning, seconds, succeedRun, type Draft } from './draft.ts';
 import { failOrRetry } from './step-retry.ts';
 
 /**
@@ -20,6 +20,19 @@ export function adoptLaterJobs(d: Draft): void {
   for (const rec of d.records.slice(0, Math.max(0, last))) {
     if (rec.phase !== 'Succeeded') completeStep(d, rec.step, undefined);
   }
+}
+
+/**
+ * A step started this long ago whose Job no event showed and no status
+ * recorded may have lost its Job to a crash: an event of its run then asks for
+ * a list. Sooner, its Job is on its way. The Complete event of the step before
+ * comes a few milliseconds after the step started, and asks for nothing.
+ */
+export const UNSEEN_JOB_AFTER_SECONDS = 2;
+
+/** The step started UNSEEN_JOB_AFTER_SECONDS or more before `now`. */
+function startedLongAgo(rec: ModuleRecord, now: string): boolean {
+  return (seconds(rec.startTime, now) ?? 0) >= UNSEEN_JOB_AFTER_SECONDS;
 }
 
 function jobFailureReason(reason: string | undefined): ConditionReason {
@@ -68,8 +81,8 @@ function stepJob(d: Draft, step: number): { job: ObservedJob | undefined; vanish
 /**
  * A started step with no Job to look at. The API server refused its Job: the
  * step fails. It waits while its Job is unknown or being created. With no uid
- * recorded, a wait on an event that showed one of the run's Jobs asks for a
- * list of them (unseenJob). No uid is recorded and every Job is listed: the
+ * recorded and the step started a while ago, a wait on an event that showed
+ * one of the run's Jobs asks for a list of them (unseenJob). No uid is recorded and every Job is listed: the
  * step's status was written and its Job never made (its decider died in
  * between), so the Job is asked for again, behind a status write. Else the
  * Job is gone (JobMissing).
@@ -83,7 +96,7 @@ function noJob(d: Draft, rec: ModuleRecord, vanished: boolean): boolean {
   if (d.actions.some((a) => a.type === 'CreateJob' && a.step === rec.step)) return false;
   if (d.input.partialJobs && !vanished) {
     // Only an event that showed one of the run's own Jobs asks: a forged name costs no list.
-    if (rec.jobUid === undefined && d.input.jobs.length > 0) d.unseenJob = rec.step;
+    if (rec.jobUid === undefined && d.input.jobs.length > 0 && startedLongAgo(rec, d.input.now)) d.unseenJob = rec.step;
     return false;
   }
   if (rec.jobUid === undefined && !vanished) {
