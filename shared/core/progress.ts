@@ -82,10 +82,10 @@ function stepJob(d: Draft, step: number): { job: ObservedJob | undefined; vanish
  * A started step with no Job to look at. The API server refused its Job: the
  * step fails. It waits while its Job is unknown or being created. With no uid
  * recorded and the step started a while ago, a wait on an event that showed
- * one of the run's Jobs asks for a list of them (unseenJob). No uid is recorded and every Job is listed: the
- * step's status was written and its Job never made (its decider died in
- * between), so the Job is asked for again, behind a status write. Else the
- * Job is gone (JobMissing).
+ * one of the run's Jobs asks for a list of them (unseenJob). No uid is
+ * recorded and every Job is listed: the step's status was written and its Job
+ * never made (its decider died in between), so the Job is asked for again,
+ * behind a status write. Else the Job is gone (JobMissing).
  */
 function noJob(d: Draft, rec: ModuleRecord, vanished: boolean): boolean {
   const { refused } = d.input;
