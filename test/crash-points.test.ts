@@ -23,8 +23,8 @@ import type { CascadeModule } from '../shared/api/scenario.ts';
 import type { TerminalPhase } from '../shared/api/cascade-run.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
 import { apiWriteProxy, type ApiWriteProxy, type Write } from './support/api-write-proxy.ts';
-import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { janitorKubeconfig, runJanitorProcess } from './support/janitor.ts';
+import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
+import { janitorEnv, runJanitorProcess } from './support/janitor.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { recordingSink } from './support/recording-sink.ts';
 
@@ -94,13 +94,7 @@ async function request(iuid: string): Promise<string> {
 }
 
 async function sweep(): Promise<void> {
-  const exit = await runJanitorProcess({
-    KUBECONFIG: await janitorKubeconfig(h.ns),
-    POD_NAMESPACE: h.ns,
-    SCENARIO_NAME: SCENARIO,
-    OUT_MINIO_ADDRESS: OUT,
-    K_SINK: sink.url,
-  });
+  const exit = await runJanitorProcess(await janitorEnv(h.ns, { K_SINK: sink.url }));
   expect(exit.code, exit.stderr).toBe(0);
 }
 

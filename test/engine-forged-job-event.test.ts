@@ -9,8 +9,8 @@ import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditLogOf, auditMark } from '../local/audit-log.ts';
 import { imageModule } from './fixtures/scenarios.ts';
-import { binaryEvent, cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { janitorKubeconfig, runJanitorProcess } from './support/janitor.ts';
+import { binaryEvent, cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { janitorEnv, runJanitorProcess } from './support/janitor.ts';
 import { functionRequests } from './support/function-requests.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { parseMetrics, scrape, value } from './support/ops.ts';
@@ -53,12 +53,7 @@ async function runningAtA() {
     message: 'the Job of step a created',
   });
   // The status was written before the Job: the first look that lists the Job, a sweep, records its uid.
-  const swept = await runJanitorProcess({
-    KUBECONFIG: await janitorKubeconfig(h.ns),
-    POD_NAMESPACE: h.ns,
-    SCENARIO_NAME: SCENARIO,
-    OUT_MINIO_ADDRESS: OUT,
-  });
+  const swept = await runJanitorProcess(await janitorEnv(h.ns));
   expect(swept.code, swept.stderr).toBe(0);
   return { batch, real };
 }

@@ -13,8 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FINALIZER } from '../shared/api/group.ts';
 import { ANNOTATION_SCENARIO_SOURCE } from '../shared/names.ts';
 import { imageModule, successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { janitorKubeconfig, runJanitorProcess, type JanitorExit } from './support/janitor.ts';
+import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { janitorEnv, runJanitorProcess, type JanitorExit } from './support/janitor.ts';
 import { adminKubeConfig, apiStatus, waitFor } from './support/kube.ts';
 import { tempDir } from '../local/temp-dir.ts';
 
@@ -34,13 +34,7 @@ const modules = [
 ];
 
 async function janitor(ns: string): Promise<{ exit: JanitorExit; summary: Record<string, unknown> }> {
-  const exit = await runJanitorProcess({
-    KUBECONFIG: await janitorKubeconfig(ns),
-    POD_NAMESPACE: ns,
-    SCENARIO_NAME: SCENARIO,
-    OUT_MINIO_ADDRESS: OUT,
-    LOG_LEVEL: 'info',
-  });
+  const exit = await runJanitorProcess(await janitorEnv(ns, { LOG_LEVEL: 'info' }));
   expect(exit.code, exit.stderr).toBe(0);
   expect(exit.stderr).not.toMatch(ERROR_LINE);
   return { exit, summary: JSON.parse(exit.stdout.trim()) as Record<string, unknown> };

@@ -9,7 +9,7 @@ import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { FUNCTION_SINK_POLICY } from '../shared/engine/sink/sink.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { janitorKubeconfig, runJanitorProcess } from './support/janitor.ts';
+import { janitorEnv, runJanitorProcess } from './support/janitor.ts';
 import { waitFor } from './support/kube.ts';
 import { recordingSink, type SinkRequest } from './support/recording-sink.ts';
 
@@ -95,14 +95,7 @@ const owed = async (h: Harness, name: string) => {
 };
 
 async function janitorSweep(h: Harness, env: Record<string, string>) {
-  return runJanitorProcess({
-    KUBECONFIG: await janitorKubeconfig(h.ns),
-    POD_NAMESPACE: h.ns,
-    SCENARIO_NAME: SCENARIO,
-    OUT_MINIO_ADDRESS: OUT,
-    LOG_LEVEL: 'info',
-    ...env,
-  });
+  return runJanitorProcess(await janitorEnv(h.ns, { LOG_LEVEL: 'info', ...env }));
 }
 
 describe('the run-end CloudEvent', () => {

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { janitorKubeconfig, runJanitorProcess } from './support/janitor.ts';
+import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
+import { janitorEnv, runJanitorProcess } from './support/janitor.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 
 let h: Harness | undefined;
@@ -101,12 +101,7 @@ describe('SIGKILL right after the reply to a run request', () => {
       expect(unstarted.length, 'the kill left runs created and not started').toBeGreaterThan(0);
       expect(runs.map((r) => r.metadata.name)).toEqual(expect.arrayContaining(replied));
 
-      const swept = await runJanitorProcess({
-        KUBECONFIG: await janitorKubeconfig(h.ns),
-        POD_NAMESPACE: h.ns,
-        SCENARIO_NAME: SCENARIO,
-        OUT_MINIO_ADDRESS: OUT,
-      });
+      const swept = await runJanitorProcess(await janitorEnv(h.ns));
       expect(swept.code, swept.stderr).toBe(0);
       for (const name of unstarted) {
         const run = await h.getRun(name);

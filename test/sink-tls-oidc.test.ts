@@ -14,9 +14,9 @@ import { sinkNotifier, type SinkPolicy } from '../shared/engine/sink/sink.ts';
 import { sinkTransport } from '../shared/engine/sink/sink-transport.ts';
 import { tempDir } from '../local/temp-dir.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
 import { httpsSink, type HttpsSink } from './support/https-sink.ts';
-import { janitorKubeconfig, runJanitorProcess } from './support/janitor.ts';
+import { janitorEnv, runJanitorProcess } from './support/janitor.ts';
 import { waitFor } from './support/kube.ts';
 
 const EVENT: RunEndEvent = {
@@ -229,15 +229,13 @@ describe('the function and the janitor under TLS and OIDC', () => {
     // The renewal reaches the file; the janitor, with a K_CE_OVERRIDES name over 20 characters, sends the owed event.
     await sink.rotate('renewed');
     const before = sink.received.length;
-    const swept = await runJanitorProcess({
-      KUBECONFIG: await janitorKubeconfig(h.ns),
-      POD_NAMESPACE: h.ns,
-      SCENARIO_NAME: SCENARIO,
-      OUT_MINIO_ADDRESS: OUT,
-      LOG_LEVEL: 'info',
-      ...env,
-      K_CE_OVERRIDES: '{"extensions":{"deploymentenvironment":"prod"}}',
-    });
+    const swept = await runJanitorProcess(
+      await janitorEnv(h.ns, {
+        LOG_LEVEL: 'info',
+        ...env,
+        K_CE_OVERRIDES: '{"extensions":{"deploymentenvironment":"prod"}}',
+      }),
+    );
     expect(swept.code, swept.stderr).toBe(0);
     expect(swept.stderr).toContain('longer than the 20 characters');
     expect(JSON.parse(swept.stdout)).toMatchObject({ eventsOwed: 1, errors: 0 });

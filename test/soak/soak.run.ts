@@ -15,9 +15,9 @@ import { startCluster, type RunningCluster } from '../../local/cluster/cluster.t
 import { applyCrds } from '../../local/cluster/crds.ts';
 import { repoRoot } from '../../local/cluster/paths.ts';
 import { successScenario } from '../fixtures/scenarios.ts';
-import { cascadeHarness, OUT, SCENARIO, type Harness } from '../support/cascade-harness.ts';
+import { cascadeHarness, SCENARIO, type Harness } from '../support/cascade-harness.ts';
 import { etcdHistory } from '../support/etcd-history.ts';
-import { janitorKubeconfig, runJanitorProcess } from '../support/janitor.ts';
+import { janitorEnv, runJanitorProcess } from '../support/janitor.ts';
 import { sleep, useAdminKubeconfig } from '../support/kube.ts';
 import { whereRunsStand } from '../support/where-runs-stand.ts';
 import {
@@ -236,14 +236,7 @@ async function soak(cluster: RunningCluster): Promise<string[]> {
     logDir: join(repoRoot, '.cascade', `soak-logs-${process.pid}`),
     stopping: false,
   };
-  const janitorEnv = {
-    KUBECONFIG: await janitorKubeconfig(h.ns),
-    POD_NAMESPACE: h.ns,
-    SCENARIO_NAME: SCENARIO,
-    OUT_MINIO_ADDRESS: OUT,
-    K_SINK: sink.url,
-  };
-  const sweeps = sweepEvery(s, janitorEnv, 20_000);
+  const sweeps = sweepEvery(s, await janitorEnv(h.ns, { K_SINK: sink.url }), 20_000);
   const until = Date.now() + MINUTES * 60_000;
   say(`driving ${RATE} run(s)/s for ${MINUTES} min with faults`);
   const [runs] = await Promise.all([drive(s, until), inject(s, cluster, until)]);

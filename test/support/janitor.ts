@@ -17,6 +17,7 @@ import { LABEL_APP, LABEL_APP_VALUE, runName } from '../../shared/names.ts';
 import { repoRoot } from '../../local/cluster/paths.ts';
 import { serviceAccountKubeconfigFile } from '../../local/function-rbac.ts';
 import { adminKubeConfig } from './kube.ts';
+import { OUT, SCENARIO } from './cascade-harness.ts';
 import { janitorEngine } from '../../shared/engine/profiles.ts';
 
 export const JANITOR_SA = 'cascade-janitor';
@@ -25,6 +26,17 @@ const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 /** Applies the janitor's documents of knative/rbac.yaml (unless there already); returns a kubeconfig file acting as its ServiceAccount. */
 export function janitorKubeconfig(namespace: string): Promise<string> {
   return serviceAccountKubeconfigFile(adminKubeConfig(), namespace, JANITOR_SA);
+}
+
+/** The janitor's environment for namespace `ns`, as the harness's function has it, with `env` on top. */
+export async function janitorEnv(ns: string, env: Record<string, string> = {}): Promise<Record<string, string>> {
+  return {
+    KUBECONFIG: await janitorKubeconfig(ns),
+    POD_NAMESPACE: ns,
+    SCENARIO_NAME: SCENARIO,
+    OUT_MINIO_ADDRESS: OUT,
+    ...env,
+  };
 }
 
 export interface TestDeps extends EngineDeps {
