@@ -120,6 +120,35 @@ describe('--help', () => {
   });
 });
 
+describe('the top-level help', () => {
+  const helpOf = async (argv: string[]) => {
+    let out = '';
+    const io = { out: { write: (s: string) => void (out += s) }, err: { write: () => {} }, env: {}, now: Date.now };
+    expect(await runCli(argv, io)).toBe(0);
+    return out;
+  };
+
+  it("is drawn from COMMAND_LINES without loading a command, and prints what every command's own module gives", async () => {
+    const fromLines = await helpOf(['--help']);
+    // `help` followed by no command is a word: it loads every command's module
+    const fromModules = await helpOf(['help']);
+    expect(fromLines).toBe(fromModules);
+    for (const name of [
+      'submit',
+      'list|ls',
+      'lint [options] <file...>',
+      'delete [options] [runs...]',
+      'help [command]',
+    ])
+      expect(fromLines).toContain(`\n  ${name} `);
+  });
+
+  it("leaves completion every command's options: `__complete` with no command yet loads them all", async () => {
+    expect(await helpOf(['__complete', 'list', '--ph'])).toBe('--phase\n:4\n');
+    expect(await helpOf(['__complete', 'wa'])).toBe('watch\n:4\n');
+  });
+});
+
 describe('the command a command line names', () => {
   it('is the first word that is no option nor the value of a connection option; an alias is its command', () => {
     expect(commandNamed(['-n', 'list', 'get', 'x'])).toBe('get');

@@ -1,8 +1,9 @@
 // kubectl-cascade's command line (commander): kubectl's connection flags on
 // every command, one file per command under commands/.
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import type { Ctx } from './command-context.ts';
 import { examplesText } from './commands/examples.ts';
+import { COMMAND_LINES, type CommandName } from './commands/summaries.ts';
 import { printLines, type Io } from './io.ts';
 import { EXIT_ERROR } from './runs/exit-code.ts';
 
@@ -37,27 +38,53 @@ const ALIASES: Record<string, string> = { ls: 'list' };
 /** The options before the command that take a value: the word after them is no command. */
 const GLOBAL_WITH_VALUE = new Set(['--kubeconfig', '--context', '-n', '--namespace']);
 
-/** The command that `argv` names (an alias read as its command), or undefined when it names none. */
-export function commandNamed(argv: readonly string[]): string | undefined {
+/** The first word of `argv` that is neither an option nor an option's value, if any. */
+function firstWord(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (GLOBAL_WITH_VALUE.has(arg)) i++;
-    else if (!arg.startsWith('-')) {
-      const name = ALIASES[arg] ?? arg;
-      return name in COMMANDS ? name : undefined;
-    }
+    else if (!arg.startsWith('-')) return arg;
   }
   return undefined;
 }
 
-/** The program with the commands `argv` needs: the one it names, else every one. */
-export async function buildProgram(ctx: Ctx, argv: readonly string[] = []): Promise<Command> {
-  const named = commandNamed(argv);
-  const registers = await Promise.all((named ? [named] : Object.keys(COMMANDS)).map((n) => COMMANDS[n]!()));
-  return programWith(ctx, registers);
+/** The command that `argv` names (an alias read as its command), or undefined when it names none. */
+export function commandNamed(argv: readonly string[]): string | undefined {
+  const word = firstWord(argv);
+  const name = word === undefined ? undefined : (ALIASES[word] ?? word);
+  return name !== undefined && name in COMMANDS ? name : undefined;
 }
 
-function programWith(ctx: Ctx, registers: Register[]): Command {
+/** A command as the top-level help lists it, from COMMAND_LINES: its module is not loaded. */
+const lineOnly =
+  (name: CommandName): Register =>
+  (program) => {
+    const { description } = COMMAND_LINES[name];
+    const cmd = program.command(name).description(description);
+    if (name === 'list') cmd.alias('ls');
+  };
+
+/** The program with every command, as completion reads it. */
+async function everyCommand(ctx: Ctx): Promise<Command> {
+  return programWith(ctx, await Promise.all(Object.values(COMMANDS).map((load) => load())));
+}
+
+/**
+ * The program with the commands `argv` needs: the one it names; with no word
+ * at all, as in `--help`, each command's help line only; else every one.
+ */
+async function buildProgram(ctx: Ctx, argv: readonly string[]): Promise<Command> {
+  const named = commandNamed(argv);
+  if (named) return programWith(ctx, [await COMMANDS[named]!()]);
+  if (firstWord(argv) === undefined)
+    return programWith(ctx, (Object.keys(COMMAND_LINES) as CommandName[]).map(lineOnly), true);
+  return everyCommand(ctx);
+}
+
+/** The help's term of a command built by lineOnly: the one its module would give it. */
+const lineTerm = (cmd: Command) => COMMAND_LINES[cmd.name() as CommandName]?.term ?? new Help().subcommandTerm(cmd);
+
+function programWith(ctx: Ctx, registers: Register[], linesOnly = false): Command {
   const program = new Command('kubectl cascade')
     .usage('<command> [options]')
     .description(
@@ -66,7 +93,7 @@ function programWith(ctx: Ctx, registers: Register[]): Command {
     .option('--kubeconfig <path>', 'the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')
     .option('-n, --namespace <namespace>', "the namespace (default: the context's, else default)")
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp(linesOnly ? { showGlobalOptions: true, subcommandTerm: lineTerm } : { showGlobalOptions: true })
     .configureOutput({ writeOut: (s) => ctx.io.out.write(s), writeErr: (s) => ctx.io.err.write(s) })
     .showSuggestionAfterError()
     .exitOverride();
@@ -98,7 +125,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const args = splitShortEquals(argv);
   if (args[0] === COMPLETE) {
     const { complete } = await import('./completion/adapter.ts');
-    printLines(io, await complete(await buildProgram({ io, exitCode: 0 }), args.slice(1)));
+    printLines(io, await complete(await everyCommand({ io, exitCode: 0 }), args.slice(1)));
     return 0;
   }
   const program = await buildProgram(ctx, args);

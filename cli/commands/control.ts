@@ -21,11 +21,7 @@ import {
 import { EXIT_ERROR } from '../runs/exit-code.ts';
 import { timeoutOption } from './timeout-option.ts';
 import { phaseOf, type RunObject } from '../runs/run-object.ts';
-
-const WHAT: Record<Action, string> = {
-  cancel: 'cancel a run: its current Job is stopped and it ends Cancelled',
-  resume: 'resume a Failed or Cancelled run from the module where it stopped',
-};
+import { COMMAND_LINES } from './summaries.ts';
 
 interface ControlOptions {
   url?: string;
@@ -82,7 +78,7 @@ export function registerControl(program: Command, ctx: Ctx, action: Action): voi
   program
     .command(action)
     .argument('<run>', "the CascadeRun's name")
-    .description(`${WHAT[action]}; exits 0 once the run shows it, 1 when it changed nothing or was not handled in time`)
+    .description(COMMAND_LINES[action].description)
     .option(
       '--url <url>',
       "send the run-control CloudEvent to this URL (the function's, or the Broker's) instead of annotating the run",

@@ -15,6 +15,7 @@ import { deleteJson, getJson } from '../kube/rest.ts';
 import { isFinal, phaseOf, type RunObject } from '../runs/run-object.ts';
 import { EXIT_ERROR } from '../runs/exit-code.ts';
 import { PHASES, selectRuns } from '../runs/view.ts';
+import { COMMAND_LINES } from './summaries.ts';
 
 interface DeleteOptions {
   all?: boolean;
@@ -92,7 +93,7 @@ export function registerDelete(program: Command, ctx: Ctx): void {
   program
     .command('delete')
     .argument('[runs...]', "the CascadeRuns' names")
-    .description('delete finished runs and their Jobs, as the janitor does past retention; an active run is refused')
+    .description(COMMAND_LINES.delete.description)
     .option('--all', 'every finished run of the namespace')
     .option('--phase <phase>', `with --all: only runs in this phase (${PHASES.slice(3).join(', ')})`)
     .action(act(ctx, (names: string[], opts: DeleteOptions, cmd: Command) => remove(ctx, names, opts, cmd)));

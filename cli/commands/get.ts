@@ -12,6 +12,7 @@ import { MODULE_HEADERS, moduleRows, moduleSlots, stepOf } from '../runs/view.ts
 import type { Palette } from '../format/colour.ts';
 import { outputOption } from './output-option.ts';
 import { ATTEMPT_HEADERS, attemptRows } from '../runs/attempts.ts';
+import { COMMAND_LINES } from './summaries.ts';
 
 /** The run's own lines: `Name:  ...` pairs as kubectl describe prints them, empty values left out. */
 export function runSummary(run: RunObject, now: number, p: Palette): string[] {
@@ -39,7 +40,7 @@ export function registerGet(program: Command, ctx: Ctx): void {
   program
     .command('get')
     .argument('<run>', "the CascadeRun's name")
-    .description('show a run and one row per module (Job, phase, started, duration, result, reason, attempts)')
+    .description(COMMAND_LINES.get.description)
     .addOption(outputOption())
     .action(
       act(ctx, async (name: string, opts: { output?: OutputFormat }, cmd: Command) => {

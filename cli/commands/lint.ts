@@ -23,6 +23,7 @@ import {
   type ScenarioDoc,
 } from '../lint/report.ts';
 import { EXIT_ERROR } from '../runs/exit-code.ts';
+import { COMMAND_LINES } from './summaries.ts';
 
 /** A file to lint: its label in what lint prints, and its text (or why it could not be read). */
 interface Source {
@@ -186,9 +187,7 @@ export function registerLint(program: Command, ctx: Ctx): void {
       '<file...>',
       'scenario files ({"cascademodules": [...]}) or CascadeAutoOperator manifests, JSON or YAML (several documents each); a directory\'s .yaml, .yml and .json files; - for stdin',
     )
-    .description(
-      "validate scenarios as the function would, then dry-run each CascadeAutoOperator and each module's Job on the API server",
-    )
+    .description(COMMAND_LINES.lint.description)
     .option(
       '--scenario <name>',
       'the scenario\'s name in the Job names (default: the CascadeAutoOperator\'s, else "scenario")',

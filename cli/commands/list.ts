@@ -12,6 +12,7 @@ import { outputOption } from './output-option.ts';
 import { reader, type Reader } from '../kube/reader.ts';
 import { LIST_HEADERS, LIST_WIDE_HEADERS, PHASES, runRow, selectRuns, type Selection } from '../runs/view.ts';
 import type { RunObject } from '../runs/run-object.ts';
+import { COMMAND_LINES } from './summaries.ts';
 
 interface ListOptions {
   phase?: string;
@@ -118,7 +119,7 @@ export function registerList(program: Command, ctx: Ctx): void {
   program
     .command('list')
     .alias('ls')
-    .description('list runs as a table (name, scenario, phase, step i/N, age, duration), newest first')
+    .description(COMMAND_LINES.list.description)
     .option('--phase <phase>', 'only runs in this phase (Queued, Pending, Running, Succeeded, Failed, Cancelled)')
     .option('-A, --all-namespaces', 'runs of every namespace')
     .option(

@@ -14,6 +14,7 @@ import { goneReason, jobsOfStep, prefixLines, splitChunk } from '../runs/log-lin
 import { isFinal, wasReached, type RunObject } from '../runs/run-object.ts';
 import { moduleSlots } from '../runs/view.ts';
 import { parseSince } from './since-option.ts';
+import { COMMAND_LINES } from './summaries.ts';
 
 interface LogsOptions {
   module?: string;
@@ -149,7 +150,7 @@ export function registerLogs(program: Command, ctx: Ctx): void {
   program
     .command('logs')
     .argument('<run>', "the CascadeRun's name")
-    .description("print the pod logs of each module's Job in order, each line prefixed with its module")
+    .description(COMMAND_LINES.logs.description)
     .option('--module <name>', 'only this module')
     .option('-f, --follow', 'stream the logs as the modules run, until the run ends')
     .option('--since <duration>', "only each pod's lines newer than this (90s, 30m, 1h)", parseSince)

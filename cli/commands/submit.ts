@@ -11,6 +11,7 @@ import { awaitNewRun, runsOfIuid } from '../kube/runs.ts';
 import type { Connection } from '../kube/connect.ts';
 import { timeoutOption } from './timeout-option.ts';
 import { watchRun } from './watch.ts';
+import { COMMAND_LINES } from './summaries.ts';
 
 interface SubmitOptions extends SubmitFields {
   watch?: boolean;
@@ -42,7 +43,7 @@ async function brokerRun(
 export function registerSubmit(program: Command, ctx: Ctx): void {
   program
     .command('submit')
-    .description("start a run (the public run request); prints the run's name")
+    .description(COMMAND_LINES.submit.description)
     .requiredOption('--iuid <id>', "the input's id (names the run)")
     .requiredOption('--turlinfo <url>', "the input's URL, handed to the first module as s3path")
     .option('--scenario <name>', "the CascadeAutoOperator whose scenario runs (default: the function's SCENARIO_NAME)")

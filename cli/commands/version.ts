@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { act, kubeFlags, type Ctx } from '../command-context.ts';
 import { reader } from '../kube/reader.ts';
+import { COMMAND_LINES } from './summaries.ts';
 
 /** package.json's version: two levels up from cli/commands/ in a checkout, three from build/cli/commands/ in a package. */
 export function cliVersion(): string {
@@ -24,7 +25,7 @@ export function cliVersion(): string {
 export function registerVersion(program: Command, ctx: Ctx): void {
   program
     .command('version')
-    .description("print the CLI's version and the API server's, as kubectl version does")
+    .description(COMMAND_LINES.version.description)
     .option('--client', "the CLI's version only: no API server is asked")
     .action(
       act(ctx, async (opts: { client?: boolean }, cmd: Command) => {

@@ -10,6 +10,7 @@ import { followRun } from '../kube/runs.ts';
 import { EXIT_ERROR, EXIT_INTERRUPTED, exitCodeOf } from '../runs/exit-code.ts';
 import type { RunObject } from '../runs/run-object.ts';
 import { changeLines, redrawPrefix, screenLines, type Shown } from '../runs/screen.ts';
+import { COMMAND_LINES } from './summaries.ts';
 
 /** Follows `name` to its end on `io.out`; the exit status of its final phase. */
 export async function watchRun(io: Io, kc: KubeConfig, namespace: string, name: string): Promise<number> {
@@ -48,9 +49,7 @@ export function registerWatch(program: Command, ctx: Ctx): void {
   program
     .command('watch')
     .argument('<run>', "the CascadeRun's name")
-    .description(
-      'follow a run until it ends, one line per module with its state and elapsed time; exits 0 if it succeeded, 2 if it failed, 3 if it was cancelled, 130 on Ctrl-C',
-    )
+    .description(COMMAND_LINES.watch.description)
     .action(
       act(ctx, async (name: string, _opts: unknown, cmd: Command) => {
         const { kc, namespace } = await connection(cmd);

@@ -7,6 +7,7 @@ import { act, connection, type Ctx } from '../command-context.ts';
 import { pageAssets } from './assets.ts';
 import { listenError, uiSettings, type UiFlags } from './options.ts';
 import { startUiServer } from './server.ts';
+import { COMMAND_LINES } from '../commands/summaries.ts';
 
 /** The system's own opener, when there is one; a failure to open changes nothing. */
 function openBrowser(url: string): void {
@@ -23,7 +24,7 @@ function openBrowser(url: string): void {
 export function registerUi(program: Command, ctx: Ctx): void {
   program
     .command('ui')
-    .description('a live web view of the runs, served on this machine with your kubeconfig (Ctrl-C stops it)')
+    .description(COMMAND_LINES.ui.description)
     .option('--port <port>', 'the port to listen on (0: any free port)', '7080')
     .option('--address <address>', 'the address to listen on (keep loopback unless you mean to share it)', '127.0.0.1')
     .option('--open', "open the page in the system's browser")
