@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The `kubectl-cascade` bin (package.json): plain JavaScript, because Node.js
-// strips no TypeScript types under node_modules.
+// The entry the `kubectl-cascade` bin, a shell script, runs on the PATH's
+// Node.js when no checkout's Node.js 24 is at hand. Plain JavaScript, because
+// Node.js strips no TypeScript types under node_modules.
 // - In a checkout, it runs the sources, cli/main.ts. That holds also for a
 //   checkout linked by `npm i -g <checkout>` or run by `npx <checkout>`: the
 //   real path is the checkout's. It runs them on this Node.js when it strips

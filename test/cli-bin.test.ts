@@ -68,7 +68,7 @@ describe('the kubectl-cascade bin', () => {
     const installed = await run('npm', ['i', '-g', '--prefix', prefix, '--no-audit', '--no-fund', repoRoot]);
     expect(installed.code, installed.stderr).toBe(0);
     const bin = join(prefix, 'bin', 'kubectl-cascade');
-    expect(realpathSync(bin)).toBe(join(repoRoot, 'cli/kubectl-cascade.js'));
+    expect(realpathSync(bin)).toBe(join(repoRoot, 'cli/kubectl-cascade'));
     listed(await run(bin, listArgs()));
     listed(await run(bin, listArgs(), { path: [dirname(process.execPath), machinePath].join(delimiter) }));
     // kubectl runs kubectl-<name> found on the PATH for `kubectl <name>`

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { cli, CLI_BIN } from './support/cli.ts';
+import { cli, CLI_BIN, CLI_ENTRY } from './support/cli.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
 import { tempDir } from '../local/temp-dir.ts';
@@ -168,8 +168,9 @@ describe('a run that failed and was resumed', () => {
 });
 
 /** The CLI as a terminal runs it, in a process group of its own: Ctrl-C sends SIGINT to that whole group. */
-function interruptible(nodeArgs: string[], args: string[]) {
-  const child = spawn(process.execPath, [...nodeArgs, CLI_BIN, '--kubeconfig', adminKubeconfigPath(), ...args], {
+function interruptible(command: readonly string[], args: string[]) {
+  const [file, ...before] = command;
+  const child = spawn(file!, [...before, '--kubeconfig', adminKubeconfigPath(), ...args], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
@@ -251,16 +252,20 @@ describe('a run that runs long, and one queued behind it', () => {
     expect(await following).toMatchObject({ code: 0, stderr: '' });
   });
 
-  it("Ctrl-C on watch exits 130, run in-process or through the bin's child Node.js", async () => {
-    // --no-experimental-strip-types: the bin then runs the sources in a child, as on a Node.js without type stripping.
-    for (const nodeArgs of [[], ['--no-experimental-strip-types']]) {
-      const w = interruptible(nodeArgs, ['-n', q.ns, 'watch', running]);
+  it("Ctrl-C on watch exits 130, through the bin, its Node.js entry in-process, or the entry's child Node.js", async () => {
+    // --no-experimental-strip-types: the entry then runs the sources in a child, as on a Node.js without type stripping.
+    for (const command of [
+      [CLI_BIN],
+      [process.execPath, CLI_ENTRY],
+      [process.execPath, '--no-experimental-strip-types', CLI_ENTRY],
+    ]) {
+      const w = interruptible(command, ['-n', q.ns, 'watch', running]);
       await waitFor(() => w.stdout().includes(`run ${running} Running`), {
         timeoutMs: 100_000,
-        message: `watch's first lines (${nodeArgs.join(' ')})`,
+        message: `watch's first lines (${command.join(' ')})`,
       });
       w.interrupt();
-      expect(await w.exited, nodeArgs.join(' ')).toEqual({ code: 130, signal: null });
+      expect(await w.exited, command.join(' ')).toEqual({ code: 130, signal: null });
     }
     expect((await q.getRun(running)).status?.phase).toBe('Running');
   });

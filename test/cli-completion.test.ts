@@ -28,7 +28,7 @@ beforeAll(async () => {
   });
   const bin = mkdtempSync(join(tmpdir(), 'cascade-complete-'));
   for (const name of ['kubectl-cascade', 'kubectl_complete-cascade'])
-    symlinkSync(join(repoRoot, 'cli', `${name}.js`), join(bin, name));
+    symlinkSync(join(repoRoot, 'cli', name), join(bin, name));
   path = [bin, dirname(process.execPath), process.env.PATH ?? ''].join(delimiter);
 });
 

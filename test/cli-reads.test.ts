@@ -82,15 +82,11 @@ describe('kubectl-cascade reads', () => {
   });
 
   it('list -w prints the table, then a row for each change, until Ctrl-C ends it with 130', async () => {
-    const child = spawn(
-      process.execPath,
-      [CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', ns, 'list', '-w', '-o', 'name'],
-      {
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, NO_COLOR: '1' },
-      },
-    );
+    const child = spawn(CLI_BIN, ['--kubeconfig', adminKubeconfigPath(), '-n', ns, 'list', '-w', '-o', 'name'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

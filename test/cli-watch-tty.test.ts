@@ -22,7 +22,7 @@ describe('kubectl-cascade watch on a terminal', () => {
   it('redraws one line per module in place as the run goes on, in colour, and exits 0 when it succeeds', async () => {
     const reply = await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'tty-1' });
     const run = reply.body.run as string;
-    const pty = runInPty([process.execPath, CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', run], {
+    const pty = runInPty([CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', run], {
       ...process.env,
       NO_COLOR: '',
       TERM: 'xterm-256color',
@@ -60,7 +60,7 @@ describe('kubectl-cascade watch on a terminal', () => {
   it('honours NO_COLOR: still redrawn, but without colours', async () => {
     const reply = await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'tty-2' });
     const pty = runInPty(
-      [process.execPath, CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', reply.body.run as string],
+      [CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', reply.body.run as string],
       { ...process.env, NO_COLOR: '1', TERM: 'xterm-256color' },
     );
     expect(await pty.exited).toBe(0);
@@ -72,7 +72,7 @@ describe('kubectl-cascade watch on a terminal', () => {
   it('Ctrl-C typed on the terminal stops watch with exit status 130, the last screen left as it was', async () => {
     const reply = await post(h.url(), { turlinfo: 's3://in/x.tgz', iuid: 'tty-3' });
     const run = reply.body.run as string;
-    const pty = runInPty([process.execPath, CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', run], {
+    const pty = runInPty([CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'watch', run], {
       ...process.env,
       NO_COLOR: '1',
       TERM: 'xterm-256color',

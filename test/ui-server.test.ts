@@ -242,8 +242,8 @@ describe('kubectl cascade ui', () => {
   it('prints its URL, serves the bundled page, and ends with 130 on Ctrl-C', async () => {
     const name = await submit('ui-cli-1');
     const child = spawn(
-      process.execPath,
-      [CLI_BIN, '--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'ui', '--port', '0'],
+      CLI_BIN,
+      ['--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'ui', '--port', '0'],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },

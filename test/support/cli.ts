@@ -1,11 +1,14 @@
-// kubectl-cascade as a user runs it: its bin (cli/kubectl-cascade.js) in a
-// process of its own, against the test cluster as admin, without a terminal.
+// kubectl-cascade as a user runs it: its bin, the shell script
+// cli/kubectl-cascade, in a process of its own, against the test cluster as
+// admin, without a terminal. CLI_ENTRY is the Node.js entry the bin falls
+// back to.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '../../local/cluster/paths.ts';
 import { adminKubeconfigPath } from './kube.ts';
 
-export const CLI_BIN = join(repoRoot, 'cli/kubectl-cascade.js');
+export const CLI_BIN = join(repoRoot, 'cli/kubectl-cascade');
+export const CLI_ENTRY = join(repoRoot, 'cli/kubectl-cascade.js');
 
 export interface CliResult {
   code: number;
@@ -21,8 +24,8 @@ export function cli(
   const ns = opts.namespace ? ['-n', opts.namespace] : [];
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
-      [CLI_BIN, '--kubeconfig', adminKubeconfigPath(), ...ns, ...args],
+      CLI_BIN,
+      ['--kubeconfig', adminKubeconfigPath(), ...ns, ...args],
       {
         env: { ...process.env, NO_COLOR: '', ...opts.env },
         timeout: 110_000,
