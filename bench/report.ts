@@ -1,6 +1,7 @@
 // The terminal table of one benchmark result (one round, or the median and
 // spread of several). Pure.
 import { transitionFloor } from './ceiling-verdict.ts';
+import { cliSpeedSection } from './cli-speed.ts';
 import { formatNumber, type Cell, type Section } from './table.ts';
 
 type Tree = Record<string, unknown>;
@@ -447,5 +448,6 @@ export function report(figures: Tree, machine: Tree, settings: Tree): Section[] 
     exactSection(figures),
     janitor(figures),
     deadSink(figures),
+    cliSpeedSection(figures),
   ].filter((s): s is Section => s !== undefined);
 }

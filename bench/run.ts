@@ -7,7 +7,8 @@
 //   BENCH_REPEAT        repeats; figures become median and spread (default 1)
 //   BENCH_QUICK=1       a fast subset (up to 100 runs in flight)
 //   BENCH_BROKER        sync (default: Knative's default Broker) or async (the async-handler annotation)
-//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,events,exact)
+//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,events,exact,cli)
+//   BENCH_CLI_TRIES     runs of each command in the cli phase (default 15, quick 7)
 //   BENCH_EXACT_RUNS    runs in flight of the exact phase (default 10000, quick 500)
 //   BENCH_COLD_TRIES    cold starts of each kind the cold phase takes the median of (default 3, quick 2)
 //   BENCH_COLD_VS       another server entry (another build's server.cjs): the cold phase also takes
@@ -27,6 +28,7 @@ import { importTimes } from './imports.ts';
 import { brokerIsAsync, deleteBenchNamespaces, install, scenario, type Install } from './install.ts';
 import { janitorSweeps } from './janitor.ts';
 import { ceiling } from './ceiling.ts';
+import { cliSpeed } from './cli-speed.ts';
 import { eventMix, eventPath } from './event-path.ts';
 import { floors } from './runtime-floor.ts';
 import { exactCounters } from './exact.ts';
@@ -205,6 +207,14 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
       out,
     );
     await phase('throughput', round, () => throughputs(cp, kc, out, round), out);
+    await phase(
+      'cli',
+      round,
+      async () => {
+        out.cli = await cliSpeed(kc, cp.kubeconfig, Number(env.BENCH_CLI_TRIES ?? (quick ? 7 : 15)));
+      },
+      out,
+    );
   } finally {
     await inst.stop();
   }
