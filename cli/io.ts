@@ -1,6 +1,6 @@
 // Where a command writes, and what it knows of its surroundings: injected so
 // that the commands run the same under a test as in a terminal.
-import { dump } from 'js-yaml';
+import { createRequire } from 'node:module';
 import { jsonPath } from './format/jsonpath.ts';
 import { colourEnabled, palette, type Palette } from './format/colour.ts';
 
@@ -39,8 +39,11 @@ export function withoutManagedFields(obj: unknown): unknown {
 export function printObject(io: Io, format: 'json' | 'yaml' | `jsonpath=${string}`, obj: unknown): void {
   const plain = withoutManagedFields(obj);
   if (format === 'json') io.out.write(`${JSON.stringify(plain, null, 4)}\n`);
-  else if (format === 'yaml') io.out.write(dump(plain, { noRefs: true, lineWidth: -1 }));
-  else io.out.write(jsonPath(format.slice('jsonpath='.length), plain));
+  else if (format === 'yaml') {
+    // js-yaml is loaded by -o yaml alone: every other command is quicker without it.
+    const { dump } = createRequire(import.meta.url)('js-yaml') as typeof import('js-yaml');
+    io.out.write(dump(plain, { noRefs: true, lineWidth: -1 }));
+  } else io.out.write(jsonPath(format.slice('jsonpath='.length), plain));
 }
 
 /** -o name: `cascaderun.cascade.cascade.net/NAME`, as kubectl names a custom resource. */

@@ -2,12 +2,10 @@
 // program, and the names completed from the cluster and the kubeconfig.
 import type { Command, Option } from 'commander';
 import type { KubeFlags } from '../kube/connect.ts';
-import { kubeconfigPaths } from '../kube/kubeconfig.ts';
+import { kubeconfigPaths, loadAccess, parseYaml } from '../kube/kubeconfig.ts';
 import { reader } from '../kube/reader.ts';
 import { getJson } from '../kube/rest.ts';
-import { loadAccess } from '../kube/kubeconfig.ts';
 import { readFileSync } from 'node:fs';
-import { load } from 'js-yaml';
 import { completionLines, type CompletionSpec, type Lookups } from './complete.ts';
 
 const flagsOf = (options: readonly Option[]) =>
@@ -51,7 +49,7 @@ function lookups(words: readonly string[]): Lookups {
     contexts: () =>
       kubeconfigPaths(flags, process.env).flatMap((p) => {
         try {
-          const doc = load(readFileSync(p, 'utf8')) as { contexts?: { name?: string }[] } | undefined;
+          const doc = parseYaml(readFileSync(p, 'utf8')) as { contexts?: { name?: string }[] } | undefined;
           return (doc?.contexts ?? []).map((c) => c.name ?? '');
         } catch {
           return [];

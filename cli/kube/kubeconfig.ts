@@ -4,9 +4,10 @@
 // (the first to set a name or current-context wins), else ~/.kube/config,
 // else no file at all, which means http://localhost:8080.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
-import { load } from 'js-yaml';
+import { parseBlockYaml } from './block-yaml.ts';
 import type { KubeFlags } from './connect.ts';
 
 /** What a request to the API server needs: where, as whom, and what TLS trusts. */
@@ -128,7 +129,15 @@ function readKubeconfig(path: string, mustExist: boolean): KubeconfigFile | unde
     if (!mustExist && (error as { code?: string }).code === 'ENOENT') return undefined;
     throw error;
   }
-  return { dir: dirname(path), doc: (load(text) ?? {}) as KubeconfigFile['doc'] };
+  return { dir: dirname(path), doc: (parseYaml(text) ?? {}) as KubeconfigFile['doc'] };
+}
+
+/** js-yaml, loaded only for a kubeconfig past the plain block YAML that parseBlockYaml reads. */
+export function parseYaml(text: string): unknown {
+  const plain = parseBlockYaml(text);
+  if (plain !== undefined) return plain;
+  const { load } = createRequire(import.meta.url)('js-yaml') as typeof import('js-yaml');
+  return load(text);
 }
 
 /** The access for these flags, read from the kubeconfig files on disk. */
