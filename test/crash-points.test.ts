@@ -11,7 +11,7 @@
 // watch of Jobs); the counters are exact; the run-end event reached the sink
 // at least once, under one stable id. The scenarios: success; module results
 // before their Jobs end; a failing module; a failing module retried after a
-// backoff.
+// backoff; a run cancelled while its second module runs.
 // The suite runs a sample of the points; `npm run crash-points` runs them all
 // (CASCADE_CRASH_POINTS=all).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ import { serviceAccountUser } from '../local/function-rbac.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import type { TerminalPhase } from '../shared/api/cascade-run.ts';
-import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
+import { failSecondScenario, imageModule, successScenario } from './fixtures/scenarios.ts';
 import { apiWriteProxy, type ApiWriteProxy, type Write } from './support/api-write-proxy.ts';
 import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
 import { janitorEnv, runJanitorProcess } from './support/janitor.ts';
@@ -93,16 +93,20 @@ async function request(iuid: string): Promise<string> {
   );
 }
 
+/** Janitor sweeps run so far, by ended() and by the scenarios' drives. */
+let sweepsRun = 0;
+
 async function sweep(): Promise<void> {
+  sweepsRun++;
   const exit = await runJanitorProcess(await janitorEnv(h.ns, { K_SINK: sink.url }));
   expect(exit.code, exit.stderr).toBe(0);
 }
 
 /** The run ended and its event recorded sent; the janitor sweeps when deliveries alone do not get it there. */
-async function ended(name: string): Promise<{ sweeps: number }> {
+async function ended(name: string): Promise<void> {
   for (let sweeps = 0; sweeps <= 6; sweeps++) {
     const run = await h.waitEnded(name, sweeps === 0 ? 15_000 : 8_000).catch(() => undefined);
-    if (run) return { sweeps };
+    if (run) return;
     await restarting;
     await sweep();
   }
@@ -123,9 +127,11 @@ interface Played {
 async function play(iuid: string, at: number | undefined): Promise<Played> {
   await restarting;
   proxy!.arm(at, killAndRestart);
+  const before = sweepsRun;
   const name = await request(iuid);
   await drive?.(name);
-  const { sweeps } = await ended(name);
+  await ended(name);
+  const sweeps = sweepsRun - before;
   await restarting;
   const writes = proxy!.writes();
   const sent = proxy!.sent();
@@ -189,6 +195,29 @@ async function resultsBeforeJobs(name: string): Promise<void> {
   }
 }
 
+/** Cancels the run once its second step's Job runs: the cancel is sent again until answered 200, as a sender does. */
+async function cancelAtSecondStep(name: string): Promise<void> {
+  for (let sweeps = 0; ; sweeps++) {
+    const running = await waitFor(async () => stepState(await h.getRun(name), 1) !== 'wait' || undefined, {
+      timeoutMs: 10_000,
+      message: `the second step of ${name} running`,
+    }).catch(() => undefined);
+    if (running) break;
+    // a crash cut a step's Job off: the janitor creates it
+    if (sweeps === 5) throw new Error(`the second step of ${name} never ran, even with the janitor`);
+    await restarting;
+    await sweep();
+  }
+  await waitFor(
+    async () => {
+      await restarting;
+      const answer = await post(h.url(), { action: 'cancel', runname: name }).catch(() => undefined);
+      return answer?.status === 200 || undefined;
+    },
+    { timeoutMs: 60_000, message: `cancel of ${name} answered 200` },
+  );
+}
+
 function checkRun(run: CascadeRun, sc: Scenario): void {
   expect({
     name: run.metadata.name,
@@ -232,6 +261,14 @@ const SCENARIOS: Scenario[] = [
     phase: 'Failed',
     modulePhases: ['Succeeded', 'Failed', 'Pending'],
     jobs: 3,
+  },
+  {
+    label: 'cancelled at the second step',
+    // The second module runs for 10 minutes: the cancel finds its Job running.
+    modules: successScenario().map((m, step) => (step === 1 ? imageModule(m.modulename, {}, { delayMs: 600_000 }) : m)),
+    phase: 'Cancelled',
+    modulePhases: ['Succeeded', 'Cancelled', 'Pending'],
+    drive: cancelAtSecondStep,
   },
 ];
 
