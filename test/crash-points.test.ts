@@ -11,7 +11,8 @@
 // watch of Jobs); the counters are exact; the run-end event reached the sink
 // at least once, under one stable id. The scenarios: success; module results
 // before their Jobs end; a failing module; a failing module retried after a
-// backoff; a run cancelled while its second module runs.
+// backoff; a run cancelled while its second module runs; a failed run
+// resumed, which fails again; a second run queued behind a limit of one.
 // The suite runs a sample of the points; `npm run crash-points` runs them all
 // (CASCADE_CRASH_POINTS=all).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,8 +37,8 @@ let sink: Awaited<ReturnType<typeof recordingSink>>;
 let env: Record<string, string> = {};
 let current: FunctionProcess | undefined;
 let restarting: Promise<void> = Promise.resolve();
-/** What the scenario's modules send besides their Jobs (module results), once the run is requested. */
-let drive: ((name: string) => Promise<void>) | undefined;
+/** What a scenario sends once the run is requested: module results, run control, more runs (their names). */
+let drive: ((name: string, iuid: string) => Promise<string[] | void>) | undefined;
 const restarts: number[] = [];
 
 /** The function behind the write proxy, on a port that outlives it: the Broker and the sender reach each new process there. */
@@ -63,10 +64,15 @@ function killAndRestart(): void {
   })();
 }
 
-async function setUp(modules: CascadeModule[], driver?: Scenario['drive']): Promise<void> {
-  drive = driver;
+async function setUp(sc: Scenario): Promise<void> {
+  drive = sc.drive;
   sink = await recordingSink();
-  h = await cascadeHarness({ modules, faults: true, start: startBehindProxy });
+  h = await cascadeHarness({
+    modules: sc.modules,
+    operatorSpec: sc.operatorSpec,
+    faults: true,
+    start: startBehindProxy,
+  });
 }
 
 async function tearDown(): Promise<void> {
@@ -114,7 +120,8 @@ async function ended(name: string): Promise<void> {
 }
 
 interface Played {
-  name: string;
+  /** The runs the play made: the one requested, then any its drive made. */
+  names: string[];
   writes: Write[];
   /** Writes sent, refused ones included. */
   sent: number;
@@ -129,14 +136,14 @@ async function play(iuid: string, at: number | undefined): Promise<Played> {
   proxy!.arm(at, killAndRestart);
   const before = sweepsRun;
   const name = await request(iuid);
-  await drive?.(name);
+  const more = (await drive?.(name, iuid)) ?? [];
   await ended(name);
   const sweeps = sweepsRun - before;
   await restarting;
   const writes = proxy!.writes();
   const sent = proxy!.sent();
   const killedAfter = at !== undefined && proxy!.killed() ? writes[at - 1]?.call : undefined;
-  return { name, writes, sent, sweeps, killedAfter };
+  return { names: [name, ...more], writes, sent, sweeps, killedAfter };
 }
 
 /** The points to crash at: all of them, or a sample spread over the run (first, last, and two between). */
@@ -152,9 +159,13 @@ interface Scenario {
   phase: TerminalPhase;
   /** Each module's phase when the run has ended. */
   modulePhases: (string | undefined)[];
-  drive?: (name: string) => Promise<void>;
+  drive?: (name: string, iuid: string) => Promise<string[] | void>;
+  /** More of the CascadeAutoOperator's spec. */
+  operatorSpec?: Record<string, unknown>;
   /** Jobs per run, one per step attempt; unset: one per step started. */
   jobs?: number;
+  /** The ids of the run's end events, from its uid; unset: one end, `<uid>-<phase>`. */
+  endIds?: (uid: string) => string[];
 }
 
 /**
@@ -218,6 +229,36 @@ async function cancelAtSecondStep(name: string): Promise<void> {
   );
 }
 
+/** Resumes the run once it has failed and its end is recorded; the request keeps one id, so a resend is a duplicate. */
+async function resumeOnceFailed(name: string): Promise<void> {
+  await ended(name);
+  await waitFor(
+    async () => {
+      await restarting;
+      const body = { action: 'resume', runname: name, requestId: `resume-${name}` };
+      const answer = await post(h.url(), body).catch(() => undefined);
+      return answer?.status === 200 || undefined;
+    },
+    { timeoutMs: 60_000, message: `resume of ${name} answered 200` },
+  );
+  // The resumed step runs and fails again: the run is Running until then.
+  await waitFor(async () => ((await h.getRun(name)).status?.resumes === 1 ? true : undefined), {
+    message: `${name} resumed once`,
+  });
+}
+
+/**
+ * A second run requested while the first holds the limit of one: it waits
+ * Queued, and starts when the first ends. Its iuid starts with another
+ * letter, so that its name differs.
+ */
+async function queueASecond(name: string, iuid: string): Promise<string[]> {
+  const second = await request(`q${iuid.slice(1)}`);
+  await ended(name);
+  await ended(second);
+  return [second];
+}
+
 function checkRun(run: CascadeRun, sc: Scenario): void {
   expect({
     name: run.metadata.name,
@@ -270,6 +311,23 @@ const SCENARIOS: Scenario[] = [
     modulePhases: ['Succeeded', 'Cancelled', 'Pending'],
     drive: cancelAtSecondStep,
   },
+  {
+    label: 'second module fails, the run is resumed and fails again',
+    modules: failSecondScenario(),
+    phase: 'Failed',
+    modulePhases: ['Succeeded', 'Failed', 'Pending'],
+    drive: resumeOnceFailed,
+    jobs: 3,
+    endIds: (uid) => [`${uid}-failed`, `${uid}-failed-r1`],
+  },
+  {
+    label: 'a second run queued behind the first, a limit of one',
+    modules: successScenario(),
+    operatorSpec: { maxConcurrentRuns: 1 },
+    phase: 'Succeeded',
+    modulePhases: ['Succeeded', 'Succeeded', 'Succeeded'],
+    drive: queueASecond,
+  },
 ];
 
 /** A write as the report shows it: method, then the path inside the namespace. */
@@ -279,11 +337,11 @@ const short = (call: string | undefined) => call?.replace(/^(\w+) .*?\/namespace
 async function crashEveryPoint(sc: Scenario): Promise<string> {
   const began = Date.now();
   // The first run of a namespace also holds the operator (its finalizer): played first, it is not a reference.
-  const runs = [(await play('aaaa0-warm', undefined)).name];
+  const runs = [...(await play('aaaa0-warm', undefined)).names];
   const audit = auditLogOf(adminKubeconfigPath());
   const mark = auditMark(audit);
   const clean = await play('c1ea0-clean', undefined);
-  runs.push(clean.name);
+  runs.push(...clean.names);
   // The audit's writes of the function's ServiceAccount, Kubernetes Events aside: the proxy saw each of them.
   const fnUser = serviceAccountUser(h.ns, 'cascade-function');
   const audited = () => countByClient(auditLinesSince(audit, mark), { fn: fnUser }).fn!.writes;
@@ -304,7 +362,7 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
   const lines: string[] = [];
   for (const at of points(total)) {
     const played = await play(`${(0xc0000 + at).toString(16)}-crash`, at);
-    runs.push(played.name);
+    runs.push(...played.names);
     lines.push(
       `${at}. ${short(writes[at - 1]!.call)}: killed after ${short(played.killedAfter) ?? 'nothing'}, ${played.sweeps} sweep(s)`,
     );
@@ -324,7 +382,7 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
     const ids = new Set(
       sink.received.filter((r) => r.headers['ce-subject'] === name).map((r) => String(r.headers['ce-id'])),
     );
-    expect([...ids], `run-end event ids of ${name}`).toEqual([`${uid}-${counter}`]);
+    expect([...ids].sort(), `run-end event ids of ${name}`).toEqual(sc.endIds?.(uid!) ?? [`${uid}-${counter}`]);
   }
   const p50 = [...restarts].sort((a, b) => a - b)[Math.floor(restarts.length / 2)];
   return `crash points, ${sc.label}: ${total} writes, ${points(total).length} played in ${Math.round((Date.now() - began) / 1000)} s, restart p50 ${p50} ms\n${lines.join('\n')}`;
@@ -332,7 +390,7 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
 
 for (const sc of SCENARIOS) {
   describe(`a crash right after each API write of a run: ${sc.label}`, () => {
-    beforeAll(() => setUp(sc.modules, sc.drive), 300_000);
+    beforeAll(() => setUp(sc), 300_000);
     afterAll(tearDown);
     it(
       `${ALL ? 'every point' : 'a sample of the points'}: each run ends once, ${sc.phase}, one Job per step attempt, exact counters, its end event sent under one id`,
