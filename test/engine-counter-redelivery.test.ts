@@ -2,7 +2,8 @@
 // process dies right after the CascadeAutoOperator write that counts a run's
 // end, before the run's `counted` mark. More than COUNTED_RUNS_MAX other
 // counter changes follow. The end's delivery comes again: the run is counted
-// once (docs/architecture.md, "Counters").
+// once (docs/architecture.md, "Counters"). A run request delivered again that
+// late counts its start once too.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNTED_RUNS_MAX } from '../shared/api/cascade-auto-operator.ts';
@@ -63,11 +64,11 @@ function diesAfterEndCount(run: string): { store: Store; died: () => boolean } {
 }
 
 /** Other runs' changes, as other processes make them: each run started, ended, its mark written. */
-function otherChanges(runs: number): CounterChange[][] {
+function otherChanges(runs: number, prefix = 'other'): CounterChange[][] {
   return Array.from({ length: runs }, (_, i) => [
-    { kind: 'started', run: `other-${i}` } as const,
-    { kind: 'ended', run: `other-${i}`, phase: 'Succeeded' } as const,
-    { kind: 'marked', run: `other-${i}` } as const,
+    { kind: 'started', run: `${prefix}-${i}` } as const,
+    { kind: 'ended', run: `${prefix}-${i}`, phase: 'Succeeded' } as const,
+    { kind: 'marked', run: `${prefix}-${i}` } as const,
   ]);
 }
 
@@ -110,6 +111,35 @@ describe('a run end counted, the process dead before its mark, delivered again l
     await finishRun(deps(real), stale, 'Succeeded', false);
     expect((await h.operator()).status).toMatchObject({ succeeded: 301, active: 0 });
   });
+
+  it(
+    `a run request delivered again after more than ${COUNTED_RUNS_MAX} other counter changes counts its start once`,
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const request = { turlinfo: 's3://in/again', iuid: 'again03' };
+      const first = await startRun(deps(real), request);
+      if (first.kind !== 'accepted') throw new Error(JSON.stringify(first));
+      const name = String(first.body.run);
+      expect((await h.getRun(name)).status?.phase).toBeDefined();
+      // Every run counted is in one of these: a start counted twice adds one run too many.
+      const runsCounted = async () => {
+        const s = (await h.operator()).status;
+        return (s?.active ?? 0) + (s?.queued ?? 0) + (s?.succeeded ?? 0) + (s?.failed ?? 0) + (s?.cancelled ?? 0);
+      };
+      const before = await runsCounted();
+      expect((await h.operator()).status?.countedRuns).toContain(`start:${name}`);
+
+      const others = otherChanges(200, 'again');
+      for (let i = 0; i < others.length; i += 10) await writeCounters(deps(real), others.slice(i, i + 10).flat());
+      expect((await h.operator()).status?.countedRuns).not.toContain(`start:${name}`);
+
+      const again = await startRun(deps(real), request);
+      expect(again).toMatchObject({ kind: 'accepted', body: { run: name } });
+      expect(await runsCounted()).toBe(before + 200);
+    },
+  );
 
   it("the janitor's sweep unpins the keys a crash left pinned, and only those", { timeout: 60_000 }, async () => {
     // Ends counted whose process died before the unpin: a run gone since, and one whose mark is not written yet.

@@ -24,7 +24,7 @@ import { holdOperator } from '../operator/hold-operator.ts';
 import { count } from '../operator/operator-counters.ts';
 import { isHeld } from '../operator/operator-finalizer.ts';
 import { accepted, failed, invalid, unavailable, type Outcome } from './outcome.ts';
-import { admissionAfterCount } from '../operator/admission.ts';
+import { admissionAfterCount, awaitsAdmission } from '../operator/admission.ts';
 import { reconcileRun } from '../run/reconcile.ts';
 import { loadScenario } from './scenario-source.ts';
 import { startAfterReply } from './start-created.ts';
@@ -150,11 +150,9 @@ async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: 
     const admission = admissionAfterCount(counted, name);
     return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission }) };
   }
-  const [counted, result] = await Promise.all([
-    count(deps, { kind: 'started', run: name }, scenario, op),
-    reconcileRun(deps, name, { kind: 'Observe' }, from),
-  ]);
-  return { counted, result };
+  // Counted first, then moved: a run with a phase has had its start counted.
+  const counted = await count(deps, { kind: 'started', run: name }, scenario, op);
+  return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, from) };
 }
 
 /** The reply to a run request: the run as it stands, `Pending` until its first decision is written. */
@@ -209,6 +207,9 @@ export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outco
   if ('kind' in scenario) return scenario;
   const made = await createOnce(deps, req, scenario);
   if ('kind' in made) return made;
+  // A run with a phase past admission had its start counted before that phase was written: a request sent
+  // again, however late, counts nothing. Its key may be long gone from the operator's countedRuns.
+  if (!made.created && !awaitsAdmission(made.run)) return replyOf(deps, req, made, made.run.status?.phase);
   const { background } = deps;
   if (background) return answerDurable({ ...deps, background }, req, made, { scenario: scenarioName, op: held.op });
   const { name } = made;
