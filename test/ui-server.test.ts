@@ -241,13 +241,9 @@ describe('cancel from the ui', () => {
 describe('kubectl cascade ui', () => {
   it('prints its URL, serves the bundled page, and ends with 130 on Ctrl-C', async () => {
     const name = await submit('ui-cli-1');
-    const child = spawn(
-      CLI_BIN,
-      ['--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'ui', '--port', '0'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(CLI_BIN, ['--kubeconfig', adminKubeconfigPath(), '-n', h.ns, 'ui', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     let out = '';
     child.stdout.setEncoding('utf8');
