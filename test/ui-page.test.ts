@@ -4,6 +4,7 @@
 // and a Forbidden answer is shown, the Host and token checks refuse, and
 // axe-core finds no serious violation on any page. Screenshots go to
 // test-results/ui/.
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { pageAssets } from '../cli/ui/assets.ts';
@@ -128,7 +129,12 @@ describe('the run page', () => {
       start: new Date(m.startTime!).toISOString(),
       end: new Date(m.completionTime!).toISOString(),
     }));
-    expect(bars.filter((b) => b.kind !== 'queued')).toEqual(recorded);
+    // A step whose pod the API server still has is split: waiting for its pod, then its phase.
+    const steps = [...new Set(bars.filter((b) => b.kind !== 'queued').map((b) => b.step))].map((step) => {
+      const own = bars.filter((b) => b.step === step);
+      return { step, kind: own.at(-1)!.kind, start: own[0]!.start, end: own.at(-1)!.end };
+    });
+    expect(steps).toEqual(recorded);
     const text = await page.textContent('main');
     expect(text).toContain('Run-end eventsent');
     expect(text).toMatch(/SucceededTrue/);
@@ -201,9 +207,30 @@ describe('cancel from the page', () => {
         timeoutMs: 60_000,
         message: 'Running',
       });
+      // The first step's pod runs: its bar is split at the pod's start, waiting for its pod, then running.
+      const job = (await c.getRun(name)).status!.modules![0]!.jobName;
+      const podStart = await waitFor(
+        async () => {
+          const pods = await adminKubeConfig()
+            .makeApiClient(CoreV1Api)
+            .listNamespacedPod({ namespace: c.ns, labelSelector: `batch.kubernetes.io/job-name=${job}` });
+          return pods.items[0]?.status?.containerStatuses?.[0]?.state?.running?.startedAt;
+        },
+        { timeoutMs: 60_000, message: `the pod of ${job} running` },
+      );
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.goto(`${server.url}runs/${c.ns}/${name}`);
       await page.waitForSelector('svg.timeline g.bar-Running');
+      const split = await page.$$eval('svg.timeline g.bar[data-step="0"]', (gs) =>
+        gs.map((g) => [g.getAttribute('data-kind'), g.getAttribute('data-start'), g.getAttribute('data-end')]),
+      );
+      const ran = new Date(podStart).toISOString();
+      const stepStart = (await c.getRun(name)).status!.modules![0]!.startTime!;
+      // The pod's start has whole seconds: one in the step's first second comes before the step's start, and splits nothing.
+      if (Date.parse(ran) > Date.parse(stepStart)) {
+        expect(split.map(([kind]) => kind)).toEqual(['Pending', 'Running']);
+        expect([split[0]![1], split[0]![2], split[1]![1]]).toEqual([new Date(stepStart).toISOString(), ran, ran]);
+      } else expect(split.map(([kind]) => kind)).toEqual(['Running']);
       page.once('dialog', (d) => void d.accept());
       await page.click('button[data-action="cancel"]');
       await page.waitForSelector('.answer-done', { timeout: 60_000 });

@@ -95,6 +95,8 @@ export interface JobView {
   failed: number;
   start?: string;
   completion?: string;
+  /** When its pod first ran a container, while the API server has the pod: the end of the wait for it. */
+  podStarted?: string;
 }
 
 /** GET /api/runs/<ns>/<name>: the run, its Events and its Jobs. */

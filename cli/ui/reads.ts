@@ -1,7 +1,7 @@
 // What the run page reads on demand, beside the watched run: its Events, its
 // Jobs and a step's pod logs. Each read is the API server's answer now; a
 // refusal is named in kubectl's words rather than failing the whole page.
-import type { CoreV1Event, KubeConfig, V1Job } from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
 import { clientNode } from '../kube/client.ts';
 import { describeError } from '../kube/connect.ts';
 import { podLog, podsOfJob } from '../kube/pods.ts';
@@ -41,22 +41,56 @@ function jobStatus(job: V1Job): Pick<JobView, 'active' | 'succeeded' | 'failed' 
   };
 }
 
-function jobView(job: V1Job): JobView {
+function jobView(job: V1Job, podStarts: ReadonlyMap<string, string>): JobView {
   const labels = job.metadata?.labels ?? {};
+  const name = job.metadata?.name ?? '';
+  const podStarted = podStarts.get(name);
   return {
-    name: job.metadata?.name ?? '',
+    name,
     step: labels[LABEL_STEP] ?? '',
     attempt: labels[LABEL_ATTEMPT] ?? '1',
     ...jobStatus(job),
+    ...(podStarted ? { podStarted } : {}),
   };
 }
 
+/** The earliest start of a container of `pod`, running or ended; undefined while none has started. */
+function containerStart(pod: V1Pod): string | undefined {
+  const starts = (pod.status?.containerStatuses ?? [])
+    .map((c) => c.state?.running?.startedAt ?? c.state?.terminated?.startedAt)
+    .filter((at): at is Date => at !== undefined)
+    .map((at) => iso(at));
+  return starts.sort()[0];
+}
+
+/** The first container start of each Job's pods, by Job name, from the run's pods the API server still has. */
+async function podStarts(kc: KubeConfig, namespace: string, name: string): Promise<Map<string, string>> {
+  const { CoreV1Api } = await clientNode();
+  const pods = await kc
+    .makeApiClient(CoreV1Api)
+    .listNamespacedPod({ namespace, labelSelector: `${LABEL_RUN}=${name}` });
+  const starts = new Map<string, string>();
+  for (const pod of pods.items) {
+    const job = pod.metadata?.labels?.[JOB_NAME_LABEL];
+    const started = containerStart(pod);
+    if (!job || !started) continue;
+    const known = starts.get(job);
+    if (!known || started < known) starts.set(job, started);
+  }
+  return starts;
+}
+
+/** The label the Job controller puts on each pod of a Job. */
+const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
+
 export async function runJobs(kc: KubeConfig, namespace: string, name: string): Promise<JobView[]> {
   const { BatchV1Api } = await clientNode();
-  const list = await kc
-    .makeApiClient(BatchV1Api)
-    .listNamespacedJob({ namespace, labelSelector: `${LABEL_RUN}=${name}` });
-  return list.items.map(jobView).sort((a, b) => a.name.localeCompare(b.name));
+  const [list, starts] = await Promise.all([
+    kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace, labelSelector: `${LABEL_RUN}=${name}` }),
+    // A user who may not list pods still sees the Jobs: the bars are not split.
+    podStarts(kc, namespace, name).catch(() => new Map<string, string>()),
+  ]);
+  return list.items.map((job) => jobView(job, starts)).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** The Job of step `step` (from 0) and attempt `attempt` (the current one when undefined). */

@@ -31,7 +31,7 @@ describe('timeline', () => {
         ],
       },
     };
-    const tl = timeline(run, T0 + 12_000);
+    const tl = timeline(run, T0 + 12_000, new Map());
     expect(tl.bars.map((b) => [b.label, b.kind, (b.start - T0) / 1000, (b.end - T0) / 1000, b.open])).toEqual([
       ['waiting to start', 'queued', 0, 2, false],
       ['1 a · attempt 1', 'Succeeded', 2, 5, false],
@@ -60,12 +60,55 @@ describe('timeline', () => {
         ],
       },
     };
-    const bars = timeline(waiting, T0 + 5000).bars;
+    const bars = timeline(waiting, T0 + 5000, new Map()).bars;
     expect(bars.at(-1)).toMatchObject({ kind: 'backoff', start: T0 + 3000, end: T0 + 5000, open: true });
-    const queued = timeline({ metadata: { creationTimestamp: at(0) }, status: { phase: 'Queued' } }, T0 + 4000);
+    const queued = timeline(
+      { metadata: { creationTimestamp: at(0) }, status: { phase: 'Queued' } },
+      T0 + 4000,
+      new Map(),
+    );
     expect(queued.bars).toEqual([
       { label: 'waiting to start', step: -1, attempt: 0, kind: 'queued', start: T0, end: T0 + 4000, open: true },
     ]);
+  });
+
+  it("splits an attempt whose pod's start is known: waiting for its pod, then its phase; a pod start outside the attempt splits nothing", () => {
+    const run: RunObject = {
+      metadata: { name: 'r', creationTimestamp: at(0) },
+      status: {
+        phase: 'Running',
+        modules: [
+          {
+            step: 0,
+            name: 'a',
+            jobName: 'r-a-a2',
+            phase: 'Running',
+            startTime: at(6),
+            attempt: 2,
+            attempts: [{ attempt: 1, jobName: 'r-a', phase: 'Failed', startTime: at(0), completionTime: at(4) }],
+          },
+        ],
+      },
+    };
+    const pods = new Map([
+      ['r-a', T0 + 1500],
+      ['r-a-a2', T0 + 8000],
+    ]);
+    const bars = timeline(run, T0 + 10_000, pods).bars.map((b) => [
+      b.kind,
+      (b.start - T0) / 1000,
+      (b.end - T0) / 1000,
+      b.open,
+    ]);
+    expect(bars).toEqual([
+      ['Pending', 0, 1.5, false],
+      ['Failed', 1.5, 4, false],
+      ['backoff', 4, 6, false],
+      ['Pending', 6, 8, false],
+      ['Running', 8, 10, true],
+    ]);
+    const late = timeline(run, T0 + 10_000, new Map([['r-a', T0 + 5000]])).bars.map((b) => b.kind);
+    expect(late).toEqual(['Failed', 'backoff', 'Running']);
   });
 
   it('ticks about five to an axis', () => {

@@ -2,7 +2,7 @@
 // and logs, its conditions, Jobs and Events. Read again whenever the stream
 // says the run changed.
 import { isFinal, phaseOf, stepState, type RunObject } from '../../runs/run-object.ts';
-import { runKey, type RunDetail } from '../protocol.ts';
+import { runKey, type JobView, type RunDetail } from '../protocol.ts';
 import { getJson } from './api.ts';
 import { actionsPanel } from './actions-panel.ts';
 import { h, link, replace } from './dom.ts';
@@ -10,7 +10,7 @@ import { durationText, formatTime } from './format.ts';
 import { phaseCell } from './runs-view.ts';
 import { detailTables, stepsTable } from './run-tables.ts';
 import type { PageStore } from './store.ts';
-import { timeline } from './timeline.ts';
+import { timeline, type PodStarts } from './timeline.ts';
 import { timelineSvg, timelineTable } from './timeline-svg.ts';
 
 /** The run-end CloudEvent: sent (or none owed), owed, or not due while the run goes on. */
@@ -51,8 +51,12 @@ function fields(run: RunObject, now: number) {
   return h('dl', { class: 'fields' }, ...pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }
 
-function drawTimeline(slot: HTMLElement, run: RunObject): void {
-  const tl = timeline(run, Date.now());
+/** The pod starts the run's Jobs show, by Job name. */
+const podStartsOf = (jobs: readonly JobView[]): PodStarts =>
+  new Map(jobs.flatMap((j) => (j.podStarted ? [[j.name, Date.parse(j.podStarted)] as const] : [])));
+
+function drawTimeline(slot: HTMLElement, run: RunObject, podStarts: PodStarts): void {
+  const tl = timeline(run, Date.now(), podStarts);
   replace(
     slot,
     tl.bars.length ? timelineSvg(tl) : h('p', {}, 'No step has started yet.'),
@@ -65,6 +69,7 @@ export function runView(root: HTMLElement, store: PageStore, at: { namespace: st
   const body = h('div');
   const timelineSlot = h('section', { 'aria-labelledby': 'tl-h' });
   let run: RunObject | undefined;
+  let podStarts: PodStarts = new Map();
   let loading = false;
   let again = false;
   const actions = actionsPanel(at);
@@ -91,7 +96,8 @@ export function runView(root: HTMLElement, store: PageStore, at: { namespace: st
   function draw(detail: RunDetail): void {
     const r = detail.run as RunObject;
     const states = (r.status?.modules ?? []).map((m) => stepState(m));
-    drawTimeline(timelineSlot, r);
+    podStarts = podStartsOf(detail.jobs);
+    drawTimeline(timelineSlot, r, podStarts);
     actions.update(r);
     replace(
       body,
@@ -110,7 +116,7 @@ export function runView(root: HTMLElement, store: PageStore, at: { namespace: st
     if (changed.has(key)) void load();
   });
   const tick = setInterval(() => {
-    if (run && !isFinal(run)) drawTimeline(timelineSlot, run);
+    if (run && !isFinal(run)) drawTimeline(timelineSlot, run, podStarts);
   }, 1000);
   return () => (stop(), clearInterval(tick));
 }

@@ -1,5 +1,7 @@
 // A run's timeline: one bar per step and attempt on a shared time axis, from
-// the times the run's status records. Pure: the SVG is drawn elsewhere.
+// the times the run's status records. An attempt whose pod the API server
+// still has is split at its pod's start: waiting for its pod, then running.
+// Pure: the SVG is drawn elsewhere.
 import { wasReached, type ModuleRecordView, type RunObject } from '../../runs/run-object.ts';
 
 /** What a bar shows: the wait before the first step, a retry's backoff, or an attempt in its phase. */
@@ -26,9 +28,13 @@ export interface Timeline {
 interface AttemptTimes {
   attempt: number;
   phase: string;
+  jobName?: string;
   startTime?: string;
   completionTime?: string;
 }
+
+/** When each Job's pod first ran a container, by Job name: known while the API server still has the pod. */
+export type PodStarts = ReadonlyMap<string, number>;
 
 const t = (iso: string | undefined): number | undefined => (iso ? Date.parse(iso) : undefined);
 
@@ -40,11 +46,39 @@ function attemptsOf(m: ModuleRecordView): AttemptTimes[] {
   const earlier = (m.attempts ?? []) as AttemptTimes[];
   return [
     ...earlier,
-    { attempt: m.attempt ?? 1, phase: m.phase, startTime: m.startTime, completionTime: m.completionTime },
+    {
+      attempt: m.attempt ?? 1,
+      phase: m.phase,
+      jobName: m.jobName,
+      startTime: m.startTime,
+      completionTime: m.completionTime,
+    },
   ];
 }
 
-function stepBars(m: ModuleRecordView, now: number, withAttempt: boolean): Bar[] {
+/**
+ * An attempt's bars from its start: the wait for its pod, when its pod's
+ * start is known and later, then the attempt in its phase.
+ */
+function attemptBars(
+  bar: Omit<Bar, 'kind' | 'start' | 'end' | 'open'>,
+  a: AttemptTimes & { start: number },
+  now: number,
+  podStarts: PodStarts,
+): Bar[] {
+  const { start } = a;
+  const done = t(a.completionTime);
+  const end = done ?? Math.max(now, start);
+  const ran = a.jobName === undefined ? undefined : podStarts.get(a.jobName);
+  const phase = { ...bar, kind: kindOf(a.phase), end, open: done === undefined };
+  if (ran === undefined || ran <= start || ran >= end) return [{ ...phase, start }];
+  return [
+    { ...bar, kind: 'Pending', start, end: ran, open: false },
+    { ...phase, start: ran },
+  ];
+}
+
+function stepBars(m: ModuleRecordView, now: number, withAttempt: boolean, podStarts: PodStarts): Bar[] {
   const bars: Bar[] = [];
   const all = attemptsOf(m);
   const label = (a: number) => `${m.step + 1} ${m.name}${withAttempt ? ` · attempt ${a}` : ''}`;
@@ -65,21 +99,14 @@ function stepBars(m: ModuleRecordView, now: number, withAttempt: boolean): Bar[]
       });
     }
     if (start === undefined) return;
-    const done = t(a.completionTime);
-    bars.push({
-      label: label(a.attempt),
-      step: m.step,
-      attempt: a.attempt,
-      kind: kindOf(a.phase),
-      start,
-      end: done ?? Math.max(now, start),
-      open: done === undefined,
-    });
+    bars.push(
+      ...attemptBars({ label: label(a.attempt), step: m.step, attempt: a.attempt }, { ...a, start }, now, podStarts),
+    );
   });
   return bars;
 }
 
-export function timeline(run: RunObject, now: number): Timeline {
+export function timeline(run: RunObject, now: number, podStarts: PodStarts): Timeline {
   const created = t(
     run.metadata.creationTimestamp === undefined
       ? undefined
@@ -87,7 +114,7 @@ export function timeline(run: RunObject, now: number): Timeline {
   );
   const records = (run.status?.modules ?? []).filter(wasReached);
   const multi = records.some((m) => (m.attempt ?? 1) > 1 || (m.attempts?.length ?? 0) > 0);
-  const bars = records.flatMap((m) => stepBars(m, now, multi));
+  const bars = records.flatMap((m) => stepBars(m, now, multi, podStarts));
   const firstStart = bars.length > 0 ? Math.min(...bars.map((b) => b.start)) : undefined;
   const ended = t(run.status?.completionTime);
   if (created !== undefined && (firstStart === undefined ? !ended : firstStart > created)) {
