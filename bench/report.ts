@@ -1,7 +1,7 @@
 // The terminal table of one benchmark result (one round, or the median and
 // spread of several). Pure.
 import { transitionFloor } from './ceiling-verdict.ts';
-import { formatNumber, type Cell, type Section } from './table.ts';
+import { formatCell, formatNumber, type Cell, type Section } from './table.ts';
 
 type Tree = Record<string, unknown>;
 
@@ -418,6 +418,39 @@ function exactSection(f: Tree): Section | undefined {
   };
 }
 
+/** The ui phase: the first screen of every run, then a burst of changes (bench/ui-scale.ts). */
+function uiSections(f: Tree): Section[] {
+  if (!f.ui) return [];
+  const u = f.ui as Tree;
+  const page = (name: string, p: unknown): Cell[] => [
+    name,
+    fig(at(p, 'ms')),
+    fig(at(p, 'scriptMs')),
+    fig(at(p, 'streamMs')),
+    fig(at(p, 'rowsMs')),
+  ];
+  const first: Section = {
+    title: `The web view at scale: ${fig(u.runs)} runs, made in ${formatCell(fig(u.makeSeconds))} s (${formatCell(fig(u.makeRunsPerSecond))}/s); first screen = navigation → 100 rows and the count drawn (ms, target < 1000)`,
+    head: ['page', 'first screen', 'in the page: script in', "stream's first message", '100 rows in'],
+    rows: [
+      [
+        `opened as the server starts (its list of every run: ${formatCell(fig(u.serverListMs))})`,
+        fig(u.coldFirstScreenMs),
+      ],
+      page('  the same page, from its navigation', u.coldPage),
+      ...list(u.freshPages).map((p, i) => page(`fresh page ${i + 1}`, p)),
+      ['median of the fresh pages', fig(u.firstScreenMs)],
+    ],
+  };
+  const b = (u.burst ?? {}) as Tree;
+  const burst: Section = {
+    title: 'The web view at scale: a burst of run changes while the page filters on Running',
+    head: ['changes', 'sent in ms', 'all shown, ms after the last', 'frames', 'longest frame gap ms'],
+    rows: [[fig(b.changes), fig(b.sentMs), fig(b.shownAfterLastMs), fig(b.frames), fig(b.longestFrameGapMs)]],
+  };
+  return [first, burst];
+}
+
 export function report(figures: Tree, machine: Tree, settings: Tree): Section[] {
   const head: Section = {
     title: 'Machine',
@@ -447,5 +480,6 @@ export function report(figures: Tree, machine: Tree, settings: Tree): Section[] 
     exactSection(figures),
     janitor(figures),
     deadSink(figures),
+    ...uiSections(figures),
   ].filter((s): s is Section => s !== undefined);
 }
