@@ -1,11 +1,11 @@
 // The runs: every run of the namespace (or all), newest first, filtered by
 // phase, scenario and iuid text, 100 to a page; live from the store.
-import type { RunSummary } from '../protocol.ts';
+import { FIRST_SCREEN, newestFirst, type RunSummary } from '../protocol.ts';
 import { h, link, replace } from './dom.ts';
 import { durationText, formatTime, phaseIcon } from './format.ts';
-import { newestFirst, type PageStore } from './store.ts';
+import type { PageStore } from './store.ts';
 
-export const PAGE_SIZE = 100;
+export const PAGE_SIZE = FIRST_SCREEN;
 const PHASES = ['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'];
 
 export interface RunFilter {
@@ -65,6 +65,34 @@ function select(label: string, value: string, options: string[], onChange: (v: s
   return h('label', {}, `${label[0]!.toUpperCase()}${label.slice(1)} `, el);
 }
 
+/**
+ * What the status line says. Until the snapshot's rest is in, the store holds
+ * the first screen only: the count of all is known, a filtered count is not.
+ */
+function countText(store: PageStore, selected: number, filtered: boolean): string {
+  if (!store.loaded) return 'Loading runs…';
+  if (store.complete) return `${selected} of ${store.runs.size} runs`;
+  return filtered
+    ? `Loading runs… ${store.runs.size} of ${store.total} so far`
+    : `${store.total} of ${store.total} runs`;
+}
+
+/**
+ * `selectRuns` of the store, kept until the runs or the filter change: the
+ * clock's redraw each second and a page turn sort nothing.
+ */
+function selection(store: PageStore, filter: RunFilter): () => RunSummary[] {
+  let at = '';
+  let runs: RunSummary[] = [];
+  return () => {
+    const now = `${store.version} ${filter.phase} ${filter.scenario} ${filter.iuid}`;
+    if (now === at) return runs;
+    at = now;
+    runs = selectRuns(store.runs.values(), filter);
+    return runs;
+  };
+}
+
 /** Newer and Older, and where the list is: made once, so that a redraw keeps the focus. */
 function pagerOf(turn: (by: number) => void) {
   const prev = h('button', { type: 'button' }, 'Newer');
@@ -79,6 +107,8 @@ export function runsView(root: HTMLElement, store: PageStore): () => void {
   const filter: RunFilter = { phase: '', scenario: '', iuid: '' };
   let page = 0;
   let shownScenarios: string | undefined;
+  let scenariosAt = -1;
+  const selected = selection(store, filter);
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const body = h('tbody');
   const scenarioSlot = h('span');
@@ -94,6 +124,8 @@ export function runsView(root: HTMLElement, store: PageStore): () => void {
   const { prev, next, where, pager } = pagerOf((by) => ((page += by), draw()));
 
   function drawScenarios(): void {
+    if (scenariosAt === store.version) return;
+    scenariosAt = store.version;
     const scenarios = [...new Set([...store.runs.values()].map((r) => r.scenario))].sort();
     if (scenarios.join('\n') === shownScenarios) return;
     shownScenarios = scenarios.join('\n');
@@ -108,12 +140,14 @@ export function runsView(root: HTMLElement, store: PageStore): () => void {
     const cols = ['Name', all && 'Namespace', 'Phase', 'Scenario', 'iuid', 'Step', 'Started', 'Duration'];
     replace(head, h('tr', {}, ...cols.filter(Boolean).map((c) => h('th', { scope: 'col' }, c as string))));
     drawScenarios();
-    const runs = selectRuns(store.runs.values(), filter);
-    const pages = Math.max(1, Math.ceil(runs.length / PAGE_SIZE));
+    const runs = selected();
+    const filtered = Boolean(filter.phase || filter.scenario || filter.iuid.trim());
+    const count = store.complete || filtered ? runs.length : store.total;
+    const pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
     page = Math.min(page, pages - 1);
     const now = Date.now();
     replace(body, ...runs.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map((r) => row(r, all, now)));
-    const state = store.loaded ? `${runs.length} of ${store.runs.size} runs` : 'Loading runs…';
+    const state = countText(store, runs.length, filtered);
     const errors = store.errors.map((e) => h('span', { class: 'error' }, ` ${e}`));
     replace(status, state, store.connected ? '' : ' (reconnecting)', ...errors);
     prev.disabled = page === 0;
