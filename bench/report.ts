@@ -425,16 +425,18 @@ function uiSections(f: Tree): Section[] {
   const page = (name: string, p: unknown): Cell[] => [
     name,
     fig(at(p, 'ms')),
+    fig(at(p, 'seenMs')),
     fig(at(p, 'scriptMs')),
     fig(at(p, 'streamMs')),
-    fig(at(p, 'rowsMs')),
+    fig(at(p, 'busyUntilMs')),
   ];
   const first: Section = {
-    title: `The web view at scale: ${fig(u.runs)} runs, made in ${formatCell(fig(u.makeSeconds))} s (${formatCell(fig(u.makeRunsPerSecond))}/s); first screen = navigation → 100 rows and the count drawn (ms, target < 1000)`,
-    head: ['page', 'first screen', 'in the page: script in', "stream's first message", '100 rows in'],
+    title: `The web view at scale: ${fig(u.runs)} runs, made in ${formatCell(fig(u.makeSeconds))} s (${formatCell(fig(u.makeRunsPerSecond))}/s); first screen = navigation → 100 rows and the count of all drawn, timed in the page (ms, target < 1000)`,
+    head: ['page', 'first screen', 'seen by the bench', 'script in', "stream's first message", 'busy until'],
     rows: [
       [
-        `opened as the server starts (its list of every run: ${formatCell(fig(u.serverListMs))})`,
+        `opened as the server starts; its list of every run took ${formatCell(fig(u.serverListMs))}`,
+        undefined,
         fig(u.coldFirstScreenMs),
       ],
       page('  the same page, from its navigation', u.coldPage),
