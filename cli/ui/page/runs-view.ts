@@ -58,6 +58,29 @@ function row(r: RunSummary, all: boolean, now: number) {
   );
 }
 
+/**
+ * The rows of a view, kept by run summary: a run that has not changed and
+ * whose duration no longer grows keeps its row. A redraw that shows the same
+ * rows leaves the table as it is, so a burst of changes elsewhere and the
+ * clock's tick build no rows.
+ */
+function rowKeeper() {
+  const kept = new WeakMap<RunSummary, { tr: HTMLTableRowElement; all: boolean }>();
+  const rowOf = (r: RunSummary, all: boolean, now: number) => {
+    const fixed = r.completion !== undefined || r.start === undefined;
+    const had = fixed ? kept.get(r) : undefined;
+    if (had && had.all === all) return had.tr;
+    const tr = row(r, all, now);
+    if (fixed) kept.set(r, { tr, all });
+    return tr;
+  };
+  return (body: HTMLElement, runs: RunSummary[], all: boolean, now: number) => {
+    const trs = runs.map((r) => rowOf(r, all, now));
+    const same = trs.length === body.children.length && trs.every((tr, i) => body.children[i] === tr);
+    if (!same) body.replaceChildren(...trs);
+  };
+}
+
 function select(label: string, value: string, options: string[], onChange: (v: string) => void) {
   const el = h('select', { 'aria-label': label }, h('option', { value: '' }, `every ${label}`));
   for (const o of options) el.append(h('option', { value: o, selected: o === value }, o));
@@ -109,6 +132,7 @@ export function runsView(root: HTMLElement, store: PageStore): () => void {
   let shownScenarios: string | undefined;
   let scenariosAt = -1;
   const selected = selection(store, filter);
+  const drawRows = rowKeeper();
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const body = h('tbody');
   const scenarioSlot = h('span');
@@ -146,7 +170,7 @@ export function runsView(root: HTMLElement, store: PageStore): () => void {
     const pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
     page = Math.min(page, pages - 1);
     const now = Date.now();
-    replace(body, ...runs.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map((r) => row(r, all, now)));
+    drawRows(body, runs.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE), all, now);
     const state = countText(store, runs.length, filtered);
     const errors = store.errors.map((e) => h('span', { class: 'error' }, ` ${e}`));
     replace(status, state, store.connected ? '' : ' (reconnecting)', ...errors);
