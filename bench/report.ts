@@ -2,7 +2,7 @@
 // spread of several). Pure.
 import { transitionFloor } from './ceiling-verdict.ts';
 import { cliSpeedSection } from './cli-speed.ts';
-import { formatNumber, type Cell, type Section } from './table.ts';
+import { formatCell, formatNumber, type Cell, type Section } from './table.ts';
 
 type Tree = Record<string, unknown>;
 
@@ -419,6 +419,41 @@ function exactSection(f: Tree): Section | undefined {
   };
 }
 
+/** The ui phase: the first screen of every run, then a burst of changes (bench/ui-scale.ts). */
+function uiSections(f: Tree): Section[] {
+  if (!f.ui) return [];
+  const u = f.ui as Tree;
+  const page = (name: string, p: unknown): Cell[] => [
+    name,
+    fig(at(p, 'ms')),
+    fig(at(p, 'seenMs')),
+    fig(at(p, 'scriptMs')),
+    fig(at(p, 'streamMs')),
+    fig(at(p, 'busyUntilMs')),
+  ];
+  const first: Section = {
+    title: `The web view at scale: ${fig(u.runs)} runs, made in ${formatCell(fig(u.makeSeconds))} s (${formatCell(fig(u.makeRunsPerSecond))}/s); first screen = navigation → 100 rows and the count of all drawn, timed in the page (ms, target < 1000)`,
+    head: ['page', 'first screen', 'seen by the bench', 'script in', "stream's first message", 'busy until'],
+    rows: [
+      [
+        `opened as the server starts; its list of every run took ${formatCell(fig(u.serverListMs))}`,
+        undefined,
+        fig(u.coldFirstScreenMs),
+      ],
+      page('  the same page, from its navigation', u.coldPage),
+      ...list(u.freshPages).map((p, i) => page(`fresh page ${i + 1}`, p)),
+      ['median of the fresh pages', fig(u.firstScreenMs)],
+    ],
+  };
+  const b = (u.burst ?? {}) as Tree;
+  const burst: Section = {
+    title: 'The web view at scale: a burst of run changes while the page filters on Running',
+    head: ['changes', 'sent in ms', 'all shown, ms after the last', 'frames', 'longest frame gap ms'],
+    rows: [[fig(b.changes), fig(b.sentMs), fig(b.shownAfterLastMs), fig(b.frames), fig(b.longestFrameGapMs)]],
+  };
+  return [first, burst];
+}
+
 export function report(figures: Tree, machine: Tree, settings: Tree): Section[] {
   const head: Section = {
     title: 'Machine',
@@ -448,6 +483,7 @@ export function report(figures: Tree, machine: Tree, settings: Tree): Section[] 
     exactSection(figures),
     janitor(figures),
     deadSink(figures),
+    ...uiSections(figures),
     cliSpeedSection(figures),
   ].filter((s): s is Section => s !== undefined);
 }

@@ -7,9 +7,11 @@
 //   BENCH_REPEAT        repeats; figures become median and spread (default 1)
 //   BENCH_QUICK=1       a fast subset (up to 100 runs in flight)
 //   BENCH_BROKER        sync (default: Knative's default Broker) or async (the async-handler annotation)
-//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,events,exact,cli)
+//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,events,exact,ui,cli)
 //   BENCH_CLI_TRIES     runs of each command in the cli phase (default 15, quick 7)
 //   BENCH_EXACT_RUNS    runs in flight of the exact phase (default 10000, quick 500)
+//   BENCH_UI_RUNS       runs of the ui phase (default 10000, quick 2000)
+//   BENCH_UI_BURST      run changes of the ui phase's burst (default 1000, quick 500)
 //   BENCH_COLD_TRIES    cold starts of each kind the cold phase takes the median of (default 3, quick 2)
 //   BENCH_COLD_VS       another server entry (another build's server.cjs): the cold phase also takes
 //                       BENCH_COLD_TRIES cold starts of each in turn and compares them pair by pair
@@ -37,6 +39,7 @@ import { combineRepeats, distribution } from './stats.ts';
 import { formatTable } from './table.ts';
 import { resultPath, jobPathSamples } from './transitions.ts';
 import { throughput } from './throughput.ts';
+import { uiScale } from './ui-scale.ts';
 import { report } from './report.ts';
 
 const env = process.env;
@@ -207,6 +210,16 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
       out,
     );
     await phase('throughput', round, () => throughputs(cp, kc, out, round), out);
+    await phase(
+      'ui',
+      round,
+      async () => {
+        const runs = Number(env.BENCH_UI_RUNS ?? (quick ? 2000 : 10_000));
+        const burst = Number(env.BENCH_UI_BURST ?? (quick ? 500 : 1000));
+        out.ui = await uiScale(cp.kubeconfig, { runs, burst }, log);
+      },
+      out,
+    );
     await phase(
       'cli',
       round,

@@ -4,21 +4,30 @@
 // passed on as it is. Plain HTTP requests; the page itself is tested in a
 // browser (ui-page.test.ts).
 import { spawn } from 'node:child_process';
-import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startUiServer, type UiServer } from '../cli/ui/server.ts';
 import {
+  FIRST_SCREEN,
+  newestFirst,
   TOKEN_HEADER,
   type ActionAnswer,
   type Changes,
   type RunDetail,
   type RunSummary,
   type Snapshot,
+  type SnapshotRest,
 } from '../cli/ui/protocol.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cli, CLI_BIN } from './support/cli.ts';
-import { adminKubeConfig, adminKubeconfigPath, serviceAccountKubeConfig, waitFor } from './support/kube.ts';
+import {
+  adminKubeConfig,
+  adminKubeconfigPath,
+  createTestNamespace,
+  serviceAccountKubeConfig,
+  waitFor,
+} from './support/kube.ts';
 import { openStream, raw } from './support/ui.ts';
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -117,6 +126,43 @@ describe('the ui server', () => {
       expect(logs.gone).toMatch(/^no pod of Job /);
     } finally {
       await stream.close();
+    }
+  });
+
+  it('sends the first screen first: the newest 100 runs and the count of all, then the other runs', async () => {
+    const ns = await createTestNamespace('cascade-test-ui-many');
+    const custom = adminKubeConfig().makeApiClient(CustomObjectsApi);
+    const crd = { group: 'cascade.cascade.net', version: 'v1alpha1', plural: 'cascaderuns', namespace: ns };
+    const made = FIRST_SCREEN + 30;
+    for (let i = 0; i < made; i++) {
+      const metadata = { name: `many-${String(i).padStart(3, '0')}` };
+      const spec = { pid: `iuid-${i}`, scenarioname: SCENARIO, modules: ['grayscale'] };
+      await custom.createNamespacedCustomObject({
+        ...crd,
+        body: { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeRun', metadata, spec },
+      });
+    }
+    const many = await startUiServer({
+      kc: adminKubeConfig(),
+      namespace: ns,
+      address: '127.0.0.1',
+      port: 0,
+      assets: ASSETS,
+      context: 'test',
+    });
+    const stream = openStream(many.url);
+    try {
+      const snapshot = await stream.next((m) => (m.event === 'snapshot' ? (m.data as Snapshot) : undefined));
+      const rest = await stream.next((m) => (m.event === 'rest' ? (m.data as SnapshotRest) : undefined));
+      const listed = (JSON.parse((await raw(many.url, 'GET', '/api/runs')).text) as RunSummary[]).sort(newestFirst);
+      expect(listed).toHaveLength(made);
+      expect(snapshot.total).toBe(made);
+      expect(snapshot.runs).toEqual(listed.slice(0, FIRST_SCREEN));
+      expect(rest.runs.sort(newestFirst)).toEqual(listed.slice(FIRST_SCREEN));
+      expect(stream.messages.map((m) => m.event).slice(0, 2)).toEqual(['snapshot', 'rest']);
+    } finally {
+      await stream.close();
+      await many.close();
     }
   });
 

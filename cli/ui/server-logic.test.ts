@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunObject } from '../runs/run-object.ts';
 import { listenError, uiSettings } from './options.ts';
+import { newestFirst, newestOf, type RunSummary } from './protocol.ts';
 import { matchRoute } from './routes.ts';
 import { allowedHosts, hostAllowed, originAllowed, tokenMatches } from './security.ts';
 import { UiState } from './state.ts';
@@ -139,5 +140,41 @@ describe('UiState', () => {
     expect(s.takeChanges()).toBeUndefined();
     s.replaceRuns([]);
     expect(s.takeChanges()?.errors).toEqual([]);
+  });
+  it('sends each run as its summary JSON, made again after the run changes; skips those asked', () => {
+    const s = new UiState();
+    s.replaceRuns([run('a'), run('b')]);
+    const parse = (text: string) => JSON.parse(text) as RunSummary[];
+    expect(parse(s.runsJson())).toEqual([...s.runSummaries.values()]);
+    s.upsertRun(run('a', 'Running', '2'));
+    s.removeRun(run('b'));
+    expect(parse(s.runsJson()).map((r) => [r.name, r.phase])).toEqual([['a', 'Running']]);
+    s.upsertRun(run('c'));
+    expect(parse(s.runsJson(new Set(['ns/a']))).map((r) => r.name)).toEqual(['c']);
+  });
+});
+
+describe('newestOf', () => {
+  it('gives the n newest, newest first, as a sort of them all would', () => {
+    const summary = (i: number): RunSummary => ({
+      key: `ns/r-${i}`,
+      namespace: 'ns',
+      name: `r-${i}`,
+      scenario: 's',
+      iuid: '',
+      phase: 'Succeeded',
+      step: 1,
+      steps: 1,
+      module: '',
+      reason: '',
+      // Some runs share a creation time: the name orders them.
+      created: new Date(Date.UTC(2026, 0, 1, 0, 0, (i * 7919) % 500)).toISOString(),
+      resourceVersion: '1',
+    });
+    const runs = Array.from({ length: 1000 }, (_, i) => summary(i));
+    const sorted = [...runs].sort(newestFirst);
+    expect(newestOf(runs, 100)).toEqual(sorted.slice(0, 100));
+    expect(newestOf(runs.slice(0, 30), 100)).toEqual(sorted.filter((r) => runs.indexOf(r) < 30));
+    expect(newestOf([], 100)).toEqual([]);
   });
 });

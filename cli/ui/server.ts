@@ -121,7 +121,7 @@ function serveStatic(ctx: Ctx, res: ServerResponse, route: Route): boolean {
   else if (route.kind === 'asset' && route.file === 'app.js')
     send(res, 200, 'text/javascript; charset=utf-8', ctx.opts.assets.js);
   else if (route.kind === 'asset') send(res, 200, 'text/css; charset=utf-8', ctx.opts.assets.css);
-  else if (route.kind === 'runs') json(res, 200, [...state.runSummaries.values()]);
+  else if (route.kind === 'runs') send(res, 200, 'application/json; charset=utf-8', state.runsJson());
   else if (route.kind === 'scenarios') json(res, 200, state.scenarios());
   else return false;
   return true;

@@ -26,6 +26,8 @@ export class UiState {
   private changedScenarios = new Set<string>();
   private deletedScenarios = new Set<string>();
   private errorsChanged = false;
+  /** Each run summary's JSON, made when first sent and dropped when the run changes: a snapshot joins them. */
+  private readonly runJson = new Map<string, string>();
   private readonly runListeners = new Set<(run: RunObject) => void>();
 
   upsertRun(obj: RunObject): void {
@@ -33,6 +35,7 @@ export class UiState {
     const key = keyOf(run);
     this.runs.set(key, run);
     this.runSummaries.set(key, runSummary(run));
+    this.runJson.delete(key);
     this.changedRuns.add(key);
     this.deletedRuns.delete(key);
     for (const fn of this.runListeners) fn(run);
@@ -42,6 +45,7 @@ export class UiState {
     const key = keyOf(obj);
     if (!this.runs.delete(key)) return;
     this.runSummaries.delete(key);
+    this.runJson.delete(key);
     this.changedRuns.delete(key);
     this.deletedRuns.add(key);
   }
@@ -79,6 +83,18 @@ export class UiState {
     if (message === undefined) this.errors.delete(what);
     else this.errors.set(what, message);
     this.errorsChanged = true;
+  }
+
+  /** The JSON array of every run's summary, but those in `skip`. */
+  runsJson(skip: ReadonlySet<string> = new Set()): string {
+    const parts: string[] = [];
+    for (const [key, summary] of this.runSummaries) {
+      if (skip.has(key)) continue;
+      let text = this.runJson.get(key);
+      if (text === undefined) this.runJson.set(key, (text = JSON.stringify(summary)));
+      parts.push(text);
+    }
+    return `[${parts.join(',')}]`;
   }
 
   scenarios(): ScenarioSummary[] {

@@ -1,8 +1,10 @@
 // The Server-Sent Events of the page: a snapshot when it connects, then the
 // changes the state gathered, at most every 100 ms, and a comment every 15 s
-// so that no proxy or browser takes the stream for dead.
+// so that no proxy or browser takes the stream for dead. The snapshot's first
+// message holds the list's first screen only; the other runs follow in a
+// second one, so that the page can draw before it reads them all.
 import type { ServerResponse } from 'node:http';
-import type { Snapshot } from './protocol.ts';
+import { FIRST_SCREEN, newestOf, type Snapshot } from './protocol.ts';
 import type { UiState } from './state.ts';
 
 export const FLUSH_MS = 100;
@@ -33,13 +35,18 @@ export function streamHub(state: UiState, ready: Promise<void>, scope: Snapshot[
       res.flushHeaders();
       await ready;
       if (res.destroyed) return;
+      const first = newestOf(state.runSummaries.values(), FIRST_SCREEN);
       const snapshot: Snapshot = {
         scope,
-        runs: [...state.runSummaries.values()],
+        runs: first,
+        total: state.runSummaries.size,
         scenarios: state.scenarios(),
         errors: [...state.errors.values()],
       };
       res.write(`retry: 1000\n${message('snapshot', snapshot)}`);
+      // The rest as the state's JSON of each run (state.ts keeps it between snapshots): no JSON.stringify of 10,000 runs per page.
+      if (first.length < snapshot.total)
+        res.write(`event: rest\ndata: {"runs":${state.runsJson(new Set(first.map((r) => r.key)))}}\n\n`);
       clients.add(res);
       res.on('close', () => clients.delete(res));
     },

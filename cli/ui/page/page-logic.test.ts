@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RunObject } from '../../runs/run-object.ts';
 import type { RunSummary } from '../protocol.ts';
 import { quantile } from './charts.ts';
 import { viewOf } from './router.ts';
 import { selectRuns } from './runs-view.ts';
+import { PageStore } from './store.ts';
 import { tickStep, timeline } from './timeline.ts';
 
 const T0 = Date.parse('2026-01-01T10:00:00Z');
@@ -152,6 +153,49 @@ describe('selectRuns', () => {
     expect(selectRuns(runs, { phase: 'Running', scenario: '', iuid: '' }).map((x) => x.name)).toEqual(['c', 'a']);
     expect(selectRuns(runs, { phase: 'Running', scenario: 's', iuid: '' }).map((x) => x.name)).toEqual(['a']);
     expect(selectRuns(runs, { phase: '', scenario: '', iuid: 'IUID-B' }).map((x) => x.name)).toEqual(['b']);
+  });
+});
+
+describe('PageStore', () => {
+  const r = (name: string, phase: string): RunSummary => ({
+    key: `ns/${name}`,
+    namespace: 'ns',
+    name,
+    scenario: 's',
+    iuid: '',
+    phase,
+    step: 0,
+    steps: 3,
+    module: '',
+    reason: '',
+    created: at(0),
+    resourceVersion: '1',
+  });
+  it("holds changes that come before the snapshot's rest, and applies them after it, in order", () => {
+    const frames: FrameRequestCallback[] = [];
+    vi.stubGlobal('requestAnimationFrame', (fn: FrameRequestCallback) => frames.push(fn));
+    const frame = () => frames.splice(0).forEach((fn) => fn(0));
+    const store = new PageStore();
+    const drawn: string[][] = [];
+    store.subscribe((changed) => drawn.push([...changed]));
+    const scope = { allNamespaces: false };
+    store.snapshot({ scope, runs: [r('c', 'Running')], total: 3, scenarios: [], errors: [] });
+    expect([store.complete, store.total, store.runs.size]).toEqual([false, 3, 1]);
+    const none = { scenarios: [], deletedScenarios: [], errors: [] };
+    store.apply({ ...none, runs: [r('a', 'Running')], deletedRuns: [] });
+    store.apply({ ...none, runs: [], deletedRuns: ['ns/b'] });
+    expect(store.runs.get('ns/a')).toBeUndefined();
+    frame();
+    store.rest({ runs: [r('a', 'Queued'), r('b', 'Queued')] });
+    frame();
+    expect(store.complete).toBe(true);
+    expect([...store.runs.values()].map((x) => [x.name, x.phase])).toEqual([
+      ['c', 'Running'],
+      ['a', 'Running'],
+    ]);
+    // One redraw for the first screen, one for the rest and the changes held.
+    expect(drawn).toEqual([['ns/c'], ['ns/a', 'ns/b']]);
+    vi.unstubAllGlobals();
   });
 });
 

@@ -1,11 +1,11 @@
 // The runs: every run of the namespace (or all), newest first, filtered by
 // phase, scenario and iuid text, 100 to a page; live from the store.
-import type { RunSummary } from '../protocol.ts';
+import { FIRST_SCREEN, newestFirst, type RunSummary } from '../protocol.ts';
 import { h, link, replace } from './dom.ts';
 import { durationText, formatTime, phaseIcon } from './format.ts';
-import { newestFirst, type PageStore } from './store.ts';
+import type { PageStore } from './store.ts';
 
-export const PAGE_SIZE = 100;
+export const PAGE_SIZE = FIRST_SCREEN;
 const PHASES = ['Queued', 'Pending', 'Running', 'Succeeded', 'Failed', 'Cancelled'];
 
 export interface RunFilter {
@@ -58,11 +58,62 @@ function row(r: RunSummary, all: boolean, now: number) {
   );
 }
 
+/**
+ * The rows of a view, kept by run summary: a run that has not changed and
+ * whose duration no longer grows keeps its row. A redraw that shows the same
+ * rows leaves the table as it is, so a burst of changes elsewhere and the
+ * clock's tick build no rows.
+ */
+function rowKeeper() {
+  const kept = new WeakMap<RunSummary, { tr: HTMLTableRowElement; all: boolean }>();
+  const rowOf = (r: RunSummary, all: boolean, now: number) => {
+    const fixed = r.completion !== undefined || r.start === undefined;
+    const had = fixed ? kept.get(r) : undefined;
+    if (had && had.all === all) return had.tr;
+    const tr = row(r, all, now);
+    if (fixed) kept.set(r, { tr, all });
+    return tr;
+  };
+  return (body: HTMLElement, runs: RunSummary[], all: boolean, now: number) => {
+    const trs = runs.map((r) => rowOf(r, all, now));
+    const same = trs.length === body.children.length && trs.every((tr, i) => body.children[i] === tr);
+    if (!same) body.replaceChildren(...trs);
+  };
+}
+
 function select(label: string, value: string, options: string[], onChange: (v: string) => void) {
   const el = h('select', { 'aria-label': label }, h('option', { value: '' }, `every ${label}`));
   for (const o of options) el.append(h('option', { value: o, selected: o === value }, o));
   el.addEventListener('change', () => onChange(el.value));
   return h('label', {}, `${label[0]!.toUpperCase()}${label.slice(1)} `, el);
+}
+
+/**
+ * What the status line says. Until the snapshot's rest is in, the store holds
+ * the first screen only: the count of all is known, a filtered count is not.
+ */
+function countText(store: PageStore, selected: number, filtered: boolean): string {
+  if (!store.loaded) return 'Loading runs…';
+  if (store.complete) return `${selected} of ${store.runs.size} runs`;
+  return filtered
+    ? `Loading runs… ${store.runs.size} of ${store.total} so far`
+    : `${store.total} of ${store.total} runs`;
+}
+
+/**
+ * `selectRuns` of the store, kept until the runs or the filter change: the
+ * clock's redraw each second and a page turn sort nothing.
+ */
+function selection(store: PageStore, filter: RunFilter): () => RunSummary[] {
+  let at = '';
+  let runs: RunSummary[] = [];
+  return () => {
+    const now = `${store.version} ${filter.phase} ${filter.scenario} ${filter.iuid}`;
+    if (now === at) return runs;
+    at = now;
+    runs = selectRuns(store.runs.values(), filter);
+    return runs;
+  };
 }
 
 /** Newer and Older, and where the list is: made once, so that a redraw keeps the focus. */
@@ -79,6 +130,9 @@ export function runsView(root: HTMLElement, store: PageStore): () => void {
   const filter: RunFilter = { phase: '', scenario: '', iuid: '' };
   let page = 0;
   let shownScenarios: string | undefined;
+  let scenariosAt = -1;
+  const selected = selection(store, filter);
+  const drawRows = rowKeeper();
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const body = h('tbody');
   const scenarioSlot = h('span');
@@ -94,6 +148,8 @@ export function runsView(root: HTMLElement, store: PageStore): () => void {
   const { prev, next, where, pager } = pagerOf((by) => ((page += by), draw()));
 
   function drawScenarios(): void {
+    if (scenariosAt === store.version) return;
+    scenariosAt = store.version;
     const scenarios = [...new Set([...store.runs.values()].map((r) => r.scenario))].sort();
     if (scenarios.join('\n') === shownScenarios) return;
     shownScenarios = scenarios.join('\n');
@@ -108,12 +164,14 @@ export function runsView(root: HTMLElement, store: PageStore): () => void {
     const cols = ['Name', all && 'Namespace', 'Phase', 'Scenario', 'iuid', 'Step', 'Started', 'Duration'];
     replace(head, h('tr', {}, ...cols.filter(Boolean).map((c) => h('th', { scope: 'col' }, c as string))));
     drawScenarios();
-    const runs = selectRuns(store.runs.values(), filter);
-    const pages = Math.max(1, Math.ceil(runs.length / PAGE_SIZE));
+    const runs = selected();
+    const filtered = Boolean(filter.phase || filter.scenario || filter.iuid.trim());
+    const count = store.complete || filtered ? runs.length : store.total;
+    const pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
     page = Math.min(page, pages - 1);
     const now = Date.now();
-    replace(body, ...runs.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).map((r) => row(r, all, now)));
-    const state = store.loaded ? `${runs.length} of ${store.runs.size} runs` : 'Loading runs…';
+    drawRows(body, runs.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE), all, now);
+    const state = countText(store, runs.length, filtered);
     const errors = store.errors.map((e) => h('span', { class: 'error' }, ` ${e}`));
     replace(status, state, store.connected ? '' : ' (reconnecting)', ...errors);
     prev.disabled = page === 0;

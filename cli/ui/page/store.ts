@@ -1,7 +1,7 @@
 // What the page knows: the runs and scenarios from the event stream, kept up
 // to date by its changes. Views subscribe; a burst of changes redraws once
 // per animation frame, so 1,000 changes do not freeze the page.
-import type { Changes, RunSummary, ScenarioSummary, Snapshot } from '../protocol.ts';
+import type { Changes, RunSummary, ScenarioSummary, Snapshot, SnapshotRest } from '../protocol.ts';
 
 export class PageStore {
   readonly runs = new Map<string, RunSummary>();
@@ -10,12 +10,19 @@ export class PageStore {
   scope: Snapshot['scope'] = { allNamespaces: false };
   connected = false;
   loaded = false;
+  /** How many runs there are: more than `runs` holds until the snapshot's rest is in. */
+  total = 0;
+  /** Counts each change to `runs`: a view keeps what it computed from them until it moves. */
+  version = 0;
+  /** Changes that came before the snapshot's rest: applied after it, in order. */
+  private pending: Changes[] = [];
   /** Runs changed since the views last drew. */
   private changed = new Set<string>();
   private listeners = new Set<(changed: ReadonlySet<string>) => void>();
   private scheduled = false;
 
   snapshot(s: Snapshot): void {
+    this.pending = [];
     this.runs.clear();
     this.scenarios.clear();
     for (const r of s.runs) this.runs.set(r.key, r);
@@ -23,16 +30,40 @@ export class PageStore {
     this.errors = s.errors;
     this.scope = s.scope;
     this.loaded = true;
+    this.total = s.total;
+    this.version++;
     for (const r of s.runs) this.changed.add(r.key);
     this.schedule();
   }
 
+  /** Every run is in: the snapshot's first screen and its rest. */
+  get complete(): boolean {
+    return this.runs.size >= this.total;
+  }
+
+  rest(r: SnapshotRest): void {
+    for (const run of r.runs) this.runs.set(run.key, run);
+    this.total = this.runs.size;
+    this.version++;
+    for (const run of r.runs) this.changed.add(run.key);
+    const pending = this.pending;
+    this.pending = [];
+    for (const c of pending) this.apply(c);
+    this.schedule();
+  }
+
   apply(c: Changes): void {
+    if (!this.complete) {
+      this.pending.push(c);
+      return;
+    }
     for (const r of c.runs) this.runs.set(r.key, r);
     for (const k of c.deletedRuns) this.runs.delete(k);
     for (const s of c.scenarios) this.scenarios.set(s.key, s);
     for (const k of c.deletedScenarios) this.scenarios.delete(k);
     this.errors = c.errors;
+    this.total = this.runs.size;
+    this.version++;
     for (const r of c.runs) this.changed.add(r.key);
     for (const k of c.deletedRuns) this.changed.add(k);
     this.schedule();
@@ -59,11 +90,4 @@ export class PageStore {
       for (const fn of this.listeners) fn(changed);
     });
   }
-}
-
-/** Newest first (creation time, then name), as `kubectl cascade list`. */
-export function newestFirst(a: RunSummary, b: RunSummary): number {
-  // Plain comparisons: ISO times and Kubernetes names sort by code unit, and localeCompare is far slower on 10,000 runs.
-  if (a.created !== b.created) return a.created < b.created ? 1 : -1;
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
