@@ -2,6 +2,7 @@
 // spread of several). Pure.
 import { transitionFloor } from './ceiling-verdict.ts';
 import { formatNumber, type Cell, type Section } from './table.ts';
+import { replicasSection, sustainedSection } from './sustained-report.ts';
 
 type Tree = Record<string, unknown>;
 
@@ -447,5 +448,7 @@ export function report(figures: Tree, machine: Tree, settings: Tree): Section[] 
     exactSection(figures),
     janitor(figures),
     deadSink(figures),
+    sustainedSection(figures),
+    replicasSection(figures),
   ].filter((s): s is Section => s !== undefined);
 }

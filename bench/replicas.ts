@@ -1,0 +1,96 @@
+// Several replicas of the function behind the Broker stand-in, which delivers
+// to them in turn, as a Knative Service's pods share its traffic. N run
+// requests at once, first to one replica, then to all of them. Every run's
+// start and end writes the one CascadeAutoOperator status, so each level
+// counts the replicas' status writes the API server refused with 409 (the
+// audit log), and what they cost: the reads and writes beyond one replica's.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { auditLinesSince, auditMark } from '../local/audit-log.ts';
+import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import type { ControlPlane } from './control-plane.ts';
+import { benchFunction } from './entry.ts';
+import { install, scenario, type Install } from './install.ts';
+import { distribution, type Distribution } from './stats.ts';
+import { DEFAULT_BUCKET, ended, sendAll } from './sustained.ts';
+import { operatorRequests, repliesByKind, type OperatorRequests, type RepliesByKind } from './sustained-figures.ts';
+import { jobPathSamples } from './transitions.ts';
+
+export interface ReplicaLevel {
+  replicas: number;
+  runs: number;
+  refused: number;
+  unfinished: number;
+  /** First run request → last run ended. */
+  seconds: number;
+  stepMs: Distribution;
+  replyMs: Distribution;
+  replies: RepliesByKind;
+  /** The replicas' requests, all together (they share one ServiceAccount). */
+  operator: OperatorRequests;
+  perRun: OperatorRequests;
+}
+
+/** N run requests at once to the replicas the Broker has now. */
+async function level(cp: ControlPlane, inst: Install, replicas: number, runs: number): Promise<ReplicaLevel> {
+  const mark = auditMark(cp.auditLog);
+  const a0 = inst.broker.attempts.length;
+  const start = performance.now();
+  const sent = await sendAll(
+    inst,
+    Array.from({ length: runs }, () => 0),
+    start,
+    `r${replicas}`,
+  );
+  const times = await ended(inst, sent.names);
+  const last = Math.max(start, ...times.map((t) => t?.ended ?? start));
+  await inst.broker.settled();
+  // The audit log is written in batches: wait for the level's last lines.
+  await new Promise((r) => setTimeout(r, 3000));
+  const operator = operatorRequests(auditLinesSince(cp.auditLog, mark), inst.identities.function!);
+  const per = (v: number) => v / Math.max(1, sent.names.length);
+  return {
+    replicas,
+    runs,
+    refused: sent.refused,
+    unfinished: times.filter((t) => t?.ended === undefined).length,
+    seconds: (last - start) / 1000,
+    stepMs: distribution(jobPathSamples(inst.recorder, sent.names)),
+    replyMs: distribution(sent.replies),
+    replies: repliesByKind(inst.broker.attempts.slice(a0)),
+    operator,
+    perRun: {
+      requests: per(operator.requests),
+      statusWrites: per(operator.statusWrites),
+      conflicts: per(operator.conflicts),
+      reads: per(operator.reads),
+    },
+  };
+}
+
+/** One installation; `runs` at once on 1 replica, then on `replicas`. */
+export async function replicaLevels(
+  cp: ControlPlane,
+  kc: KubeConfig,
+  opts: { runs: number; replicas: number; delayMs: number },
+  log: (m: string) => void,
+): Promise<ReplicaLevel[]> {
+  const inst = await install(kc, scenario(3, opts.delayMs), 'cascade-bench-replicas', DEFAULT_BUCKET);
+  const more: FunctionProcess[] = [];
+  const out: ReplicaLevel[] = [];
+  try {
+    for (const n of [1, opts.replicas]) {
+      while (more.length + 1 < n) more.push(await startFunction(inst.env, benchFunction()));
+      inst.broker.setAddresses('Service/cascade', [inst.fn.url, ...more.map((f) => f.url)]);
+      const l = await level(cp, inst, n, opts.runs);
+      out.push(l);
+      log(
+        `replicas ${n}, ${l.runs} at once: ${l.seconds.toFixed(1)} s; operator status writes ${l.operator.statusWrites}, 409 ${l.operator.conflicts} (${l.perRun.conflicts.toFixed(2)} per run), reads ${l.operator.reads}; ` +
+          `function requests per run ${l.perRun.requests.toFixed(1)}; progress 429/5xx ${l.replies.progress.r429}/${l.replies.progress.r5xx}, run requests 429/5xx ${l.replies.runRequests.r429}/${l.replies.runRequests.r5xx}; step p99 ${l.stepMs.p99?.toFixed(0)} ms, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms`,
+      );
+    }
+  } finally {
+    await inst.stop();
+    await Promise.all(more.map((f) => f.stop()));
+  }
+  return out;
+}
