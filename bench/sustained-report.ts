@@ -10,6 +10,9 @@ const at = (t: unknown, ...path: string[]): unknown => path.reduce<unknown>((o, 
 const pair = (a: unknown, b: unknown): Cell =>
   n(a) === undefined && n(b) === undefined ? undefined : `${fmt(a)} / ${fmt(b)}`;
 const fmt = (v: unknown): string => (n(v) === undefined ? '–' : formatNumber(n(v)!));
+/** The cores of every process sampled: the bench's share of the machine. */
+const sum = (cores: unknown): number =>
+  Object.values((cores ?? {}) as Record<string, number>).reduce((a, b) => a + b, 0);
 const refusals = (r: unknown): Cell => pair(at(r, 'r429'), at(r, 'r5xx'));
 
 export function sustainedSection(f: Tree): Section | undefined {
@@ -24,12 +27,13 @@ export function sustainedSection(f: Tree): Section | undefined {
       'runs/s',
       'transitions/s',
       'step p50 / p99 ms',
+      'Job added → complete p50 / p99 ms',
       'reply p50 / p99 ms',
       'progress 429 / 5xx',
       'run request 429 / 5xx',
       'fn CPU ms per transition',
       'busiest process (cores)',
-      'machine cores busy',
+      'cores: ours / machine',
       'behind at end / never ended',
     ],
     rows: list(f.sustained).map((l) => [
@@ -39,12 +43,13 @@ export function sustainedSection(f: Tree): Section | undefined {
       n(l.runsPerSecond),
       n(l.transitionsPerSecond),
       pair(at(l, 'stepMs', 'p50'), at(l, 'stepMs', 'p99')),
+      pair(at(l, 'kubernetesStepMs', 'p50'), at(l, 'kubernetesStepMs', 'p99')),
       pair(at(l, 'replyMs', 'p50'), at(l, 'replyMs', 'p99')),
       refusals(at(l, 'replies', 'progress')),
       refusals(at(l, 'replies', 'runRequests')),
       n(l.functionCpuMsPerTransition),
       `${String(at(l, 'busiest', 'name'))} (${fmt(at(l, 'busiest', 'cores'))})`,
-      n(l.machineBusyCores),
+      pair(sum(l.cores), l.machineBusyCores),
       pair(l.behindAtWindowEnd, l.unfinished),
     ]),
   };

@@ -32,6 +32,8 @@ export interface SustainedLevel {
   unfinished: number;
   /** Job complete → next Job (bench/transitions.ts). */
   stepMs: Distribution;
+  /** Job added → Job complete: the Job controller, the scheduler and kwok. */
+  kubernetesStepMs: Distribution;
   /** The function's reply to each run request, as the Broker saw it. */
   replyMs: Distribution;
   replies: RepliesByKind;
@@ -106,6 +108,13 @@ function transitionTimes(inst: Install, names: readonly string[]): { runs: numbe
   return { runs, all: [...runs, ...jobs] };
 }
 
+/** Job added → complete of each Job of `names`. */
+function kubernetesSteps(inst: Install, names: readonly string[]): number[] {
+  return names.flatMap((n) =>
+    inst.recorder.jobsOf(n).flatMap((j) => (j.completed === undefined ? [] : [j.completed - j.added])),
+  );
+}
+
 /** One level: a rate for `durationMs`, or a burst. */
 export async function level(
   cp: ControlPlane,
@@ -146,6 +155,7 @@ export async function level(
     behindAtWindowEnd: behind,
     unfinished: sent.names.filter((n) => inst.recorder.runs.get(n)?.ended === undefined).length,
     stepMs: distribution(jobPathSamples(inst.recorder, sent.names)),
+    kubernetesStepMs: distribution(kubernetesSteps(inst, sent.names)),
     replyMs: distribution(sent.replies),
     replies: repliesByKind(inst.broker.attempts.slice(a0)),
     apiserver429: requests.filter((s) => s.labels.code === '429').reduce((a, s) => a + s.value, 0),
