@@ -5,13 +5,13 @@
 // counts the replicas' status writes the API server refused with 409 (the
 // audit log), and what they cost: the reads and writes beyond one replica's.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { auditLinesSince, auditMark } from '../local/audit-log.ts';
+import { auditLinesSince, auditMark, countByClient } from '../local/audit-log.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { benchFunction } from './entry.ts';
 import { install, scenario, type Install } from './install.ts';
 import { distribution, type Distribution } from './stats.ts';
-import { DEFAULT_BUCKET, ended, sendAll } from './sustained.ts';
+import { DEFAULT_BUCKET, ended, kubernetesSteps, sendAll } from './sustained.ts';
 import { operatorRequests, repliesByKind, type OperatorRequests, type RepliesByKind } from './sustained-figures.ts';
 import { jobPathSamples } from './transitions.ts';
 
@@ -23,7 +23,11 @@ export interface ReplicaLevel {
   /** First run request → last run ended. */
   seconds: number;
   stepMs: Distribution;
+  /** Job added → complete: the Job controller, the scheduler and kwok. */
+  kubernetesStepMs: Distribution;
   replyMs: Distribution;
+  /** The replicas' requests by "resource verb" (local/audit-log.ts). */
+  byVerb: Record<string, number>;
   replies: RepliesByKind;
   /** The replicas' requests, all together (they share one ServiceAccount). */
   operator: OperatorRequests;
@@ -46,7 +50,9 @@ async function level(cp: ControlPlane, inst: Install, replicas: number, runs: nu
   await inst.broker.settled();
   // The audit log is written in batches: wait for the level's last lines.
   await new Promise((r) => setTimeout(r, 3000));
-  const operator = operatorRequests(auditLinesSince(cp.auditLog, mark), inst.identities.function!);
+  const lines = auditLinesSince(cp.auditLog, mark);
+  const operator = operatorRequests(lines, inst.identities.function!);
+  const byVerb = countByClient(lines, { function: inst.identities.function! }).function!.byVerb;
   const per = (v: number) => v / Math.max(1, sent.names.length);
   return {
     replicas,
@@ -55,7 +61,9 @@ async function level(cp: ControlPlane, inst: Install, replicas: number, runs: nu
     unfinished: times.filter((t) => t?.ended === undefined).length,
     seconds: (last - start) / 1000,
     stepMs: distribution(jobPathSamples(inst.recorder, sent.names)),
+    kubernetesStepMs: distribution(kubernetesSteps(inst, sent.names)),
     replyMs: distribution(sent.replies),
+    byVerb,
     replies: repliesByKind(inst.broker.attempts.slice(a0)),
     operator,
     perRun: {
@@ -85,7 +93,7 @@ export async function replicaLevels(
       out.push(l);
       log(
         `replicas ${n}, ${l.runs} at once: ${l.seconds.toFixed(1)} s; operator status writes ${l.operator.statusWrites}, 409 ${l.operator.conflicts} (${l.perRun.conflicts.toFixed(2)} per run), reads ${l.operator.reads}; ` +
-          `function requests per run ${l.perRun.requests.toFixed(1)}; progress 429/5xx ${l.replies.progress.r429}/${l.replies.progress.r5xx}, run requests 429/5xx ${l.replies.runRequests.r429}/${l.replies.runRequests.r5xx}; step p99 ${l.stepMs.p99?.toFixed(0)} ms, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms`,
+          `function requests per run ${l.perRun.requests.toFixed(1)}; progress 429/5xx ${l.replies.progress.r429}/${l.replies.progress.r5xx}, run requests 429/5xx ${l.replies.runRequests.r429}/${l.replies.runRequests.r5xx}; step p99 ${l.stepMs.p99?.toFixed(0)} ms, Job added → complete p50/p99 ${l.kubernetesStepMs.p50?.toFixed(0)}/${l.kubernetesStepMs.p99?.toFixed(0)} ms, unfinished ${l.unfinished}; ${JSON.stringify(l.byVerb)}, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms`,
       );
     }
   } finally {

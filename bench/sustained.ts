@@ -109,7 +109,7 @@ function transitionTimes(inst: Install, names: readonly string[]): { runs: numbe
 }
 
 /** Job added → complete of each Job of `names`. */
-function kubernetesSteps(inst: Install, names: readonly string[]): number[] {
+export function kubernetesSteps(inst: Install, names: readonly string[]): number[] {
   return names.flatMap((n) =>
     inst.recorder.jobsOf(n).flatMap((j) => (j.completed === undefined ? [] : [j.completed - j.added])),
   );
@@ -188,7 +188,7 @@ export async function sustained(
       out.push(l);
       log(
         `sustained ${l.level}: ${l.runsPerSecond.toFixed(1)} runs/s, ${l.transitionsPerSecond.toFixed(1)} transitions/s, step p50/p99 ${l.stepMs.p50?.toFixed(0)}/${l.stepMs.p99?.toFixed(0)} ms, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms, ` +
-          `progress 429/5xx ${l.replies.progress.r429}/${l.replies.progress.r5xx}, run requests 429/5xx ${l.replies.runRequests.r429}/${l.replies.runRequests.r5xx}, busiest ${l.busiest?.name} ${l.busiest?.cores.toFixed(2)}, machine ${l.machineBusyCores.toFixed(2)}`,
+          `progress 429/5xx ${l.replies.progress.r429}/${l.replies.progress.r5xx}, run requests 429/5xx ${l.replies.runRequests.r429}/${l.replies.runRequests.r5xx}, Job added → complete p50/p99 ${l.kubernetesStepMs.p50?.toFixed(0)}/${l.kubernetesStepMs.p99?.toFixed(0)} ms, behind ${l.behindAtWindowEnd}, unfinished ${l.unfinished}, cores ${JSON.stringify(l.cores)}, machine ${l.machineBusyCores.toFixed(2)}`,
       );
     }
   } finally {
