@@ -1,6 +1,6 @@
 // Several replicas of the function behind the Broker stand-in, which delivers
 // to them in turn, as a Knative Service's pods share its traffic. N run
-// requests at once, first to one replica, then to all of them. Every run's
+// requests at once, to one replica, then to three (BENCH_REPLICAS). Every run's
 // start and end writes the one CascadeAutoOperator status, so each level
 // counts the replicas' status writes the API server refused with 409 (the
 // audit log), and what they cost: the reads and writes beyond one replica's.
@@ -75,18 +75,18 @@ async function level(cp: ControlPlane, inst: Install, replicas: number, runs: nu
   };
 }
 
-/** One installation; `runs` at once on 1 replica, then on `replicas`. */
+/** One installation; `runs` at once on each count of replicas in turn (BENCH_REPLICAS: 1,3). */
 export async function replicaLevels(
   cp: ControlPlane,
   kc: KubeConfig,
-  opts: { runs: number; replicas: number; delayMs: number },
+  opts: { runs: number; replicas: number[]; delayMs: number },
   log: (m: string) => void,
 ): Promise<ReplicaLevel[]> {
   const inst = await install(kc, scenario(3, opts.delayMs), 'cascade-bench-replicas', DEFAULT_BUCKET);
   const more: FunctionProcess[] = [];
   const out: ReplicaLevel[] = [];
   try {
-    for (const n of [1, opts.replicas]) {
+    for (const n of opts.replicas) {
       while (more.length + 1 < n) more.push(await startFunction(inst.env, benchFunction()));
       inst.broker.setAddresses('Service/cascade', [inst.fn.url, ...more.map((f) => f.url)]);
       const l = await level(cp, inst, n, opts.runs);

@@ -12,8 +12,8 @@
 //   BENCH_SUSTAINED_RATES    run requests a second of the sustained phase's levels (default 5,10,20)
 //   BENCH_SUSTAINED_SECONDS  how long each rate lasts (default 60, quick 20)
 //   BENCH_SUSTAINED_BURSTS   then N run requests at once, each level to its end (default 50,200)
-//   BENCH_REPLICAS      function processes of the replicas phase (default 3)
-//   BENCH_REPLICA_RUNS  run requests at once of the replicas phase, on one replica then on all (default 200)
+//   BENCH_REPLICAS      function processes of the replicas phase's levels, in turn (default 1,3)
+//   BENCH_REPLICA_RUNS  run requests at once of each replicas level (default 200)
 //   BENCH_EXACT_RUNS    runs in flight of the exact phase (default 10000, quick 500)
 //   BENCH_COLD_TRIES    cold starts of each kind the cold phase takes the median of (default 3, quick 2)
 //   BENCH_COLD_VS       another server entry (another build's server.cjs): the cold phase also takes
@@ -229,7 +229,7 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
       async () => {
         const opts = {
           runs: Number(env.BENCH_REPLICA_RUNS ?? 200),
-          replicas: Number(env.BENCH_REPLICAS ?? 3),
+          replicas: (env.BENCH_REPLICAS ?? '1,3').split(',').map(Number),
           delayMs,
         };
         out.replicas = await replicaLevels(cp, kc, opts, log);
