@@ -12,7 +12,13 @@ import { benchFunction } from './entry.ts';
 import { install, scenario, type Install } from './install.ts';
 import { distribution, type Distribution } from './stats.ts';
 import { DEFAULT_BUCKET, ended, kubernetesSteps, sendAll } from './sustained.ts';
-import { operatorRequests, repliesByKind, type OperatorRequests, type RepliesByKind } from './sustained-figures.ts';
+import {
+  conflictsByVerb,
+  operatorRequests,
+  repliesByKind,
+  type OperatorRequests,
+  type RepliesByKind,
+} from './sustained-figures.ts';
 import { jobPathSamples } from './transitions.ts';
 
 export interface ReplicaLevel {
@@ -28,6 +34,8 @@ export interface ReplicaLevel {
   replyMs: Distribution;
   /** The replicas' requests by "resource verb" (local/audit-log.ts). */
   byVerb: Record<string, number>;
+  /** Of those, the ones answered 409. */
+  conflictsByVerb: Record<string, number>;
   replies: RepliesByKind;
   /** The replicas' requests, all together (they share one ServiceAccount). */
   operator: OperatorRequests;
@@ -64,6 +72,7 @@ async function level(cp: ControlPlane, inst: Install, replicas: number, runs: nu
     kubernetesStepMs: distribution(kubernetesSteps(inst, sent.names)),
     replyMs: distribution(sent.replies),
     byVerb,
+    conflictsByVerb: conflictsByVerb(lines, inst.identities.function!),
     replies: repliesByKind(inst.broker.attempts.slice(a0)),
     operator,
     perRun: {
@@ -93,7 +102,7 @@ export async function replicaLevels(
       out.push(l);
       log(
         `replicas ${n}, ${l.runs} at once: ${l.seconds.toFixed(1)} s; operator status writes ${l.operator.statusWrites}, 409 ${l.operator.conflicts} (${l.perRun.conflicts.toFixed(2)} per run), reads ${l.operator.reads}; ` +
-          `function requests per run ${l.perRun.requests.toFixed(1)}; progress 429/5xx ${l.replies.progress.r429}/${l.replies.progress.r5xx}, run requests 429/5xx ${l.replies.runRequests.r429}/${l.replies.runRequests.r5xx}; step p99 ${l.stepMs.p99?.toFixed(0)} ms, Job added → complete p50/p99 ${l.kubernetesStepMs.p50?.toFixed(0)}/${l.kubernetesStepMs.p99?.toFixed(0)} ms, unfinished ${l.unfinished}; ${JSON.stringify(l.byVerb)}, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms`,
+          `function requests per run ${l.perRun.requests.toFixed(1)}; progress 429/5xx ${l.replies.progress.r429}/${l.replies.progress.r5xx}, run requests 429/5xx ${l.replies.runRequests.r429}/${l.replies.runRequests.r5xx}; step p99 ${l.stepMs.p99?.toFixed(0)} ms, Job added → complete p50/p99 ${l.kubernetesStepMs.p50?.toFixed(0)}/${l.kubernetesStepMs.p99?.toFixed(0)} ms, unfinished ${l.unfinished}; ${JSON.stringify(l.byVerb)}; 409 ${JSON.stringify(l.conflictsByVerb)}, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms`,
       );
     }
   } finally {

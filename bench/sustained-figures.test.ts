@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Attempt } from '../local/eventing/dispatch.ts';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
-import { arrivals, busiest, cpuMsPer, operatorRequests, perSecond, repliesByKind } from './sustained-figures.ts';
+import {
+  arrivals,
+  busiest,
+  conflictsByVerb,
+  cpuMsPer,
+  operatorRequests,
+  perSecond,
+  repliesByKind,
+} from './sustained-figures.ts';
 import { sustainedSettings } from './sustained.ts';
 
 describe('arrivals', () => {
@@ -87,6 +95,23 @@ describe('operatorRequests', () => {
       '',
     ];
     expect(operatorRequests(lines, fn)).toEqual({ requests: 4, statusWrites: 2, conflicts: 1, reads: 1 });
+  });
+  it('counts every 409 of the user by resource and verb', () => {
+    const fn = 'system:serviceaccount:ns:cascade-function';
+    const lines = [
+      line('1', fn, 'update', 'cascadeautooperators', 'status', 409),
+      line('1', fn, 'update', 'cascadeautooperators', 'status', 409),
+      line('2', fn, 'update', 'cascaderuns', 'status', 409),
+      line('3', fn, 'update', 'cascaderuns', 'status', 409),
+      line('4', fn, 'create', 'jobs', undefined, 409),
+      line('5', fn, 'update', 'cascaderuns', 'status'),
+      line('6', 'someone-else', 'update', 'cascaderuns', 'status', 409),
+    ];
+    expect(conflictsByVerb(lines, fn)).toEqual({
+      'cascadeautooperators/status update': 1,
+      'cascaderuns/status update': 2,
+      'jobs create': 1,
+    });
   });
 });
 

@@ -109,3 +109,32 @@ export function operatorRequests(lines: Iterable<string>, user: string): Operato
   }
   return out;
 }
+
+/** "resource[/subresource] verb" of an audit line. */
+function verbKey(line: AuditFields): string {
+  const ref = line.objectRef;
+  const sub = ref?.subresource ? `/${ref.subresource}` : '';
+  return `${ref?.resource ?? '?'}${sub} ${line.verb ?? '?'}`;
+}
+
+/** The lines of `user`'s requests, once per auditID. */
+function* requestsOf(lines: Iterable<string>, user: string): Generator<AuditFields> {
+  const seen = new Set<string>();
+  for (const text of lines) {
+    const line = text.trim() ? parsed(text) : undefined;
+    if (line?.user?.username !== user) continue;
+    if (line.auditID && seen.has(line.auditID)) continue;
+    if (line.auditID) seen.add(line.auditID);
+    yield line;
+  }
+}
+
+/** `user`'s requests answered 409, by "resource[/subresource] verb", once per auditID. */
+export function conflictsByVerb(lines: Iterable<string>, user: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of requestsOf(lines, user)) {
+    if (line.responseStatus?.code !== 409) continue;
+    out[verbKey(line)] = (out[verbKey(line)] ?? 0) + 1;
+  }
+  return out;
+}
