@@ -51,7 +51,7 @@ export interface Ceiling {
 }
 
 /** Busy jiffies and all jiffies of the machine (/proc/stat). */
-function machineTicks(): { busy: number; all: number } {
+export function machineTicks(): { busy: number; all: number } {
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   const all = cpu.reduce((a, b) => a + b, 0);
   const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);

@@ -63,6 +63,8 @@ export interface Install {
   broker: RunningBroker;
   /** A kubeconfig file of the janitor's ServiceAccount, for sweeps made by the bench. */
   janitorKubeconfig: string;
+  /** The queue-proxy's process, when it fronts the function (InstallOptions.queueProxy). */
+  queueProxyPid?: number | undefined;
   /** Each client's label → the user it authenticates as (the audit log tells them apart by it). */
   identities: Record<string, string>;
   setScenario(modules: CascadeModule[]): Promise<void>;
@@ -260,6 +262,7 @@ export async function install(
     broker,
     identities,
     janitorKubeconfig: await janitorKubeconfig(kc, ns),
+    queueProxyPid: queueProxy?.child.pid,
     get fn() {
       return fn;
     },

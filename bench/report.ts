@@ -3,6 +3,7 @@
 import { transitionFloor } from './ceiling-verdict.ts';
 import { cliSpeedSection } from './cli-speed.ts';
 import { formatCell, formatNumber, type Cell, type Section } from './table.ts';
+import { replicasSection, sustainedSection } from './sustained-report.ts';
 
 type Tree = Record<string, unknown>;
 
@@ -483,6 +484,8 @@ export function report(figures: Tree, machine: Tree, settings: Tree): Section[] 
     exactSection(figures),
     janitor(figures),
     deadSink(figures),
+    sustainedSection(figures),
+    replicasSection(figures),
     ...uiSections(figures),
     cliSpeedSection(figures),
   ].filter((s): s is Section => s !== undefined);

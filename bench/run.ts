@@ -7,7 +7,13 @@
 //   BENCH_REPEAT        repeats; figures become median and spread (default 1)
 //   BENCH_QUICK=1       a fast subset (up to 100 runs in flight)
 //   BENCH_BROKER        sync (default: Knative's default Broker) or async (the async-handler annotation)
-//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,events,exact,ui,cli)
+//   BENCH_ONLY          comma list of phases (cold,imports,e2e,cost,janitor,sink,throughput,ceiling,events,exact,
+//                       sustained,replicas,ui,cli); sustained and replicas run only when named here
+//   BENCH_SUSTAINED_RATES    run requests a second of the sustained phase's levels (default 5,10,20)
+//   BENCH_SUSTAINED_SECONDS  how long each rate lasts (default 60, quick 20)
+//   BENCH_SUSTAINED_BURSTS   then N run requests at once, each level to its end (default 50,200)
+//   BENCH_REPLICAS      function processes of the replicas phase's levels, in turn (default 1,3)
+//   BENCH_REPLICA_RUNS  run requests at once of each replicas level (default 200)
 //   BENCH_CLI_TRIES     runs of each command in the cli phase (default 15, quick 7)
 //   BENCH_EXACT_RUNS    runs in flight of the exact phase (default 10000, quick 500)
 //   BENCH_UI_RUNS       runs of the ui phase (default 10000, quick 2000)
@@ -40,6 +46,8 @@ import { formatTable } from './table.ts';
 import { resultPath, jobPathSamples } from './transitions.ts';
 import { throughput } from './throughput.ts';
 import { uiScale } from './ui-scale.ts';
+import { sustained, sustainedSettings } from './sustained.ts';
+import { replicaLevels } from './replicas.ts';
 import { report } from './report.ts';
 
 const env = process.env;
@@ -48,6 +56,8 @@ const delayMs = Number(env.BENCH_POD_DELAY_MS ?? 0);
 const repeat = Math.max(1, Number(env.BENCH_REPEAT ?? 1));
 const only = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',')) : undefined;
 const on = (phase: string) => !only || only.has(phase);
+/** Phases that run only when BENCH_ONLY names them: they take minutes and measure the raised limits. */
+const NAMED_ONLY = new Set(['sustained', 'replicas']);
 const log = (m: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${m}\n`);
 
 type Figures = Record<string, unknown>;
@@ -153,7 +163,7 @@ async function throughputs(cp: ControlPlane, kc: KubeConfig, out: Figures, round
 
 /** One measurement; its failure is recorded in the figures and the others go on. */
 async function phase(name: string, round: number, work: () => Promise<void>, out: Figures): Promise<void> {
-  if (!on(name)) return;
+  if (!on(name) || (NAMED_ONLY.has(name) && !only)) return;
   log(`[${round}] ${name}`);
   try {
     await work();
@@ -210,6 +220,27 @@ async function once(cp: ControlPlane, kc: KubeConfig, round: number): Promise<Fi
       out,
     );
     await phase('throughput', round, () => throughputs(cp, kc, out, round), out);
+    await phase(
+      'sustained',
+      round,
+      async () => {
+        out.sustained = await sustained(cp, kc, { ...sustainedSettings(env, quick), delayMs }, log);
+      },
+      out,
+    );
+    await phase(
+      'replicas',
+      round,
+      async () => {
+        const opts = {
+          runs: Number(env.BENCH_REPLICA_RUNS ?? 200),
+          replicas: (env.BENCH_REPLICAS ?? '1,3').split(',').map(Number),
+          delayMs,
+        };
+        out.replicas = await replicaLevels(cp, kc, opts, log);
+      },
+      out,
+    );
     await phase(
       'ui',
       round,
