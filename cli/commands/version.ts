@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { act, kubeFlags, type Ctx } from '../command-context.ts';
-import { reader } from '../kube/reader.ts';
+import type { KubeFlags } from '../kube/connect.ts';
+import { loadAccess } from '../kube/kubeconfig.ts';
+import { getJson } from '../kube/rest.ts';
 import { COMMAND_LINES } from './summaries.ts';
 
 /** package.json's version: two levels up from cli/commands/ in a checkout, three from build/cli/commands/ in a package. */
@@ -22,6 +24,13 @@ export function cliVersion(): string {
   return 'unknown';
 }
 
+/** The API server's gitVersion: one GET over rest.ts; the reader, with client-node, only for a user it alone serves. */
+async function serverVersion(flags: KubeFlags): Promise<string> {
+  const access = loadAccess(flags);
+  if (access.needsClientNode) return (await (await import('../kube/reader.ts')).reader(flags)).serverVersion();
+  return (await getJson<{ gitVersion: string }>(access, '/version')).gitVersion;
+}
+
 export function registerVersion(program: Command, ctx: Ctx): void {
   program
     .command('version')
@@ -31,7 +40,7 @@ export function registerVersion(program: Command, ctx: Ctx): void {
       act(ctx, async (opts: { client?: boolean }, cmd: Command) => {
         ctx.io.out.write(`Client Version: ${cliVersion()}\n`);
         if (opts.client) return 0;
-        const server = await (await reader(kubeFlags(cmd))).serverVersion();
+        const server = await serverVersion(kubeFlags(cmd));
         ctx.io.out.write(`Server Version: ${server}\n`);
         return 0;
       }),
