@@ -150,6 +150,9 @@ describe('the ui server', () => {
       assets: ASSETS,
       context: 'test',
     });
+    // `ready`, which --open waits for, comes once every run is read.
+    await many.ready;
+    expect(many.state.runs.size).toBe(made);
     const stream = openStream(many.url);
     try {
       const snapshot = await stream.next((m) => (m.event === 'snapshot' ? (m.data as Snapshot) : undefined));

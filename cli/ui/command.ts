@@ -9,6 +9,9 @@ import { listenError, uiSettings, type UiFlags } from './options.ts';
 import { startUiServer } from './server.ts';
 import { COMMAND_LINES } from '../commands/summaries.ts';
 
+/** The longest --open waits for the first list of runs before it opens the page. */
+const OPEN_WAIT_MS = 30_000;
+
 /** The system's own opener, when there is one; a failure to open changes nothing. */
 function openBrowser(url: string): void {
   const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
@@ -46,7 +49,12 @@ export function registerUi(program: Command, ctx: Ctx): void {
         });
         if (settings.warning) ctx.io.err.write(`${settings.warning}\n`);
         ctx.io.out.write(`Cascade ui on ${server.url} (Ctrl-C stops it)\n`);
-        if (settings.open) openBrowser(server.url);
+        // The page opens once the runs are read, so that its first screen is drawn at once: a namespace of
+        // 10,000 runs takes the API server seconds to list. A list that does not come opens it anyway.
+        if (settings.open) {
+          await Promise.race([server.ready, new Promise((r) => setTimeout(r, OPEN_WAIT_MS).unref())]);
+          openBrowser(server.url);
+        }
         await new Promise<never>(() => {});
       }),
     );

@@ -38,6 +38,8 @@ export interface UiServer {
   url: string;
   token: string;
   state: UiState;
+  /** Resolved once the first lists of runs and scenarios are in (or failed). */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -217,6 +219,7 @@ export async function startUiServer(opts: UiOptions): Promise<UiServer> {
     url: `http://${hostPort(opts.address, port)}/`,
     token,
     state,
+    ready,
     close: async () => {
       watching.abort();
       hub.close();
