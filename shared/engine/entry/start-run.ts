@@ -137,6 +137,22 @@ function limited(op: CascadeAutoOperator | undefined): boolean {
   return op?.spec.maxConcurrentRuns !== undefined || (op?.status?.queue?.length ?? 0) > 0;
 }
 
+/**
+ * The start's count, on the operator as `op` was read. A run whose phase is
+ * past admission had its start counted before that phase was written: a
+ * request sent again, however late, counts nothing, and gets `op` back. Its
+ * key may be long gone from the operator's countedRuns.
+ */
+function countStart(
+  deps: EngineDeps,
+  made: Made,
+  scenario: string,
+  op: CascadeAutoOperator | undefined,
+): Promise<CascadeAutoOperator | undefined> {
+  if (!made.created && !awaitsAdmission(made.run)) return Promise.resolve(op);
+  return count(deps, { kind: 'started', run: made.name }, scenario, op);
+}
+
 /** Counted and moved: at once without a limit, admitted (or queued) first under one. */
 async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: CascadeAutoOperator | undefined) {
   const { name, run, created } = made;
@@ -146,12 +162,12 @@ async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: 
   const from = created ? { known: run, jobs: [] } : {};
   // The operator just read for its finalizer spares the counter write a read of its own.
   if (limited(op)) {
-    const counted = await count(deps, { kind: 'started', run: name }, scenario, op);
+    const counted = await countStart(deps, made, scenario, op);
     const admission = admissionAfterCount(counted, name);
     return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission }) };
   }
   // Counted first, then moved: a run with a phase has had its start counted.
-  const counted = await count(deps, { kind: 'started', run: name }, scenario, op);
+  const counted = await countStart(deps, made, scenario, op);
   return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, from) };
 }
 
@@ -182,13 +198,13 @@ async function answerDurable(
   const from = made.created ? { known: run, jobs: [] } : {};
   if (!limited(op)) {
     startAfterReply(deps, name, async () => {
-      const counted = await count(deps, { kind: 'started', run: name }, scenario, op);
+      const counted = await countStart(deps, made, scenario, op);
       if (op) checkHeld(deps, name, counted, scenario);
       await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission: admissionAfterCount(counted, name) });
     });
     return replyOf(deps, req, made, run.status?.phase);
   }
-  const counted = await count(deps, { kind: 'started', run: name }, scenario, op);
+  const counted = await countStart(deps, made, scenario, op);
   checkHeld(deps, name, counted, scenario);
   const admission = admissionAfterCount(counted, name);
   startAfterReply(deps, name, async () => {
@@ -207,9 +223,6 @@ export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outco
   if ('kind' in scenario) return scenario;
   const made = await createOnce(deps, req, scenario);
   if ('kind' in made) return made;
-  // A run with a phase past admission had its start counted before that phase was written: a request sent
-  // again, however late, counts nothing. Its key may be long gone from the operator's countedRuns.
-  if (!made.created && !awaitsAdmission(made.run)) return replyOf(deps, req, made, made.run.status?.phase);
   const { background } = deps;
   if (background) return answerDurable({ ...deps, background }, req, made, { scenario: scenarioName, op: held.op });
   const { name } = made;
