@@ -17,9 +17,10 @@ describe('the cli phase', () => {
       { command: '--help', goalMs: 150, cascade: t(96.4, 90), kubectl: t(50, 40) },
       { command: 'version', goalMs: 150, cascade: t(150, 120), kubectl: t(70, 60) },
     ];
+    rows[1]!.floor = t(110, 100);
     expect(cliSpeedSection({ cli: rows })?.rows).toEqual([
-      ['--help', '96 (90)', 48, '50 (40)', 25, '< 150', 'yes'],
-      ['version', '150 (120)', 75, '70 (60)', 35, '< 150', 'no'],
+      ['--help', '96 (90)', 48, '50 (40)', 25, '', '', '< 150', 'yes'],
+      ['version', '150 (120)', 75, '70 (60)', 35, '110 (100)', 55, '< 150', 'no'],
     ]);
     expect(cliSpeedSection({})).toBeUndefined();
   });

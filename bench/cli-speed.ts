@@ -4,8 +4,13 @@
 // turns, after a warm-up of each; `list` and `get` read a namespace of 300
 // finished runs (bench/cli-runs.ts). A command's CPU is its process's user
 // and system time, which the shell's `times` reports for its children.
+// `version` has a floor beside it: a bare Node.js making the same HTTPS GET.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { loadAccess } from '../cli/kube/kubeconfig.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { deleteNamespace } from '../local/kube.ts';
@@ -33,6 +38,20 @@ export interface CliSpeed {
   goalMs: number;
   cascade: Timing;
   kubectl: Timing;
+  /** version only: a bare Node.js process making the same HTTPS GET (bench/tls-get-floor.mjs). */
+  floor?: Timing;
+}
+
+/** The floor's command line: the kubeconfig's CA, certificate and key written to files it reads. */
+function floorCommand(kubeconfig: string, dir: string): string[] {
+  const access = loadAccess({ kubeconfig });
+  const files = { ca: access.ca, cert: access.cert, key: access.key };
+  for (const [name, pem] of Object.entries(files)) {
+    if (!pem) throw new Error(`cli phase: the kubeconfig has no ${name}: the floor needs a client certificate`);
+    writeFileSync(join(dir, name), pem);
+  }
+  const floor = join(repoRoot, 'bench/tls-get-floor.mjs');
+  return [process.execPath, floor, `${access.server}/version`, ...['ca', 'cert', 'key'].map((n) => join(dir, n))];
 }
 
 function pairs(ns: string, run: string): Pair[] {
@@ -72,26 +91,41 @@ function timing(samples: { wallMs: number; cpuMs: number }[]): Timing {
   return { wallMs: spread(samples.map((s) => s.wallMs))!, cpuMs: spread(samples.map((s) => s.cpuMs))! };
 }
 
+/** Each command line `tries` times, in turns, after one warm-up of each; the samples of each line. */
+async function takeTurns(lines: string[][], env: NodeJS.ProcessEnv, tries: number) {
+  const samples = lines.map(() => [] as { wallMs: number; cpuMs: number }[]);
+  for (const line of lines) await timeOnce(line, env);
+  for (let i = 0; i < tries; i++) for (const [j, line] of lines.entries()) samples[j]!.push(await timeOnce(line, env));
+  return samples;
+}
+
 /** Times each pair `tries` times, in turns, after one warm-up of each, which fills Node.js's compile cache. */
 export async function cliSpeed(kc: KubeConfig, kubeconfig: string, tries: number): Promise<CliSpeed[]> {
   const ns = await seedRuns(kc, 300);
   const env = { ...process.env, KUBECONFIG: kubeconfig, NO_COLOR: '1' };
-  const kubectl = kubectlPath();
+  const dir = mkdtempSync(join(tmpdir(), 'cascade-cli-floor-'));
+  const commands = { kubectl: [kubectlPath()], floor: floorCommand(kubeconfig, dir) };
   try {
     const out: CliSpeed[] = [];
     for (const p of pairs(ns, 'bench-run-0150')) {
-      const ours: { wallMs: number; cpuMs: number }[] = [];
-      const theirs: { wallMs: number; cpuMs: number }[] = [];
-      await timeOnce([BIN, ...p.cascade], env);
-      await timeOnce([kubectl, ...p.kubectl], env);
-      for (let i = 0; i < tries; i++) {
-        ours.push(await timeOnce([BIN, ...p.cascade], env));
-        theirs.push(await timeOnce([kubectl, ...p.kubectl], env));
-      }
-      out.push({ command: p.name, goalMs: p.goalMs, cascade: timing(ours), kubectl: timing(theirs) });
+      const lines = [
+        [BIN, ...p.cascade],
+        [...commands.kubectl, ...p.kubectl],
+      ];
+      if (p.name === 'version') lines.push(commands.floor);
+      const samples = await takeTurns(lines, env, tries);
+      const [cascade, kubectl, floor] = samples.map(timing);
+      out.push({
+        command: p.name,
+        goalMs: p.goalMs,
+        cascade: cascade!,
+        kubectl: kubectl!,
+        ...(floor ? { floor } : {}),
+      });
     }
     return out;
   } finally {
+    rmSync(dir, { recursive: true, force: true });
     await deleteNamespace(kc, ns);
   }
 }
@@ -104,13 +138,25 @@ export function cliSpeedSection(figures: Record<string, unknown>): Section | und
   if (!rows) return undefined;
   return {
     title: 'kubectl cascade beside kubectl, whole processes (ms): median wall (fastest), median CPU',
-    head: ['command', 'cascade wall', 'cascade CPU', 'kubectl wall', 'kubectl CPU', 'goal', 'met'],
+    head: [
+      'command',
+      'cascade wall',
+      'cascade CPU',
+      'kubectl wall',
+      'kubectl CPU',
+      'floor wall',
+      'floor CPU',
+      'goal',
+      'met',
+    ],
     rows: rows.map((r): Cell[] => [
       r.command,
       `${ms(r.cascade.wallMs.median)} (${ms(r.cascade.wallMs.min)})`,
       ms(r.cascade.cpuMs.median),
       `${ms(r.kubectl.wallMs.median)} (${ms(r.kubectl.wallMs.min)})`,
       ms(r.kubectl.cpuMs.median),
+      r.floor ? `${ms(r.floor.wallMs.median)} (${ms(r.floor.wallMs.min)})` : '',
+      r.floor ? ms(r.floor.cpuMs.median) : '',
       `< ${r.goalMs}`,
       r.cascade.wallMs.median < r.goalMs ? 'yes' : 'no',
     ]),
