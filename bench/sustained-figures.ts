@@ -99,14 +99,7 @@ function tally(out: OperatorRequests, line: AuditFields): void {
 /** Counts `user`'s requests in audit lines (local/audit-log.ts), once per auditID. */
 export function operatorRequests(lines: Iterable<string>, user: string): OperatorRequests {
   const out: OperatorRequests = { requests: 0, statusWrites: 0, conflicts: 0, reads: 0 };
-  const seen = new Set<string>();
-  for (const text of lines) {
-    const line = text.trim() ? parsed(text) : undefined;
-    if (line?.user?.username !== user) continue;
-    if (line.auditID && seen.has(line.auditID)) continue;
-    if (line.auditID) seen.add(line.auditID);
-    tally(out, line);
-  }
+  for (const line of requestsOf(lines, user)) tally(out, line);
   return out;
 }
 
