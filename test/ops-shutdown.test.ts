@@ -41,15 +41,20 @@ let h: Harness | undefined;
 let sink: Awaited<ReturnType<typeof heldSink>> | undefined;
 let next: FunctionProcess | undefined;
 let proxy: TcpProxy | undefined;
+// The harness stops its sources and Broker first: the process that took the
+// Broker's deliveries is stopped only once nothing can be sent to it.
 afterEach(async () => {
-  await next?.stop();
-  await h?.stop();
-  sink?.close();
-  await proxy?.close();
-  h = undefined;
-  sink = undefined;
-  next = undefined;
-  proxy = undefined;
+  try {
+    await h?.stop();
+  } finally {
+    await next?.stop();
+    sink?.close();
+    await proxy?.close();
+    h = undefined;
+    sink = undefined;
+    next = undefined;
+    proxy = undefined;
+  }
 });
 
 /** The first run, moved by module results up to its last module. */
