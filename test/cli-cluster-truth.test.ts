@@ -8,6 +8,7 @@ import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { cli, CLI_BIN, CLI_ENTRY } from './support/cli.ts';
+import { runCli } from '../cli/program.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
 import { tempDir } from '../local/temp-dir.ts';
@@ -92,6 +93,11 @@ describe('a quick scenario', () => {
     const v = await cli(['version']);
     expect(v.code, v.stderr).toBe(0);
     expect(v.stdout).toMatch(/^Client Version: \S+\nServer Version: v1\.\d+\.\d+/);
+    // The bin reads a bare `version` without commander; commander's `version` prints the same.
+    let viaCommander = '';
+    const io = { out: { write: (s: string) => void (viaCommander += s) }, err: process.stderr, env: {}, now: Date.now };
+    expect(await runCli(['--kubeconfig', adminKubeconfigPath(), 'version'], io)).toBe(0);
+    expect(viaCommander).toBe(v.stdout);
     const none = await cli(['list', '-l', 'no-such-label=x'], { namespace: h.ns });
     expect(none).toMatchObject({ code: 0, stdout: '', stderr: `No runs found in ${h.ns} namespace.\n` });
     const all = await cli(['list', '-o', 'name', '-l', 'app=Cascade'], { namespace: h.ns });
