@@ -83,6 +83,9 @@ describe("printVersion prints what commander's `version` prints", () => {
     ['--kubeconfig', refused, 'version'],
     ['--kubeconfig', refused, '--context', 'nope', 'version'],
     ['--kubeconfig', join(dir, 'missing'), 'version'],
+    ['version', '--kubeconfig', refused, '--client'],
+    ['version', '--kubeconfig', join(dir, 'missing')],
+    ['version', '-n', 'ns', '--kubeconfig=' + refused],
   ];
 
   it('the same output and exit status, whether the server answers or not', async () => {
