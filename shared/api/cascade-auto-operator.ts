@@ -20,7 +20,7 @@ export type CaoResult = (typeof CAO_RESULTS)[number];
 /** Dedupe keys kept in `status.countedRuns` besides the pinned ones; writers drop the oldest unpinned beyond it. */
 export const COUNTED_RUNS_MAX = 256;
 
-/** Most end keys pinned (`status.unmarked`): ends counted whose run's `counted` mark is not yet known written. */
+/** Most keys pinned (`status.unmarked`): changes counted whose run's mark is not yet known written. */
 export const UNMARKED_MAX = 2000;
 
 /** Most runs a queue holds (`status.queue`): the operator's status must stay well under etcd's object size limit. */

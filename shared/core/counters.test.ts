@@ -58,8 +58,11 @@ describe('CascadeAutoOperator counters', () => {
   });
 
   it('keeps the dedupe list bounded, oldest dropped', () => {
-    let status = applyCounter(undefined, { kind: 'started', run: 'r0' });
-    for (let i = 1; i <= COUNTED_RUNS_MAX; i++) status = applyCounter(status, { kind: 'started', run: `r${i}` });
+    // Each start marked, as its run's first phase is written: only unpinned keys are dropped.
+    const startMarked = (s: CascadeAutoOperatorStatus | undefined, run: string) =>
+      applyCounter(applyCounter(s, { kind: 'started', run }), { kind: 'marked', of: 'start', run });
+    let status = startMarked(undefined, 'r0');
+    for (let i = 1; i <= COUNTED_RUNS_MAX; i++) status = startMarked(status, `r${i}`);
     expect(status?.countedRuns).toHaveLength(COUNTED_RUNS_MAX);
     expect(status?.countedRuns?.[0]).toBe('start:r1');
     expect(status?.active).toBe(COUNTED_RUNS_MAX + 1);

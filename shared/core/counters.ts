@@ -1,9 +1,9 @@
 // The CascadeAutoOperator's run counters, as the Go controller kept them
 // (active, succeeded, failed, result; Cascade adds cancelled), made exactly-once: each change carries a
 // key, the keys applied are kept in the same status write, and a key seen
-// before changes nothing. An end's key is pinned (`unmarked`) until its run's
-// `counted` mark is written; only unpinned keys are dropped, oldest first,
-// beyond COUNTED_RUNS_MAX (docs/architecture.md, "Counters"). Under `spec.maxConcurrentRuns` the same write
+// before changes nothing. Every key is pinned (`unmarked`) until its run's
+// mark is written; only unpinned keys are dropped, oldest first, beyond
+// COUNTED_RUNS_MAX (docs/architecture.md, "Counters"). Under `spec.maxConcurrentRuns` the same write
 // admits a starting run or queues it, and an ending run's slot goes to the
 // oldest queued run (concurrency-limit.ts). Pure.
 import { COUNTED_RUNS_MAX, type CaoResult, type CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
@@ -23,8 +23,15 @@ export type CounterChange =
   | { kind: 'resumed'; run: string; from: RunPhase; resumes: number }
   /** The run is gone before its end was counted (deleted): it leaves its slot or its place in the queue. Not keyed: idempotent. */
   | { kind: 'gone'; run: string }
-  /** The run's `counted` mark of this outcome is written: its end key is unpinned. Idempotent. */
-  | { kind: 'marked'; run: string; resumes?: number | undefined };
+  /**
+   * The run's mark of a change is written: that change's key is unpinned. Idempotent.
+   * `of`: the change, an end by default. A start's mark is the run's first phase,
+   * a resume's its `resumeCounted`, an end's its `counted`.
+   */
+  | { kind: 'marked'; run: string; resumes?: number | undefined; of?: MarkedChange | undefined };
+
+/** The changes other than an end whose key is pinned until its run's mark. */
+export type MarkedChange = 'start' | 'resume';
 
 function endKey(run: string, resumes: number | undefined): string {
   return resumes ? `end:${run}-r${resumes}` : `end:${run}`;
@@ -33,6 +40,13 @@ function endKey(run: string, resumes: number | undefined): string {
 export function counterKey(change: Exclude<CounterChange, { kind: 'gone' | 'marked' }>): string {
   if (change.kind === 'started') return `start:${change.run}`;
   if (change.kind === 'resumed') return `resume:${change.run}-r${change.resumes}`;
+  return endKey(change.run, change.resumes);
+}
+
+/** The key a mark unpins. */
+export function markedKey(change: Extract<CounterChange, { kind: 'marked' }>): string {
+  if (change.of === 'start') return `start:${change.run}`;
+  if (change.of === 'resume') return `resume:${change.run}-r${change.resumes ?? 0}`;
   return endKey(change.run, change.resumes);
 }
 
@@ -143,7 +157,8 @@ function applyResumed(
   // The resume supersedes the end: its key needs no pin (a late finisher of that end sees the resume on the run).
   const counted = applyCounter(status, end, limit) ?? status;
   const base = unpin(counted, endKeyOf(end)) ?? counted;
-  return resumed(base, change, trimKeys([...(base?.countedRuns ?? []), key], base?.unmarked ?? []), limit);
+  const unmarked = [...(base?.unmarked ?? []), key];
+  return { ...resumed(base, change, trimKeys([...(base?.countedRuns ?? []), key], unmarked), limit), unmarked };
 }
 
 /**
@@ -157,7 +172,7 @@ export function applyCounter(
   limit = Infinity,
 ): CascadeAutoOperatorStatus | undefined {
   if (change.kind === 'gone') return gone(status, change.run, limit);
-  if (change.kind === 'marked') return unpin(status, endKeyOf(change));
+  if (change.kind === 'marked') return unpin(status, markedKey(change));
   const key = counterKey(change);
   if (status?.countedRuns?.includes(key)) return undefined;
   if (change.kind === 'resumed') return applyResumed(status, change, key, limit);
@@ -165,7 +180,11 @@ export function applyCounter(
   return applyEnded(status, change, key, limit);
 }
 
-/** A start counted after its run's end (its write was retried late) adds nothing to `active` and takes no slot. */
+/**
+ * A start counted, its key pinned until its run's first phase is written.
+ * Counted after its run's end (its write was retried late), it adds nothing to
+ * `active` and takes no slot.
+ */
 function applyStarted(
   status: CascadeAutoOperatorStatus | undefined,
   run: string,
@@ -173,7 +192,8 @@ function applyStarted(
   limit: number,
 ): CascadeAutoOperatorStatus {
   const counted = status?.countedRuns ?? [];
-  const c = { ...status, ...counts(status), countedRuns: trimKeys([...counted, key], status?.unmarked ?? []) };
+  const unmarked = [...(status?.unmarked ?? []), key];
+  const c = { ...status, ...counts(status), countedRuns: trimKeys([...counted, key], unmarked), unmarked };
   return counted.includes(`end:${run}`) ? c : admit(c, run, limit);
 }
 
@@ -195,7 +215,7 @@ function applyEnded(
 }
 
 /**
- * Whether an end's key may have been dropped from `status`: only once
+ * Whether a key may have been dropped from `status`: only once
  * COUNTED_RUNS_MAX unpinned keys are kept, since keys leave only by trimKeys.
  */
 export function mayHaveDropped(status: CascadeAutoOperatorStatus | undefined): boolean {
@@ -215,4 +235,21 @@ export function endUncounted(change: Extract<CounterChange, { kind: 'ended' }>, 
   if (change.uid !== undefined && run.metadata.uid !== change.uid) return false;
   if ((run.status?.resumes ?? 0) !== (change.resumes ?? 0)) return false;
   return run.status?.counted !== true;
+}
+
+/**
+ * Whether a change whose key `status` lacks may still be counted, from its run
+ * read after the operator copy: the end's rule above; a start until the run
+ * has a phase; a resume until the run records it counted. A run gone is counted,
+ * as an end is.
+ */
+export function stillUncounted(
+  change: Exclude<CounterChange, { kind: 'gone' | 'marked' }>,
+  run: CascadeRun | undefined,
+): boolean {
+  if (change.kind === 'ended') return endUncounted(change, run);
+  if (!run) return true;
+  if (change.kind === 'started') return run.status?.phase === undefined;
+  if ((run.status?.resumes ?? 0) < change.resumes) return false;
+  return (run.status?.resumeCounted ?? 0) < change.resumes;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CascadeRun } from '../api/cascade-run.ts';
-import { keySettled, pinCandidates, pinSettled } from './pins.ts';
+import { markedKey } from './counters.ts';
+import { keySettled, markOf, pinCandidates, pinSettled } from './pins.ts';
 
 const run = (status: CascadeRun['status']): CascadeRun =>
   ({ metadata: { name: 'x', namespace: 'ns', uid: 'u' }, spec: {}, status }) as unknown as CascadeRun;
@@ -15,8 +16,19 @@ describe('pinCandidates', () => {
       { run: 'a', resumes: 2 },
     ]);
   });
+  it('reads `start:<run>` as its start, `resume:<run>-r<N>` as its N-th resume, whatever the name', () => {
+    expect(pinCandidates('start:a-r2')).toEqual([{ run: 'a-r2', resumes: 0, of: 'start' }]);
+    expect(pinCandidates('resume:a-r2-r3')).toEqual([{ run: 'a-r2', resumes: 3, of: 'resume' }]);
+  });
   it('reads no other key', () => {
-    expect(pinCandidates('start:a')).toEqual([]);
+    expect(pinCandidates('other:a')).toEqual([]);
+    expect(pinCandidates('resume:a')).toEqual([]);
+  });
+  it("gives back each key's own mark", () => {
+    for (const key of ['start:a-r2', 'resume:a-r2-r3', 'end:a-r2', 'end:a']) {
+      const mark = markOf(key, pinCandidates(key));
+      expect(mark && markedKey(mark), key).toBe(key);
+    }
   });
 });
 
@@ -30,6 +42,22 @@ describe('pinSettled', () => {
     ['marked, yet an earlier outcome', run({ resumes: 0, counted: true }), false],
   ])('%s: %s', (_name, r, expected) => {
     expect(pinSettled(c, r)).toBe(expected);
+  });
+});
+
+describe('pinSettled: starts and resumes', () => {
+  const start = { run: 'x', resumes: 0, of: 'start' } as const;
+  const resume = { run: 'x', resumes: 1, of: 'resume' } as const;
+  it.each([
+    ['a start, the run with no phase', start, run(undefined), false],
+    ['a start, the run queued', start, run({ phase: 'Queued' }), true],
+    ['a start, the run gone', start, undefined, true],
+    ['a resume, not recorded counted', resume, run({ phase: 'Running', resumes: 1 }), false],
+    ['a resume, recorded counted', resume, run({ phase: 'Running', resumes: 1, resumeCounted: 1 }), true],
+    ['a resume, the run made anew', resume, run({ phase: 'Running' }), true],
+    ['a resume, the run gone', resume, undefined, true],
+  ] as const)('%s', (_name, candidate, r, expected) => {
+    expect(pinSettled(candidate, r)).toBe(expected);
   });
 });
 

@@ -291,7 +291,7 @@ export async function sweep(deps: EngineDeps, now: Date, options: SweepOptions =
       fail(deps, s, error, { msg: 'slots of deleted runs not released' }),
     );
     await unpinSettled(at, listed.scenarios).catch((error: unknown) =>
-      fail(deps, s, error, { msg: 'end keys left pinned not unpinned' }),
+      fail(deps, s, error, { msg: 'keys left pinned not unpinned' }),
     );
     await deleteOrphans(at, s, listed.jobs, listed.live);
     await tendFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, { msg: 'finalizer not tended' }));

@@ -2,7 +2,7 @@
 // exactly-once by key (shared/core/counters.ts), written with optimistic
 // concurrency from the copy this process last wrote.
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
-import { applyCounter, endKeyOf, endUncounted, mayHaveDropped, type CounterChange } from '../../core/counters.ts';
+import { applyCounter, counterKey, mayHaveDropped, stillUncounted, type CounterChange } from '../../core/counters.ts';
 import { limitOf, promotedRuns } from '../../core/concurrency-limit.ts';
 import { apiErrorKind } from '../../kube/errors.ts';
 import { conflictPause } from '../run/conflict-pause.ts';
@@ -24,9 +24,9 @@ export interface OperatorCache {
 }
 
 /**
- * The changes minus the ends already counted whose keys were dropped. Each
- * such end's run is read now, after `op` was current: a dropped key's run
- * shows its mark (core/counters.ts endUncounted; docs/architecture.md).
+ * The changes minus those already counted whose keys were dropped. Each such
+ * change's run is read now, after `op` was current: a dropped key's run shows
+ * its mark (core/counters.ts stillUncounted; docs/architecture.md).
  */
 async function uncounted(
   deps: Pick<EngineDeps, 'store'>,
@@ -37,8 +37,8 @@ async function uncounted(
   const keys = new Set(op.status?.countedRuns ?? []);
   const kept = await Promise.all(
     changes.map(async (c) => {
-      if (c.kind !== 'ended' || keys.has(endKeyOf(c))) return true;
-      return endUncounted(c, await deps.store.getRun(c.run));
+      if (c.kind === 'gone' || c.kind === 'marked' || keys.has(counterKey(c))) return true;
+      return stillUncounted(c, await deps.store.getRun(c.run));
     }),
   );
   return changes.filter((_, i) => kept[i]);

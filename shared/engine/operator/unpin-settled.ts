@@ -1,8 +1,8 @@
-// The janitor's part of exactly-once counting: it unpins the end keys a crash
+// The janitor's part of exactly-once counting: it unpins the keys a crash
 // left pinned (core/pins.ts). Each key's run is read after the operator, so
 // a mark written before the pin was seen is seen too.
 import type { CounterChange } from '../../core/counters.ts';
-import { keySettled, pinCandidates } from '../../core/pins.ts';
+import { keySettled, markOf, pinCandidates } from '../../core/pins.ts';
 import type { EngineDeps } from '../deps.ts';
 import { writeCounters } from './operator-counters.ts';
 
@@ -17,14 +17,12 @@ export async function unpinSettled(deps: EngineDeps, scenarios: ReadonlySet<stri
       const readings = await Promise.all(
         candidates.map(async (candidate) => ({ candidate, run: await deps.store.getRun(candidate.run) })),
       );
-      if (!keySettled(readings)) continue;
-      // The key's own reading: the one `endKeyOf` gives back the key for.
-      const own = candidates.find((c) => key === (c.resumes ? `end:${c.run}-r${c.resumes}` : `end:${c.run}`))!;
-      marks.push({ kind: 'marked', run: own.run, resumes: own.resumes || undefined });
+      const mark = markOf(key, candidates);
+      if (mark && keySettled(readings)) marks.push(mark);
     }
     if (marks.length === 0) continue;
     await writeCounters(deps, marks, {}, scenario);
-    deps.log.info({ scenario, keys: marks.length }, 'end keys left pinned by a crash unpinned');
+    deps.log.info({ scenario, keys: marks.length }, 'keys left pinned by a crash unpinned');
     unpinned += marks.length;
   }
   return unpinned;

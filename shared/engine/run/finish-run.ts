@@ -128,15 +128,19 @@ export async function finishRun(
   return marked;
 }
 
-/** Counts resume number `resumes` (`from`-1, active+1), then records it counted. */
+/** Counts resume number `resumes` (`from`-1, active+1), then records it counted, then unpins its key. */
 export async function countResume(
   deps: EngineDeps,
   run: CascadeRun,
   from: RunPhase,
   resumes: number,
 ): Promise<CascadeRun> {
-  await count(deps, { kind: 'resumed', run: run.metadata.name, from, resumes }, scenarioOf(deps, run));
-  return mark(deps, run, { resumeCounted: resumes });
+  const name = run.metadata.name;
+  await count(deps, { kind: 'resumed', run: name, from, resumes }, scenarioOf(deps, run));
+  const marked = await mark(deps, run, { resumeCounted: resumes });
+  if ((marked.status?.resumeCounted ?? 0) >= resumes)
+    await count(deps, { kind: 'marked', of: 'resume', run: name, resumes }, scenarioOf(deps, run));
+  return marked;
 }
 
 /** Sends the run-end event, then records it sent; true when both are done, false (owed) when the sink did not take it. */

@@ -16,7 +16,8 @@ import type { EngineDeps } from '../deps.ts';
 import { confirmJobs } from './confirm-jobs.ts';
 import { conflictPause } from './conflict-pause.ts';
 import { decideSettings } from './decide-settings.ts';
-import { countResume, finishRun, sendRunEndEvent } from './finish-run.ts';
+import { count } from '../operator/operator-counters.ts';
+import { countResume, finishRun, scenarioOf, sendRunEndEvent } from './finish-run.ts';
 
 const MAX_ATTEMPTS = 10;
 
@@ -238,6 +239,9 @@ async function writeFirst(
     await afterConflict(source, decision);
     return { step: 'again' };
   }
+  // The run's first phase is its start's mark: the start's key is unpinned (core/counters.ts).
+  if (run.status?.phase === undefined && written.status?.phase !== undefined)
+    await count(deps, { kind: 'marked', of: 'start', run: written.metadata.name }, scenarioOf(deps, written));
   return { written };
 }
 
