@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
 import type { Config } from '../../config.ts';
 import type { Store } from '../../kube/store.ts';
-import { offerOperator, writeCounters, type OperatorCache } from './operator-counters.ts';
+import {
+  batchedCounter,
+  MARKS_WAITING_MAX,
+  offerOperator,
+  writeCounters,
+  type OperatorCache,
+} from './operator-counters.ts';
 import { noHooks } from '../profiles.ts';
 
 const conflict = Object.assign(new Error('conflict'), { code: 409 });
@@ -43,6 +49,23 @@ function fakeStore() {
 }
 
 const deps = (store: Store) => ({ store, config: { scenarioName: 's' } as Config, hooks: noHooks() });
+
+describe("batchedCounter's marks", () => {
+  it('ride on the next write, and make one of their own once MARKS_WAITING_MAX wait', async () => {
+    const f = fakeStore();
+    const counter = batchedCounter(deps(f.store));
+    const runs = Array.from({ length: MARKS_WAITING_MAX }, (_, i) => `r${i}`);
+    for (const run of runs) await counter({ kind: 'started', run }, 's');
+    const puts = () => f.calls.filter((c) => c === 'put').length;
+    const started = puts();
+    expect(f.now().status?.unmarked).toHaveLength(MARKS_WAITING_MAX);
+    for (const run of runs.slice(0, -1)) await counter({ kind: 'marked', of: 'start', run }, 's');
+    expect(puts(), 'marks wait for the next write').toBe(started);
+    await counter({ kind: 'marked', of: 'start', run: runs.at(-1)! }, 's');
+    expect(puts()).toBe(started + 1);
+    expect(f.now().status?.unmarked).toEqual([]);
+  });
+});
 
 describe('writeCounters with the operator cache', () => {
   it('reads once, then writes from the copy it last wrote', async () => {

@@ -1,7 +1,7 @@
 // The CascadeAutoOperator's counters (active, succeeded, failed, result):
 // exactly-once by key (shared/core/counters.ts), written with optimistic
 // concurrency from the copy this process last wrote.
-import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
+import { UNMARKED_MAX, type CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
 import { applyCounter, counterKey, mayHaveDropped, stillUncounted, type CounterChange } from '../../core/counters.ts';
 import { limitOf, promotedRuns } from '../../core/concurrency-limit.ts';
 import { apiErrorKind } from '../../kube/errors.ts';
@@ -144,6 +144,12 @@ export function directCounter(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks
   };
 }
 
+/**
+ * Marks waiting past this many make a write of their own: every counted change
+ * is pinned until its mark, and the CRD holds at most UNMARKED_MAX pins.
+ */
+export const MARKS_WAITING_MAX = UNMARKED_MAX / 4;
+
 /** One group commit per scenario, each with its cached copy of the operator (counter-batcher.ts): the function's counter. */
 export function batchedCounter(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>): Counter {
   return perScenario((scenario) => {
@@ -151,10 +157,11 @@ export function batchedCounter(deps: Pick<EngineDeps, 'store' | 'config' | 'hook
     const write = counterBatcher((changes) => writeCounters(deps, changes, operator, scenario));
     return (change: CounterChange, seen?: CascadeAutoOperator) => {
       offerOperator(operator, seen);
-      // A mark rides on the next write rather than making one of its own.
+      // A mark rides on the next write rather than making one of its own, unless too many wait.
       if (change.kind !== 'marked') return write(change);
-      (operator.marks ??= []).push(change);
-      return Promise.resolve(undefined);
+      const marks = (operator.marks ??= []);
+      marks.push(change);
+      return marks.length >= MARKS_WAITING_MAX ? write(change) : Promise.resolve(undefined);
     };
   });
 }
