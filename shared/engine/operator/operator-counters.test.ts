@@ -44,11 +44,37 @@ function fakeStore() {
     bump: () => {
       op = { ...op, metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) } };
     },
+    limit: (maxConcurrentRuns: number) => {
+      op = { ...op, spec: { ...op.spec, maxConcurrentRuns } };
+    },
     now: () => op,
   };
 }
 
 const deps = (store: Store) => ({ store, config: { scenarioName: 's' } as Config, hooks: noHooks() });
+
+describe('the runs a write promotes', () => {
+  it('are woken, a run whose start mark rides on the same write too', async () => {
+    const f = fakeStore();
+    const woken: string[] = [];
+    const d = {
+      ...deps(f.store),
+      hooks: { ...noHooks(), promoted: (_s: string, runs: string[]) => woken.push(...runs) },
+    };
+    f.limit(1);
+    await writeCounters(d, [
+      { kind: 'started', run: 'a' },
+      { kind: 'started', run: 'q' },
+    ]);
+    expect(f.now().status).toMatchObject({ holders: ['a'], queue: ['q'] });
+    await writeCounters(d, [
+      { kind: 'ended', run: 'a', phase: 'Succeeded' },
+      { kind: 'marked', of: 'start', run: 'q' },
+    ]);
+    expect(f.now().status).toMatchObject({ holders: ['q'], queue: [] });
+    expect(woken).toEqual(['q']);
+  });
+});
 
 describe("batchedCounter's marks", () => {
   it('ride on the next write, and make one of their own once MARKS_WAITING_MAX wait', async () => {

@@ -50,13 +50,17 @@ function staleCache(cached: CascadeAutoOperator | undefined, error: unknown): bo
   return cached !== undefined && (kind === 'conflict' || kind === 'not-found');
 }
 
-/** The runs a write moved from the queue to a slot are woken (hooks.promoted): they wait for no one else. */
+/**
+ * The runs a write moved from the queue to a slot are woken (hooks.promoted):
+ * they wait for no one else. A run that ended or went in the same write left
+ * the queue for another reason; a start or a mark leaves nothing.
+ */
 function tellPromoted(
   deps: Pick<EngineDeps, 'hooks'>,
   write: { before: CascadeAutoOperator; after: CascadeAutoOperator },
   changes: CounterChange[],
 ): void {
-  const left = changes.filter((c) => c.kind !== 'started').map((c) => c.run);
+  const left = changes.filter((c) => c.kind !== 'started' && c.kind !== 'marked').map((c) => c.run);
   const promoted = promotedRuns(write.before.status, write.after.status, left);
   if (promoted.length > 0) deps.hooks.promoted(write.after.metadata.name, promoted);
 }
