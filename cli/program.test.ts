@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTimeout } from './commands/timeout-option.ts';
+import { unreachableKubeconfig } from '../local/unreachable-kubeconfig.ts';
 import { serverHost } from './kube/connect.ts';
 import { commandNamed, runCli, splitShortEquals } from './program.ts';
 
@@ -30,25 +29,7 @@ describe('--timeout', () => {
 
 describe('an API server that cannot be reached', () => {
   it('is named as kubectl names it: the connection to the server host:port was refused', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const { port: p } = server.address() as AddressInfo;
-        server.close(() => resolve(p));
-      });
-    });
-    const dir = mkdtempSync(join(tmpdir(), 'cascade-cli-'));
-    const kubeconfig = join(dir, 'config');
-    writeFileSync(
-      kubeconfig,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        `clusters: [{name: c, cluster: {server: "https://127.0.0.1:${port}"}}]`,
-        'users: [{name: u, user: {token: x}}]',
-        'contexts: [{name: x, context: {cluster: c, user: u}}]',
-        'current-context: x',
-      ].join('\n'),
-    );
+    const { path: kubeconfig, port } = await unreachableKubeconfig();
     let err = '';
     const io = {
       out: { write: () => {} },
@@ -60,14 +41,10 @@ describe('an API server that cannot be reached', () => {
       env: {},
       now: Date.now,
     };
-    try {
-      expect(await runCli(['--kubeconfig', kubeconfig, 'list'], io)).toBe(1);
-      expect(err).toBe(
-        `error: The connection to the server 127.0.0.1:${port} was refused - did you specify the right host or port?\n`,
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    expect(await runCli(['--kubeconfig', kubeconfig, 'list'], io)).toBe(1);
+    expect(err).toBe(
+      `error: The connection to the server 127.0.0.1:${port} was refused - did you specify the right host or port?\n`,
+    );
   });
 
   it('names the server with the port its scheme implies when the URL has none', () => {

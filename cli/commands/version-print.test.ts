@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { unreachableKubeconfig } from '../../local/unreachable-kubeconfig.ts';
 import { runCli } from '../program.ts';
 import { bareVersion, printVersion } from './version-print.ts';
 
@@ -56,27 +54,9 @@ describe("printVersion prints what commander's `version` prints", () => {
   let dir: string;
   let refused: string;
   beforeAll(async () => {
-    const port = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const { port: p } = server.address() as AddressInfo;
-        server.close(() => resolve(p));
-      });
-    });
-    dir = mkdtempSync(join(tmpdir(), 'cascade-version-'));
-    refused = join(dir, 'refused');
-    writeFileSync(
-      refused,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        `clusters: [{name: c, cluster: {server: "https://127.0.0.1:${port}"}}]`,
-        'users: [{name: u, user: {token: x}}]',
-        'contexts: [{name: x, context: {cluster: c, user: u}}]',
-        'current-context: x',
-      ].join('\n'),
-    );
+    refused = (await unreachableKubeconfig()).path;
+    dir = dirname(refused);
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const lines = () => [
     ['version', '--client'],
