@@ -33,20 +33,23 @@ export type CounterChange =
 /** The changes other than an end whose key is pinned until its run's mark. */
 export type MarkedChange = 'start' | 'resume';
 
+const startKey = (run: string) => `start:${run}`;
+const resumeKey = (run: string, resumes: number) => `resume:${run}-r${resumes}`;
+
 function endKey(run: string, resumes: number | undefined): string {
   return resumes ? `end:${run}-r${resumes}` : `end:${run}`;
 }
 
 export function counterKey(change: Exclude<CounterChange, { kind: 'gone' | 'marked' }>): string {
-  if (change.kind === 'started') return `start:${change.run}`;
-  if (change.kind === 'resumed') return `resume:${change.run}-r${change.resumes}`;
+  if (change.kind === 'started') return startKey(change.run);
+  if (change.kind === 'resumed') return resumeKey(change.run, change.resumes);
   return endKey(change.run, change.resumes);
 }
 
 /** The key a mark unpins. */
 export function markedKey(change: Extract<CounterChange, { kind: 'marked' }>): string {
-  if (change.of === 'start') return `start:${change.run}`;
-  if (change.of === 'resume') return `resume:${change.run}-r${change.resumes ?? 0}`;
+  if (change.of === 'start') return startKey(change.run);
+  if (change.of === 'resume') return resumeKey(change.run, change.resumes ?? 0);
   return endKey(change.run, change.resumes);
 }
 
@@ -208,8 +211,8 @@ function applyEnded(
   const unmarked = [...(status?.unmarked ?? []), key];
   const c = { ...status, ...counts(status), countedRuns: trimKeys([...counted, key], unmarked), unmarked };
   const started =
-    counted.includes(`start:${change.run}`) ||
-    Boolean(change.resumes && counted.includes(`resume:${change.run}-r${change.resumes}`));
+    counted.includes(startKey(change.run)) ||
+    Boolean(change.resumes && counted.includes(resumeKey(change.run, change.resumes)));
   const next = ended(c, change, started, limit);
   return { ...next, result: ENDED[change.phase].result };
 }
