@@ -126,6 +126,12 @@ function cascadeOwnMetrics(registers: Registry[]) {
       labelNames: ['reason'],
       registers,
     }),
+    confirmations: new Counter({
+      name: 'cascade_job_confirmations_total',
+      help: "Job events' claims confirmed before they moved a run: from the function's watch of its Jobs, or by a read",
+      labelNames: ['from'],
+      registers,
+    }),
     queued: new Gauge({
       name: 'cascade_queued_runs',
       help: 'Runs waiting for a slot of their scenario (phase Queued, from the CascadeRuns in the API server)',
@@ -135,6 +141,7 @@ function cascadeOwnMetrics(registers: Registry[]) {
   };
   for (const kind of TRANSITIONS) m.transitions.labels({ kind }).inc(0);
   for (const reason of IGNORED_REASONS) m.ignoredJobs.labels({ reason }).inc(0);
+  for (const from of ['watch', 'read']) m.confirmations.labels({ from }).inc(0);
   return m;
 }
 

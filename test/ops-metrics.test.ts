@@ -118,6 +118,7 @@ describe('metrics', QUEUE_PROXY_TEST, () => {
       cascade_status_conflicts_total: 'counter',
       cascade_rate_limited_total: 'counter',
       cascade_ignored_jobs_total: 'counter',
+      cascade_job_confirmations_total: 'counter',
     });
     // Every Job the runs' events showed was the one Cascade created for its step.
     expect(

@@ -13,6 +13,8 @@ import { sinkOf } from '../../shared/engine/sink/sink-transport.ts';
 import { wakePromoted } from '../../shared/engine/operator/admission.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/api-retry.ts';
 import { connectStoreOpened } from '../../shared/kube/connect.ts';
+import { watchJobs } from '../../shared/kube/job-watch.ts';
+import { watchedJobs, type HeldJobs } from '../../shared/engine/process/watched-jobs.ts';
 import type { Store } from '../../shared/kube/store.ts';
 import { eventOfDecision } from '../../shared/core/transition-event.ts';
 import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
@@ -37,12 +39,14 @@ interface Parts {
   metrics: CascadeMetrics;
   gate: Gate;
   outbox: Outbox;
+  heldJobs: HeldJobs;
 }
 
-function engine({ config, log, store, metrics, gate: g, outbox }: Parts): EngineDeps {
+function engine({ config, log, store, metrics, gate: g, outbox, heldJobs }: Parts): EngineDeps {
   const hooks: EngineHooks = {
     conflict: () => metrics.conflicts.inc(),
     ignoredJob: (job) => metrics.ignoredJobs.labels({ reason: job.reason }).inc(),
+    confirmed: (from) => metrics.confirmations.labels({ from }).inc(),
     transitions: (transitions, run) => {
       for (const t of transitions) metrics.transition(t, run.spec);
       const note = eventOfDecision(transitions);
@@ -64,6 +68,7 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
       outbox,
       // A run request's start, after its reply: in flight, so the drain after SIGTERM waits for it.
       background: (work) => void g.track(() => work),
+      heldJobs,
     },
   );
   return deps;
@@ -71,10 +76,16 @@ function engine({ config, log, store, metrics, gate: g, outbox }: Parts): Engine
 
 export function createApp(config: Config, log: Logger): App {
   const metrics = cascadeMetrics(config.scenarioName);
-  const store = connectStoreOpened(config.namespace, { ...DEFAULT_RETRY, onRetry: () => metrics.apiRetries.inc() });
+  const { store, conn } = connectStoreOpened(config.namespace, {
+    ...DEFAULT_RETRY,
+    onRetry: () => metrics.apiRetries.inc(),
+  });
   const g: Gate = gate({ ratePerSecond: config.rateLimitPerSecond, burst: config.rateBurst }, Date.now());
   const sends = newOutbox(log);
-  const deps = engine({ config, log, store, metrics, gate: g, outbox: sends });
+  // Its finished Jobs confirm Job events' claims without a read of each Job (run/confirm-jobs.ts).
+  const heldJobs = watchedJobs();
+  const watch = watchJobs(conn, config.namespace, heldJobs.see, log);
+  const deps = engine({ config, log, store, metrics, gate: g, outbox: sends, heldJobs });
   const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;
 
   async function handle({ request: req, eventId, delivery }: Input): Promise<Reply> {
@@ -115,6 +126,7 @@ export function createApp(config: Config, log: Logger): App {
           : 'run-end events still owed at exit: left to the janitor',
       );
       server?.close();
+      watch.stop();
     },
   };
 }

@@ -16,6 +16,7 @@ import type { RunLock } from './process/run-lock.ts';
 import type { RetryWakeups } from './process/retry-timers.ts';
 import type { RunCache } from './process/run-cache.ts';
 import type { DeletedJobs } from './process/deleted-jobs.ts';
+import type { HeldJobs } from './process/watched-jobs.ts';
 
 /** The starts a process runs after its replies, by run name, until each settles (entry/start-created.ts). */
 export type Starts = Map<string, Promise<void>>;
@@ -27,6 +28,8 @@ export interface EngineHooks {
   conflict: () => void;
   /** A Job observed for a run that did not count for its step (job-identity.ts, confirm-jobs.ts): one call each. */
   ignoredJob: (job: IgnoredJob) => void;
+  /** Each Job event's claim confirmed before it moved a run: from the function's watch of its Jobs, or by a read. */
+  confirmed: (from: 'watch' | 'read') => void;
   /** Runs of `scenario` a counter write moved from its queue to a slot: to be started now (admission.ts wakePromoted). */
   promoted: (scenario: string, runs: string[]) => void;
 }
@@ -73,6 +76,8 @@ export interface EngineDeps extends EngineBase {
   background: ((work: Promise<unknown>) => void) | undefined;
   /** The Jobs this process deleted: their later events are answered without a call. None in the janitor. */
   deletedJobs: DeletedJobs;
+  /** Finished Jobs as the function's watch of its Jobs shows them: they confirm claims without a read. None in the janitor. */
+  heldJobs: HeldJobs;
   /** The starts this process runs after its replies (start-created.ts). */
   starts: Starts;
 }

@@ -5,6 +5,7 @@
 // the same way; only thrift and timing differ.
 import type { EngineBase, EngineDeps, EngineHooks } from './deps.ts';
 import { deletedJobs, NO_DELETED_JOBS } from './process/deleted-jobs.ts';
+import { NO_HELD_JOBS, type HeldJobs } from './process/watched-jobs.ts';
 import { EVERY_TIME, finishedJobs } from './process/finished-jobs.ts';
 import { batchedCounter, directCounter } from './operator/operator-counters.ts';
 import { inlineOutbox, type Outbox } from './process/outbox.ts';
@@ -14,18 +15,18 @@ import { runLock, UNLOCKED } from './process/run-lock.ts';
 
 /** Hooks that do nothing: the janitor has no metrics to count. */
 export function noHooks(): EngineHooks {
-  return { transitions: () => {}, conflict: () => {}, ignoredJob: () => {}, promoted: () => {} };
+  return { transitions: () => {}, conflict: () => {}, ignoredJob: () => {}, confirmed: () => {}, promoted: () => {} };
 }
 
 /**
  * The function's engine. `hooks` count and record what it does; `outbox` sends run-end events after the reply;
- * `background` runs a run request's start after its reply.
+ * `background` runs a run request's start after its reply. `heldJobs`: what the process's watch of its Jobs shows, if it has one.
  */
 export function functionEngine(
   base: EngineBase,
-  parts: { hooks: EngineHooks; outbox: Outbox; background: (work: Promise<unknown>) => void },
+  parts: { hooks: EngineHooks; outbox: Outbox; background: (work: Promise<unknown>) => void; heldJobs?: HeldJobs },
 ): EngineDeps {
-  const { hooks, outbox, background } = parts;
+  const { hooks, outbox, background, heldJobs = NO_HELD_JOBS } = parts;
   return {
     ...base,
     hooks,
@@ -38,6 +39,7 @@ export function functionEngine(
     wakeups: retryTimers(base.now, base.log),
     background,
     deletedJobs: deletedJobs(),
+    heldJobs,
     starts: new Map(),
   };
 }
@@ -56,6 +58,7 @@ export function janitorEngine(base: EngineBase, hooks: EngineHooks = noHooks()):
     wakeups: NO_WAKEUPS,
     background: undefined,
     deletedJobs: NO_DELETED_JOBS,
+    heldJobs: NO_HELD_JOBS,
     starts: new Map(),
   };
 }

@@ -21,10 +21,12 @@ export function connectStore(namespace: string, policy: RetryPolicy, kubeconfigF
  * is answered at once; its answer is not used. So the TLS handshake is done
  * when the first call comes, and the connection is free. GET /readyz would not do:
  * it runs the API server's checks and holds the connection 15-20 ms, so a first
- * call made meanwhile opens a second one.
+ * call made meanwhile opens a second one. The connection is given too, for
+ * the function's watch of its Jobs.
  */
-export function connectStoreOpened(namespace: string, policy: RetryPolicy): Store {
-  const rest = restClient(defaultConnection());
+export function connectStoreOpened(namespace: string, policy: RetryPolicy): { store: Store; conn: Connection } {
+  const conn = defaultConnection();
+  const rest = restClient(conn);
   rest('GET', '/version', { text: true }).catch(() => undefined);
-  return restStore(rest, namespace, policy);
+  return { store: restStore(rest, namespace, policy), conn };
 }

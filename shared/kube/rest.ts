@@ -36,14 +36,14 @@ export interface RequestOptions {
 
 export type Rest = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, opts?: RequestOptions) => Promise<T>;
 
-function url(conn: Connection, path: string, query: RequestOptions['query']): URL {
+export function url(conn: Connection, path: string, query: RequestOptions['query']): URL {
   const u = new URL(conn.server + path);
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, v);
   return u;
 }
 
 /** The Authorization header of the token now: one string while the token stays the same, not one per call. */
-function authorization(conn: Connection): () => string | undefined {
+export function authorization(conn: Connection): () => string | undefined {
   let token: string | undefined;
   let header: string | undefined;
   return () => {
