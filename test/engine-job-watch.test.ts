@@ -22,7 +22,7 @@ import { functionEngine, noHooks } from '../shared/engine/profiles.ts';
 import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
 import { connectStore } from '../shared/kube/connect.ts';
 import { fromKubeconfig } from '../shared/kube/connection.ts';
-import { watchJobs } from '../shared/kube/job-watch.ts';
+import { watchJobs } from '../shared/kube/watches.ts';
 import { keepWatching, type KeptWatch } from '../shared/kube/watch-stream.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, type Harness } from './support/cascade-harness.ts';

@@ -13,7 +13,7 @@ import { sinkOf } from '../../shared/engine/sink/sink-transport.ts';
 import { wakePromoted } from '../../shared/engine/operator/admission.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/api-retry.ts';
 import { connectStoreOpened } from '../../shared/kube/connect.ts';
-import { watchJobs } from '../../shared/kube/job-watch.ts';
+import { watchJobs, watchOperators } from '../../shared/kube/watches.ts';
 import { watchedJobs, type HeldJobs } from '../../shared/engine/process/watched-jobs.ts';
 import type { Store } from '../../shared/kube/store.ts';
 import { eventOfDecision } from '../../shared/core/transition-event.ts';
@@ -84,8 +84,12 @@ export function createApp(config: Config, log: Logger): App {
   const sends = newOutbox(log);
   // Its finished Jobs confirm Job events' claims without a read of each Job (run/confirm-jobs.ts).
   const heldJobs = watchedJobs();
-  const watch = watchJobs(conn, config.namespace, heldJobs.see, log);
   const deps = engine({ config, log, store, metrics, gate: g, outbox: sends, heldJobs });
+  // Fresh copies of the operators: a counter write starts from another replica's last write, not a 409.
+  const watches = [
+    watchJobs(conn, config.namespace, heldJobs.see, log),
+    watchOperators(conn, config.namespace, deps.operatorSeen, log),
+  ];
   const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;
 
   async function handle({ request: req, eventId, delivery }: Input): Promise<Reply> {
@@ -126,7 +130,7 @@ export function createApp(config: Config, log: Logger): App {
           : 'run-end events still owed at exit: left to the janitor',
       );
       server?.close();
-      watch.stop();
+      for (const w of watches) w.stop();
     },
   };
 }

@@ -78,6 +78,8 @@ export interface EngineDeps extends EngineBase {
   deletedJobs: DeletedJobs;
   /** Finished Jobs as the function's watch of its Jobs shows them: they confirm claims without a read. None in the janitor. */
   heldJobs: HeldJobs;
+  /** Each change of a CascadeAutoOperator the function's watch shows: it keeps the counters' copies fresh. A no-op in the janitor. */
+  operatorSeen: (change: 'ADDED' | 'MODIFIED' | 'DELETED', op: CascadeAutoOperator) => void;
   /** The starts this process runs after its replies (start-created.ts). */
   starts: Starts;
 }

@@ -7,7 +7,13 @@ import type { EngineBase, EngineDeps, EngineHooks } from './deps.ts';
 import { deletedJobs, NO_DELETED_JOBS } from './process/deleted-jobs.ts';
 import { NO_HELD_JOBS, type HeldJobs } from './process/watched-jobs.ts';
 import { EVERY_TIME, finishedJobs } from './process/finished-jobs.ts';
-import { batchedCounter, directCounter } from './operator/operator-counters.ts';
+import {
+  batchedCounter,
+  cacheOf,
+  directCounter,
+  offerWatched,
+  type OperatorCaches,
+} from './operator/operator-counters.ts';
 import { inlineOutbox, type Outbox } from './process/outbox.ts';
 import { NO_WAKEUPS, retryTimers } from './process/retry-timers.ts';
 import { NO_RUN_CACHE, runCache } from './process/run-cache.ts';
@@ -27,11 +33,12 @@ export function functionEngine(
   parts: { hooks: EngineHooks; outbox: Outbox; background: (work: Promise<unknown>) => void; heldJobs?: HeldJobs },
 ): EngineDeps {
   const { hooks, outbox, background, heldJobs = NO_HELD_JOBS } = parts;
+  const operators: OperatorCaches = new Map();
   return {
     ...base,
     hooks,
     outbox,
-    counter: batchedCounter({ ...base, hooks }),
+    counter: batchedCounter({ ...base, hooks }, operators),
     lock: runLock(),
     finishedJobs: finishedJobs(),
     scenarioSource: {},
@@ -40,6 +47,7 @@ export function functionEngine(
     background,
     deletedJobs: deletedJobs(),
     heldJobs,
+    operatorSeen: (change, op) => offerWatched(cacheOf(operators, op.metadata.name), change, op),
     starts: new Map(),
   };
 }
@@ -59,6 +67,7 @@ export function janitorEngine(base: EngineBase, hooks: EngineHooks = noHooks()):
     background: undefined,
     deletedJobs: NO_DELETED_JOBS,
     heldJobs: NO_HELD_JOBS,
+    operatorSeen: () => {},
     starts: new Map(),
   };
 }

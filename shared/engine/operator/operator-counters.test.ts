@@ -6,6 +6,7 @@ import {
   batchedCounter,
   MARKS_WAITING_MAX,
   offerOperator,
+  offerWatched,
   writeCounters,
   type OperatorCache,
 } from './operator-counters.ts';
@@ -164,5 +165,43 @@ describe('offerOperator: a copy just read spares the counter write its own read'
     const empty: OperatorCache = {};
     offerOperator(empty, undefined);
     expect(empty).toEqual({});
+  });
+});
+
+describe("the operator's copies from the process's watch", () => {
+  const copy = (resourceVersion: string, uid = 'u1') =>
+    ({ metadata: { name: 's', uid, resourceVersion }, spec: {} }) as CascadeAutoOperator;
+
+  it('replace the cached copy only when later, by resourceVersion as a number', () => {
+    const cache: OperatorCache = {};
+    offerWatched(cache, 'ADDED', copy('9'));
+    expect(cache.op?.metadata.resourceVersion).toBe('9');
+    offerWatched(cache, 'MODIFIED', copy('10'));
+    expect(cache.op?.metadata.resourceVersion).toBe('10');
+    // The watch tells of a write older than the one this process just made: kept as it is.
+    offerWatched(cache, 'MODIFIED', copy('8'));
+    expect(cache.op?.metadata.resourceVersion).toBe('10');
+    // A version that is not a number is never taken as later.
+    offerWatched(cache, 'MODIFIED', copy('z1'));
+    expect(cache.op?.metadata.resourceVersion).toBe('10');
+  });
+
+  it('drop the cached copy when that operator is deleted, not when another of its name was', () => {
+    const cache: OperatorCache = { op: copy('5') };
+    offerWatched(cache, 'DELETED', copy('6', 'u0'));
+    expect(cache.op?.metadata.resourceVersion).toBe('5');
+    offerWatched(cache, 'DELETED', copy('6'));
+    expect(cache.op).toBeUndefined();
+  });
+
+  it("spare the 409 another replica's write would cost: the next write starts from the watched copy", async () => {
+    const f = fakeStore();
+    const cache: OperatorCache = {};
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'a' }], cache);
+    f.bump(); // another replica writes
+    offerWatched(cache, 'MODIFIED', structuredClone(f.now()));
+    f.calls.length = 0;
+    await writeCounters(deps(f.store), [{ kind: 'started', run: 'b' }], cache);
+    expect(f.calls).toEqual(['put']);
   });
 });

@@ -129,6 +129,31 @@ export function offerOperator(cache: OperatorCache, seen: CascadeAutoOperator | 
   if (seen !== undefined && cache.op === undefined) cache.op = seen;
 }
 
+/** True when version `a` is later than `b`. The API server's versions are etcd revisions, ordered numbers; any other kind is never taken as later. */
+function later(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
+  return BigInt(a) > BigInt(b);
+}
+
+/**
+ * A copy of the operator from the process's watch of operators, offered to the
+ * cache. It replaces the cached copy when it is later: another replica wrote
+ * since this one did, and the next write starts from that copy instead of
+ * being refused with a 409. A deleted operator's copy is dropped.
+ */
+export function offerWatched(
+  cache: OperatorCache,
+  change: 'ADDED' | 'MODIFIED' | 'DELETED',
+  op: CascadeAutoOperator,
+): void {
+  const held = cache.op;
+  if (change === 'DELETED') {
+    if (held?.metadata.uid === op.metadata.uid) cache.op = undefined;
+    return;
+  }
+  if (!held || later(op.metadata.resourceVersion, held.metadata.resourceVersion)) cache.op = op;
+}
+
 /** One counter change on `scenario`'s operator, through the process's counter. `seen` is the operator as the caller has just read it, if it has (offerOperator). */
 export function count(
   deps: Pick<EngineDeps, 'config' | 'counter'>,
@@ -154,10 +179,27 @@ export function directCounter(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks
  */
 export const MARKS_WAITING_MAX = UNMARKED_MAX / 4;
 
-/** One group commit per scenario, each with its cached copy of the operator (counter-batcher.ts): the function's counter. */
-export function batchedCounter(deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>): Counter {
+/** The cached copy of each scenario's operator, by scenario: one per process, fed by its writes and its watch. */
+export type OperatorCaches = Map<string, OperatorCache>;
+
+/** The cache of `scenario`'s operator in `caches`, made on first use. */
+export function cacheOf(caches: OperatorCaches, scenario: string): OperatorCache {
+  let cache = caches.get(scenario);
+  if (!cache) caches.set(scenario, (cache = {}));
+  return cache;
+}
+
+/**
+ * One group commit per scenario, each with its cached copy of the operator
+ * (counter-batcher.ts): the function's counter. `caches` is shared with the
+ * process's watch of operators, which keeps the copies fresh.
+ */
+export function batchedCounter(
+  deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>,
+  caches: OperatorCaches = new Map(),
+): Counter {
   return perScenario((scenario) => {
-    const operator: OperatorCache = {};
+    const operator = cacheOf(caches, scenario);
     const write = counterBatcher((changes) => writeCounters(deps, changes, operator, scenario));
     return (change: CounterChange, seen?: CascadeAutoOperator) => {
       offerOperator(operator, seen);

@@ -1,0 +1,65 @@
+// Two replicas of the function count runs on the one CascadeAutoOperator.
+// Each keeps a copy of it, fed by its own writes and by its watch of the
+// operators, so a counter write starts from the other replica's last write.
+// Runs one after another, through both replicas in turn, then meet no 409 on
+// the operator's status: without the watch, each replica's first write after
+// the other's was refused. Counted from the API server's audit log.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLinesSince, auditLogOf, auditMark } from '../local/audit-log.ts';
+import { serviceAccountUser } from '../local/function-rbac.ts';
+import { imageModule } from './fixtures/scenarios.ts';
+import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
+import { adminKubeconfigPath } from './support/kube.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await cascadeHarness({ modules: [imageModule('only', {}, { delayMs: 0 })], replicas: 2 });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+interface AuditFields {
+  auditID?: string;
+  verb?: string;
+  user?: { username?: string };
+  objectRef?: { resource?: string; subresource?: string };
+  responseStatus?: { code?: number };
+}
+
+const isStatusUpdate = (line: AuditFields) =>
+  line.verb === 'update' &&
+  line.objectRef?.resource === 'cascadeautooperators' &&
+  line.objectRef.subresource === 'status';
+
+/** The function's writes of the operator's status since `mark`, and how many were refused 409, once per request. */
+function operatorStatusWrites(mark: number): { writes: number; conflicts: number } {
+  const user = serviceAccountUser(h.ns, 'cascade-function');
+  const seen = new Set<string>();
+  const out = { writes: 0, conflicts: 0 };
+  for (const text of auditLinesSince(auditLogOf(adminKubeconfigPath()), mark)) {
+    if (!text.trim()) continue;
+    const line = JSON.parse(text) as AuditFields;
+    if (line.user?.username !== user || !isStatusUpdate(line) || !line.auditID || seen.has(line.auditID)) continue;
+    seen.add(line.auditID);
+    out.writes++;
+    if (line.responseStatus?.code === 409) out.conflicts++;
+  }
+  return out;
+}
+
+describe("the operator's counters with two replicas", () => {
+  it("each replica's write starts from the other's last one, as its watch showed it: no 409", async () => {
+    const mark = auditMark(auditLogOf(adminKubeconfigPath()));
+    for (let i = 0; i < 4; i++) {
+      const reply = await post(h.url(i % 2), { turlinfo: 's3://in/x.tgz', iuid: `0a7c${i}-turns` });
+      expect(reply.status).toBe(200);
+      await h.waitEnded(String(reply.body.run));
+    }
+    const op = await h.operator();
+    expect(op.status).toMatchObject({ active: 0, succeeded: 4, failed: 0 });
+    const { writes, conflicts } = operatorStatusWrites(mark);
+    expect(writes).toBeGreaterThanOrEqual(4);
+    expect(conflicts).toBe(0);
+  });
+});
