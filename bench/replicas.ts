@@ -20,6 +20,7 @@ import {
   type RepliesByKind,
 } from './sustained-figures.ts';
 import { jobPathSamples } from './transitions.ts';
+import { jobPathStages, type JobPathStages } from './job-path-stages.ts';
 
 export interface ReplicaLevel {
   replicas: number;
@@ -37,6 +38,8 @@ export interface ReplicaLevel {
   /** Of those, the ones answered 409. */
   conflictsByVerb: Record<string, number>;
   replies: RepliesByKind;
+  /** Where each Job's time went, component by component, and the operator's status write time (audit log). */
+  jobPath: JobPathStages;
   /** The replicas' requests, all together (they share one ServiceAccount). */
   operator: OperatorRequests;
   perRun: OperatorRequests;
@@ -74,6 +77,7 @@ async function level(cp: ControlPlane, inst: Install, replicas: number, runs: nu
     byVerb,
     conflictsByVerb: conflictsByVerb(lines, inst.identities.function!),
     replies: repliesByKind(inst.broker.attempts.slice(a0)),
+    jobPath: jobPathStages(lines, inst.ns),
     operator,
     perRun: {
       requests: per(operator.requests),

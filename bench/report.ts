@@ -3,7 +3,7 @@
 import { transitionFloor } from './ceiling-verdict.ts';
 import { cliSpeedSection } from './cli-speed.ts';
 import { formatCell, formatNumber, type Cell, type Section } from './table.ts';
-import { replicasSection, sustainedSection } from './sustained-report.ts';
+import { jobPathSection, replicasSection, sustainedSection } from './sustained-report.ts';
 
 type Tree = Record<string, unknown>;
 
@@ -486,6 +486,7 @@ export function report(figures: Tree, machine: Tree, settings: Tree): Section[] 
     deadSink(figures),
     sustainedSection(figures),
     replicasSection(figures),
+    jobPathSection(figures),
     ...uiSections(figures),
     cliSpeedSection(figures),
   ].filter((s): s is Section => s !== undefined);

@@ -88,3 +88,38 @@ export function replicasSection(f: Tree): Section | undefined {
     ]),
   };
 }
+
+const p50p99 = (d: unknown): Cell => pair(at(d, 'p50'), at(d, 'p99'));
+
+/** Where the Jobs' time went in each replicas level, component by component (bench/job-path-stages.ts). */
+export function jobPathSection(f: Tree): Section | undefined {
+  if (!f.replicas) return undefined;
+  return {
+    title:
+      "Where a Job's time goes, p50 / p99 ms, from the audit log; and the API server's time to answer the function's writes",
+    head: [
+      'replicas',
+      'Job controller and scheduler: to pod bound',
+      'kwok takes the pod up',
+      'pod runs',
+      'Job controller: to Complete',
+      'first → last Job status',
+      'API answer: run create',
+      'run status',
+      'Job create',
+      'operator status',
+    ],
+    rows: list(f.replicas).map((l) => [
+      n(l.replicas),
+      p50p99(at(l, 'jobPath', 'toBound')),
+      p50p99(at(l, 'jobPath', 'toKubelet')),
+      p50p99(at(l, 'jobPath', 'podRun')),
+      p50p99(at(l, 'jobPath', 'toComplete')),
+      p50p99(at(l, 'jobPath', 'whole')),
+      p50p99(at(l, 'jobPath', 'answerMs', 'run-create')),
+      p50p99(at(l, 'jobPath', 'answerMs', 'run-status')),
+      p50p99(at(l, 'jobPath', 'answerMs', 'job-create')),
+      p50p99(at(l, 'jobPath', 'answerMs', 'operator-status')),
+    ]),
+  };
+}
