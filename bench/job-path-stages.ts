@@ -1,18 +1,18 @@
 // Where a Job's time goes, component by component, from the API server's
 // audit log (local/cluster/audit-policy.yaml): each component's writes on the
 // Job and its pod, with the API server's own timestamps. A pod's name is its
-// Job's and a random suffix. The stages, for each Job of one namespace:
+// Job's and a random suffix. A create's audit line has no name, so the path
+// starts at the pod's binding. The stages, for each Job of one namespace:
 //
-//   first Job status    the Job controller's first sync wrote it, pods being made
 //   pod bound           the scheduler's binding of its pod
 //   kwok's first write  kwok, standing in for the kubelet, takes the pod up
 //   kwok's last write   the pod has ended
 //   last Job status     the Job controller wrote SuccessCriteriaMet and Complete
 //
 // And how long the API server took to answer the function's writes on its
-// critical path: the run's create, which its reply waits for; the run's
-// status and the next Job, which a step waits for; the CascadeAutoOperator's
-// status, the window in which two replicas' writes cross and one meets a 409.
+// critical path. A reply waits for the run's create. A step waits for the
+// run's status and the next Job. The CascadeAutoOperator's status write is
+// the window in which two replicas' writes cross and one meets a 409.
 import { distribution, type Distribution } from './stats.ts';
 
 interface AuditLine {
@@ -26,15 +26,13 @@ interface AuditLine {
 }
 
 export interface JobPathStages {
-  /** First Job status → pod bound: the Job controller makes the pod, the scheduler binds it. */
-  toBound: Distribution;
   /** Pod bound → kwok's first write of its status. */
   toKubelet: Distribution;
   /** kwok's first → last write of the pod's status. */
   podRun: Distribution;
   /** kwok's last write → the Job controller's last write of the Job's status. */
   toComplete: Distribution;
-  /** First → last Job status. */
+  /** Pod bound → the Job controller's last write of the Job's status. */
   whole: Distribution;
   /** The API server's time to answer the function's writes, in ms, by kind; refusals included. */
   answerMs: Record<Answered, Distribution>;
@@ -45,7 +43,6 @@ export const ANSWERED = ['run-create', 'run-status', 'job-create', 'operator-sta
 export type Answered = (typeof ANSWERED)[number];
 
 interface Times {
-  firstJob?: number;
   lastJob?: number;
   bound?: number;
   kwokFirst?: number;
@@ -91,10 +88,8 @@ function note(jobs: Map<string, Times>, write: Write, name: string, at: number):
   const job = write === 'job-status' ? name : jobOfPod(name);
   let t = jobs.get(job);
   if (!t) jobs.set(job, (t = {}));
-  if (write === 'job-status') {
-    t.firstJob ??= at;
-    t.lastJob = at;
-  } else if (write === 'bound') t.bound ??= at;
+  if (write === 'job-status') t.lastJob = at;
+  else if (write === 'bound') t.bound ??= at;
   else {
     t.kwokFirst ??= at;
     t.kwokLast = at;
@@ -126,11 +121,10 @@ export function jobPathStages(lines: Iterable<string>, namespace: string): JobPa
   }
   const list = [...jobs.values()];
   return {
-    toBound: spans(list, 'firstJob', 'bound'),
     toKubelet: spans(list, 'bound', 'kwokFirst'),
     podRun: spans(list, 'kwokFirst', 'kwokLast'),
     toComplete: spans(list, 'kwokLast', 'lastJob'),
-    whole: spans(list, 'firstJob', 'lastJob'),
+    whole: spans(list, 'bound', 'lastJob'),
     answerMs: Object.fromEntries(ANSWERED.map((a) => [a, distribution(answers.get(a)!)])) as Record<
       Answered,
       Distribution

@@ -99,11 +99,10 @@ export function jobPathSection(f: Tree): Section | undefined {
       "Where a Job's time goes, p50 / p99 ms, from the audit log; and the API server's time to answer the function's writes",
     head: [
       'replicas',
-      'Job controller and scheduler: to pod bound',
       'kwok takes the pod up',
       'pod runs',
       'Job controller: to Complete',
-      'first → last Job status',
+      'pod bound → Complete',
       'API answer: run create',
       'run status',
       'Job create',
@@ -111,7 +110,6 @@ export function jobPathSection(f: Tree): Section | undefined {
     ],
     rows: list(f.replicas).map((l) => [
       n(l.replicas),
-      p50p99(at(l, 'jobPath', 'toBound')),
       p50p99(at(l, 'jobPath', 'toKubelet')),
       p50p99(at(l, 'jobPath', 'podRun')),
       p50p99(at(l, 'jobPath', 'toComplete')),
