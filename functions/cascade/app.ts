@@ -14,7 +14,9 @@ import { wakePromoted } from '../../shared/engine/operator/admission.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/api-retry.ts';
 import { connectStoreOpened } from '../../shared/kube/connect.ts';
 import { watchJobs, watchOperators } from '../../shared/kube/watches.ts';
-import { watchedJobs, type HeldJobs } from '../../shared/engine/process/watched-jobs.ts';
+import { watchedJobs, type HeldJobs, type WatchedJobs } from '../../shared/engine/process/watched-jobs.ts';
+import type { Connection } from '../../shared/kube/connection.ts';
+import type { KeptWatch } from '../../shared/kube/watch-stream.ts';
 import type { Store } from '../../shared/kube/store.ts';
 import { eventOfDecision } from '../../shared/core/transition-event.ts';
 import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
@@ -74,6 +76,34 @@ function engine({ config, log, store, metrics, gate: g, outbox, heldJobs }: Part
   return deps;
 }
 
+/** A cold start's first request does not share the CPU with the watches' TLS handshakes: they open this much later. */
+const WATCHES_AFTER_MS = 1000;
+
+/**
+ * The process's two watches. Its Jobs: the finished ones confirm Job events'
+ * claims without a read of each Job (run/confirm-jobs.ts). The operators: a
+ * counter write starts from another replica's last write, not a 409.
+ */
+function openWatches(
+  conn: Connection,
+  namespace: string,
+  to: { heldJobs: WatchedJobs; deps: EngineDeps },
+  log: Logger,
+): { stop(): void } {
+  const open: KeptWatch[] = [];
+  const timer = setTimeout(() => {
+    open.push(watchJobs(conn, namespace, to.heldJobs.see, log));
+    open.push(watchOperators(conn, namespace, to.deps.operatorSeen, log));
+  }, WATCHES_AFTER_MS);
+  timer.unref();
+  return {
+    stop() {
+      clearTimeout(timer);
+      for (const w of open) w.stop();
+    },
+  };
+}
+
 export function createApp(config: Config, log: Logger): App {
   const metrics = cascadeMetrics(config.scenarioName);
   const { store, conn } = connectStoreOpened(config.namespace, {
@@ -82,14 +112,9 @@ export function createApp(config: Config, log: Logger): App {
   });
   const g: Gate = gate({ ratePerSecond: config.rateLimitPerSecond, burst: config.rateBurst }, Date.now());
   const sends = newOutbox(log);
-  // Its finished Jobs confirm Job events' claims without a read of each Job (run/confirm-jobs.ts).
   const heldJobs = watchedJobs();
   const deps = engine({ config, log, store, metrics, gate: g, outbox: sends, heldJobs });
-  // Fresh copies of the operators: a counter write starts from another replica's last write, not a 409.
-  const watches = [
-    watchJobs(conn, config.namespace, heldJobs.see, log),
-    watchOperators(conn, config.namespace, deps.operatorSeen, log),
-  ];
+  const watches = openWatches(conn, config.namespace, { heldJobs, deps }, log);
   const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;
 
   async function handle({ request: req, eventId, delivery }: Input): Promise<Reply> {
@@ -130,7 +155,7 @@ export function createApp(config: Config, log: Logger): App {
           : 'run-end events still owed at exit: left to the janitor',
       );
       server?.close();
-      for (const w of watches) w.stop();
+      watches.stop();
     },
   };
 }
