@@ -65,7 +65,9 @@ async function runningAtA() {
 function jobAndRunCalls(requests: { byVerb: Record<string, number> }): Record<string, number> {
   return Object.fromEntries(
     Object.entries(requests.byVerb).filter(
-      ([verb]) => verb.startsWith('jobs') || (verb.startsWith('cascaderuns') && verb !== 'cascaderuns list'),
+      ([verb]) =>
+        !verb.endsWith(' watch') &&
+        (verb.startsWith('jobs') || (verb.startsWith('cascaderuns') && verb !== 'cascaderuns list')),
     ),
   );
 }
@@ -121,12 +123,14 @@ describe('forged Job events', () => {
     await notMoved(batch);
     expect(await ignored('unconfirmed')).toBe(1);
     // One read of the Job refutes the claim. The sweep that recorded the Job's uid made this process's
-    // copy of the run stale: recording the uid again, its write is refused, and the run is read once.
+    // copy of the run stale, unless its watch of the runs showed the sweep's write first. Stale, recording
+    // the uid again, its write is refused, and the run is read once: the conflict count tells which.
+    const conflicts = value(parseMetrics(await scrape(h!.fns[0]!.metricsUrl)), 'cascade_status_conflicts_total');
     expect(jobAndRunCalls(await functionRequests(h!.ns, mark, 0))).toEqual({
       'jobs get': 1,
-      'cascaderuns/status update': 1,
-      'cascaderuns get': 1,
+      ...(conflicts === 1 ? { 'cascaderuns/status update': 1, 'cascaderuns get': 1 } : {}),
     });
+    expect(conflicts).toBeLessThanOrEqual(1);
     // The refuted claim is not remembered as the Job's: a second copy is read again, and refuted again.
     mark = auditMark(auditLogOf(adminKubeconfigPath()));
     expect((await deliver('update', forged)).status).toBe(200);

@@ -13,7 +13,7 @@ import { sinkOf } from '../../shared/engine/sink/sink-transport.ts';
 import { wakePromoted } from '../../shared/engine/operator/admission.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/api-retry.ts';
 import { connectStoreOpened } from '../../shared/kube/connect.ts';
-import { watchJobs, watchOperators } from '../../shared/kube/watches.ts';
+import { watchJobs, watchOperators, watchRuns } from '../../shared/kube/watches.ts';
 import { watchedJobs, type HeldJobs, type WatchedJobs } from '../../shared/engine/process/watched-jobs.ts';
 import type { Connection } from '../../shared/kube/connection.ts';
 import type { KeptWatch } from '../../shared/kube/watch-stream.ts';
@@ -80,9 +80,11 @@ function engine({ config, log, store, metrics, gate: g, outbox, heldJobs }: Part
 const WATCHES_AFTER_MS = 1000;
 
 /**
- * The process's two watches. Its Jobs: the finished ones confirm Job events'
+ * The process's three watches. Its Jobs: the finished ones confirm Job events'
  * claims without a read of each Job (run/confirm-jobs.ts). The operators: a
- * counter write starts from another replica's last write, not a 409.
+ * counter write starts from another replica's last write, not a 409. The
+ * runs: a run this process holds is decided from another replica's last
+ * write, not refused with a 409.
  */
 function openWatches(
   conn: Connection,
@@ -94,6 +96,7 @@ function openWatches(
   const timer = setTimeout(() => {
     open.push(watchJobs(conn, namespace, to.heldJobs.see, log));
     open.push(watchOperators(conn, namespace, to.deps.operatorSeen, log));
+    open.push(watchRuns(conn, namespace, to.deps.runs.offer, log));
   }, WATCHES_AFTER_MS);
   timer.unref();
   return {

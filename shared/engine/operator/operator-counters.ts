@@ -5,6 +5,7 @@ import { UNMARKED_MAX, type CascadeAutoOperator } from '../../api/cascade-auto-o
 import { applyCounter, counterKey, mayHaveDropped, stillUncounted, type CounterChange } from '../../core/counters.ts';
 import { limitOf, promotedRuns } from '../../core/concurrency-limit.ts';
 import { apiErrorKind } from '../../kube/errors.ts';
+import { isLater } from '../../kube/resource-version.ts';
 import { conflictPause } from '../run/conflict-pause.ts';
 import type { Counter, EngineDeps } from '../deps.ts';
 import { counterBatcher, perScenario } from './counter-batcher.ts';
@@ -129,12 +130,6 @@ export function offerOperator(cache: OperatorCache, seen: CascadeAutoOperator | 
   if (seen !== undefined && cache.op === undefined) cache.op = seen;
 }
 
-/** True when version `a` is later than `b`. The API server's versions are etcd revisions, ordered numbers; any other kind is never taken as later. */
-function later(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
-  return BigInt(a) > BigInt(b);
-}
-
 /**
  * A copy of the operator from the process's watch of operators, offered to the
  * cache. It replaces the cached copy when it is later: another replica wrote
@@ -151,7 +146,7 @@ export function offerWatched(
     if (held?.metadata.uid === op.metadata.uid) cache.op = undefined;
     return;
   }
-  if (!held || later(op.metadata.resourceVersion, held.metadata.resourceVersion)) cache.op = op;
+  if (!held || isLater(op.metadata.resourceVersion, held.metadata.resourceVersion)) cache.op = op;
 }
 
 /** One counter change on `scenario`'s operator, through the process's counter. `seen` is the operator as the caller has just read it, if it has (offerOperator). */

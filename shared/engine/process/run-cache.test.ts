@@ -39,3 +39,35 @@ describe('the runs this process wrote last', () => {
     expect(c.get('a')).toBeUndefined();
   });
 });
+
+describe("the watch's later copies of the runs held", () => {
+  const copy = (rv: string, uid = 'u1') =>
+    ({
+      metadata: { name: 'a', uid, resourceVersion: rv },
+      spec: {},
+      status: { phase: 'Running' },
+    }) as unknown as CascadeRun;
+
+  it('replace a held run only when later, and never add a run not held', () => {
+    const c = runCache();
+    c.offer('MODIFIED', copy('5'));
+    expect(c.get('a')).toBeUndefined();
+    c.put(copy('5'));
+    c.offer('MODIFIED', copy('7'));
+    expect(c.get('a')?.metadata.resourceVersion).toBe('7');
+    c.offer('MODIFIED', copy('6'));
+    expect(c.get('a')?.metadata.resourceVersion).toBe('7');
+    // This process's own write, answered after the watch showed a later one: the later copy stays.
+    c.put(copy('6'));
+    expect(c.get('a')?.metadata.resourceVersion).toBe('7');
+  });
+
+  it('drop a held run when it is deleted, not when another of its name was', () => {
+    const c = runCache();
+    c.put(copy('5'));
+    c.offer('DELETED', copy('6', 'u0'));
+    expect(c.get('a')).toBeDefined();
+    c.offer('DELETED', copy('6'));
+    expect(c.get('a')).toBeUndefined();
+  });
+});
