@@ -48,10 +48,8 @@ describe("the watch's later copies of the runs held", () => {
       status: { phase: 'Running' },
     }) as unknown as CascadeRun;
 
-  it('replace a held run only when later, and never add a run not held', () => {
+  it('replace a held run only when later', () => {
     const c = runCache();
-    c.offer('MODIFIED', copy('5'));
-    expect(c.get('a')).toBeUndefined();
     c.put(copy('5'));
     c.offer('MODIFIED', copy('7'));
     expect(c.get('a')?.metadata.resourceVersion).toBe('7');
@@ -69,5 +67,34 @@ describe("the watch's later copies of the runs held", () => {
     expect(c.get('a')).toBeDefined();
     c.offer('DELETED', copy('6'));
     expect(c.get('a')).toBeUndefined();
+  });
+});
+
+describe("the watch's copies of runs not held", () => {
+  const copy = (name: string, phase?: string) =>
+    ({
+      metadata: { name, uid: name, resourceVersion: '3' },
+      spec: {},
+      status: phase ? { phase } : {},
+    }) as unknown as CascadeRun;
+
+  it('are taken while the run runs; not once it ended, not before it started, not when deleted', () => {
+    const c = runCache();
+    c.offer('ADDED', copy('running', 'Running'));
+    c.offer('MODIFIED', copy('queued', 'Queued'));
+    for (const phase of ['Succeeded', 'Failed', 'Cancelled']) c.offer('MODIFIED', copy(phase, phase));
+    c.offer('ADDED', copy('new'));
+    c.offer('DELETED', copy('gone', 'Running'));
+    expect(['running', 'queued', 'Succeeded', 'Failed', 'Cancelled', 'new', 'gone'].filter((n) => c.get(n))).toEqual([
+      'running',
+      'queued',
+    ]);
+  });
+
+  it('an offer works unbound, as the watch calls it', () => {
+    const c = runCache();
+    const { offer } = c;
+    offer('ADDED', copy('running', 'Running'));
+    expect(c.get('running')).toBeDefined();
   });
 });

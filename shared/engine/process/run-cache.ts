@@ -6,41 +6,45 @@
 // refused with a conflict, dropped, and the run read again (reconcile.ts).
 // Bounded, oldest out first. A run that ended stays until it is pushed out:
 // its last Job's Complete event still deletes that Job (cleanup.ts).
-// The function's watch of the runs offers later copies of the runs held, so
-// a run another replica moved is decided from its write, not refused with a
-// 409. A copy never replaces a later one.
+// The function's watch of the runs offers each change. A later copy replaces
+// a run held, so a run another replica moved is decided from its write, not
+// refused with a 409. A run not held is taken while it runs: a replica that
+// never wrote it decides its next event without a read. A copy never
+// replaces a later one.
 import type { CascadeRun } from '../../api/cascade-run.ts';
 import { isLater } from '../../kube/resource-version.ts';
+import { isTerminalPhase } from '../../api/run-status.ts';
 
 export interface RunCache {
   get(name: string): CascadeRun | undefined;
   /** The run as this process just wrote or read it; a later copy held stays. */
   put(run: CascadeRun): void;
-  /** A change the process's watch of the runs showed: a later copy of a run held replaces it; a deleted run goes. */
+  /** A change the process's watch of the runs showed: a later copy replaces a run held, a running run not held is taken, a deleted run goes. */
   offer(change: 'ADDED' | 'MODIFIED' | 'DELETED', run: CascadeRun): void;
   drop(name: string): void;
   size(): number;
 }
 
+/** A run the watch shows that a process not holding it takes: one running, not one that ended or is not started. */
+const running = (run: CascadeRun) => run.status?.phase !== undefined && !isTerminalPhase(run.status.phase);
+
 export function runCache(limit = 512): RunCache {
   const runs = new Map<string, CascadeRun>();
-  const older = (run: CascadeRun) =>
-    isLater(runs.get(run.metadata.name)?.metadata.resourceVersion, run.metadata.resourceVersion);
+  const put = (run: CascadeRun) => {
+    const name = run.metadata.name;
+    if (isLater(runs.get(name)?.metadata.resourceVersion, run.metadata.resourceVersion)) return;
+    runs.delete(name);
+    runs.set(name, run);
+    if (runs.size > limit) runs.delete(runs.keys().next().value!);
+  };
   return {
     get: (name) => runs.get(name),
-    put(run) {
-      if (older(run)) return;
-      const name = run.metadata.name;
-      runs.delete(name);
-      runs.set(name, run);
-      if (runs.size > limit) runs.delete(runs.keys().next().value!);
-    },
+    put,
     offer(change, run) {
       const held = runs.get(run.metadata.name);
-      if (!held) return;
       if (change === 'DELETED') {
-        if (held.metadata.uid === run.metadata.uid) runs.delete(run.metadata.name);
-      } else if (isLater(run.metadata.resourceVersion, held.metadata.resourceVersion)) runs.set(run.metadata.name, run);
+        if (held && held.metadata.uid === run.metadata.uid) runs.delete(run.metadata.name);
+      } else if (held ? isLater(run.metadata.resourceVersion, held.metadata.resourceVersion) : running(run)) put(run);
     },
     drop: (name) => void runs.delete(name),
     size: () => runs.size,
