@@ -13,45 +13,27 @@ import { LABEL_RUN } from '../names.ts';
 import type { Connection } from './connection.ts';
 import { keepWatching, type KeptWatch, type WatchChange } from './watch-stream.ts';
 
-export function watchJobs(
+type Watch<T> = (
   conn: Connection,
   namespace: string,
-  see: (change: WatchChange, job: JobObject) => void,
+  see: (change: WatchChange, object: T) => void,
   log: Logger,
-): KeptWatch {
-  return keepWatching({
-    conn,
-    path: `/apis/batch/v1/namespaces/${namespace}/jobs`,
-    query: { labelSelector: LABEL_RUN },
-    on: (change, object) => see(change, object as JobObject),
-    log,
-  });
+) => KeptWatch;
+
+/** A watch of the collection at `path(namespace)`, each object handed over as a `T`. */
+function watchOf<T>(path: (namespace: string) => string, query?: Record<string, string>): Watch<T> {
+  return (conn, namespace, see, log) =>
+    keepWatching({ conn, path: path(namespace), query, on: (change, object) => see(change, object as T), log });
 }
 
-export function watchOperators(
-  conn: Connection,
-  namespace: string,
-  see: (change: WatchChange, op: CascadeAutoOperator) => void,
-  log: Logger,
-): KeptWatch {
-  return keepWatching({
-    conn,
-    path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_AUTO_OPERATOR_PLURAL}`,
-    on: (change, object) => see(change, object as CascadeAutoOperator),
-    log,
-  });
-}
+export const watchJobs = watchOf<JobObject>((ns) => `/apis/batch/v1/namespaces/${ns}/jobs`, {
+  labelSelector: LABEL_RUN,
+});
 
-export function watchRuns(
-  conn: Connection,
-  namespace: string,
-  see: (change: WatchChange, run: CascadeRun) => void,
-  log: Logger,
-): KeptWatch {
-  return keepWatching({
-    conn,
-    path: `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`,
-    on: (change, object) => see(change, object as CascadeRun),
-    log,
-  });
-}
+export const watchOperators = watchOf<CascadeAutoOperator>(
+  (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${CASCADE_AUTO_OPERATOR_PLURAL}`,
+);
+
+export const watchRuns = watchOf<CascadeRun>(
+  (ns) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${CASCADE_RUN_PLURAL}`,
+);
