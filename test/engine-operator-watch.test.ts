@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLinesSince, auditLogOf, auditMark } from '../local/audit-log.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
+import { operatorRequests } from '../bench/sustained-figures.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
 import { adminKubeconfigPath } from './support/kube.ts';
@@ -18,35 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.stop();
 });
-
-interface AuditFields {
-  auditID?: string;
-  verb?: string;
-  user?: { username?: string };
-  objectRef?: { resource?: string; subresource?: string };
-  responseStatus?: { code?: number };
-}
-
-const isStatusUpdate = (line: AuditFields) =>
-  line.verb === 'update' &&
-  line.objectRef?.resource === 'cascadeautooperators' &&
-  line.objectRef.subresource === 'status';
-
-/** The function's writes of the operator's status since `mark`, and how many were refused 409, once per request. */
-function operatorStatusWrites(mark: number): { writes: number; conflicts: number } {
-  const user = serviceAccountUser(h.ns, 'cascade-function');
-  const seen = new Set<string>();
-  const out = { writes: 0, conflicts: 0 };
-  for (const text of auditLinesSince(auditLogOf(adminKubeconfigPath()), mark)) {
-    if (!text.trim()) continue;
-    const line = JSON.parse(text) as AuditFields;
-    if (line.user?.username !== user || !isStatusUpdate(line) || !line.auditID || seen.has(line.auditID)) continue;
-    seen.add(line.auditID);
-    out.writes++;
-    if (line.responseStatus?.code === 409) out.conflicts++;
-  }
-  return out;
-}
 
 describe("the operator's counters with two replicas", () => {
   it("each replica's write starts from the other's last one, as its watch showed it: no 409", async () => {
@@ -66,8 +38,9 @@ describe("the operator's counters with two replicas", () => {
     }
     const op = await h.operator();
     expect(op.status).toMatchObject({ active: 0, succeeded: 6, failed: 0 });
-    const { writes, conflicts } = operatorStatusWrites(mark);
-    expect(writes).toBeGreaterThanOrEqual(4);
+    const lines = auditLinesSince(auditLogOf(adminKubeconfigPath()), mark);
+    const { statusWrites, conflicts } = operatorRequests(lines, serviceAccountUser(h.ns, 'cascade-function'));
+    expect(statusWrites).toBeGreaterThanOrEqual(4);
     expect(conflicts).toBe(0);
   });
 });
