@@ -4,14 +4,11 @@
 // watch does not back, a forged one among them, is read as before and
 // refuted. The watch is opened again where it left off when the API server
 // ends it, and a watch RBAC refuses is logged and crashes nothing.
-import { dirname } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { BatchV1Api, CoreV1Api, type V1Job } from '@kubernetes/client-node';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogOf, auditMark } from '../local/audit-log.ts';
-import { parseConfig } from '../shared/config.ts';
 import { observeJob } from '../shared/core/observed-job.ts';
 import type { EngineDeps } from '../shared/engine/deps.ts';
 import { observeJobEvent } from '../shared/engine/entry/observe-run.ts';
@@ -19,13 +16,12 @@ import { startRun } from '../shared/engine/entry/start-run.ts';
 import { inlineOutbox } from '../shared/engine/process/outbox.ts';
 import { watchedJobs, type WatchedJobs } from '../shared/engine/process/watched-jobs.ts';
 import { functionEngine, noHooks } from '../shared/engine/profiles.ts';
-import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
-import { connectStore } from '../shared/kube/connect.ts';
-import { fromKubeconfig } from '../shared/kube/connection.ts';
+import { kubeconfigConnection } from '../shared/kube/connect.ts';
 import { watchJobs } from '../shared/kube/watches.ts';
 import { keepWatching, type KeptWatch } from '../shared/kube/watch-stream.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
+import { engineBase } from './support/engine-base.ts';
 import { functionRequests } from './support/function-requests.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
 
@@ -46,24 +42,12 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const connectionOf = (file: string) => fromKubeconfig(readFileSync(file, 'utf8'), dirname(file));
-
 /** The function's engine in this process, as the function has it, with a watch of its Jobs; `from` counts its confirmations. */
 function functionWithWatch(): { deps: EngineDeps; held: WatchedJobs; from: string[] } {
-  const parsed = parseConfig(h.env);
-  if (!parsed.ok) throw new Error(parsed.reason);
-  const config = parsed.value;
-  const log = pino({ level: 'silent' });
+  const base = engineBase(h.env);
   const held = watchedJobs();
-  watches.push(watchJobs(connectionOf(h.env.KUBECONFIG!), config.namespace, held.see, log));
+  watches.push(watchJobs(kubeconfigConnection(h.env.KUBECONFIG!), base.config.namespace, held.see, base.log));
   const from: string[] = [];
-  const base = {
-    config,
-    store: connectStore(config.namespace, DEFAULT_RETRY, h.env.KUBECONFIG),
-    log,
-    now: () => new Date(),
-    notify: async () => false,
-  };
   const hooks = { ...noHooks(), confirmed: (f: string) => void from.push(f) };
   const deps = functionEngine(base, {
     hooks,
@@ -159,7 +143,7 @@ describe("the function's kept watch", () => {
     const log = pino({ level: 'silent' });
     watches.push(
       keepWatching({
-        conn: connectionOf(adminKubeconfigPath()),
+        conn: kubeconfigConnection(adminKubeconfigPath()),
         path: `/api/v1/namespaces/${h.ns}/configmaps`,
         query: { labelSelector: 'kept', timeoutSeconds: '1' },
         on: (change, object) => seen.push(`${change} ${(object as { metadata: { name: string } }).metadata.name}`),
@@ -190,7 +174,7 @@ describe("the function's kept watch", () => {
     // The function's ServiceAccount may not watch ConfigMaps.
     watches.push(
       keepWatching({
-        conn: connectionOf(h.env.KUBECONFIG!),
+        conn: kubeconfigConnection(h.env.KUBECONFIG!),
         path: `/api/v1/namespaces/${h.ns}/configmaps`,
         on: () => {},
         log: pino({ level: 'warn' }, sink),

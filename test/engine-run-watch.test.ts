@@ -6,24 +6,19 @@
 // second step started, so A reads the run again before it acts. (A stale copy
 // that would act is refused at its write with a 409, then read again:
 // engine-stale-decider.test.ts.) Counted from the audit log.
-import { dirname } from 'node:path';
-import { readFileSync } from 'node:fs';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogOf, auditMark } from '../local/audit-log.ts';
-import { parseConfig } from '../shared/config.ts';
 import type { EngineDeps } from '../shared/engine/deps.ts';
 import { acceptModuleResult } from '../shared/engine/entry/accept-result.ts';
 import { startRun } from '../shared/engine/entry/start-run.ts';
 import { runCache } from '../shared/engine/process/run-cache.ts';
 import { janitorEngine } from '../shared/engine/profiles.ts';
-import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
-import { connectStore } from '../shared/kube/connect.ts';
-import { fromKubeconfig } from '../shared/kube/connection.ts';
+import { kubeconfigConnection } from '../shared/kube/connect.ts';
 import type { KeptWatch } from '../shared/kube/watch-stream.ts';
 import { watchRuns } from '../shared/kube/watches.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
+import { engineBase } from './support/engine-base.ts';
 import { functionRequests } from './support/function-requests.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
 
@@ -47,21 +42,10 @@ afterAll(async () => {
 
 /** One replica: its own connection and cache of the runs it holds; with `watch`, its watch of the runs feeds that cache. */
 function replica(watch: boolean): EngineDeps {
-  const parsed = parseConfig(h.env);
-  if (!parsed.ok) throw new Error(parsed.reason);
-  const config = parsed.value;
-  const log = pino({ level: 'silent' });
-  const base = {
-    config,
-    store: connectStore(config.namespace, DEFAULT_RETRY, h.env.KUBECONFIG),
-    log,
-    now: () => new Date(),
-    notify: async () => false,
-  };
+  const base = engineBase(h.env);
   const deps = { ...janitorEngine(base), runs: runCache() };
-  const file = h.env.KUBECONFIG!;
-  const conn = fromKubeconfig(readFileSync(file, 'utf8'), dirname(file));
-  if (watch) watches.push(watchRuns(conn, config.namespace, deps.runs.offer, log));
+  const conn = kubeconfigConnection(h.env.KUBECONFIG!);
+  if (watch) watches.push(watchRuns(conn, base.config.namespace, deps.runs.offer, base.log));
   return deps;
 }
 

@@ -8,10 +8,13 @@ import { restStore } from './rest-store.ts';
 import type { RetryPolicy } from './api-retry.ts';
 import type { Store } from './store.ts';
 
+/** The connection a kubeconfig file describes, its relative paths read from beside it. */
+export function kubeconfigConnection(file: string): Connection {
+  return fromKubeconfig(readFileSync(file, 'utf8'), dirname(file));
+}
+
 export function connectStore(namespace: string, policy: RetryPolicy, kubeconfigFile?: string): Store {
-  const conn: Connection = kubeconfigFile
-    ? fromKubeconfig(readFileSync(kubeconfigFile, 'utf8'), dirname(kubeconfigFile))
-    : defaultConnection();
+  const conn = kubeconfigFile ? kubeconfigConnection(kubeconfigFile) : defaultConnection();
   return restStore(restClient(conn), namespace, policy);
 }
 
