@@ -9,7 +9,7 @@ import { BatchV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { adminKubeConfig } from './support/kube.ts';
+import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { tempDir } from '../local/temp-dir.ts';
 
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
@@ -58,6 +58,11 @@ describe('an unusable scenario', () => {
       status: 200,
       body: { run: `${SCENARIO}-b0b01` },
     });
-    expect(await created()).toEqual({ runs: 1, jobs: 1 });
+    // The first Job is created after the reply (docs/contract.md).
+    const made = await waitFor(async () => {
+      const now = await created();
+      return now.jobs > 0 && now;
+    });
+    expect(made).toEqual({ runs: 1, jobs: 1 });
   });
 });
