@@ -132,6 +132,12 @@ function cascadeOwnMetrics(registers: Registry[]) {
       labelNames: ['from'],
       registers,
     }),
+    countsLeft: new Counter({
+      name: 'cascade_counts_left_total',
+      help: "Run starts and ends this process left to the process that writes the operator's counters: counted by it, or written here after the wait",
+      labelNames: ['outcome'],
+      registers,
+    }),
     queued: new Gauge({
       name: 'cascade_queued_runs',
       help: 'Runs waiting for a slot of their scenario (phase Queued, from the CascadeRuns in the API server)',
@@ -142,6 +148,7 @@ function cascadeOwnMetrics(registers: Registry[]) {
   for (const kind of TRANSITIONS) m.transitions.labels({ kind }).inc(0);
   for (const reason of IGNORED_REASONS) m.ignoredJobs.labels({ reason }).inc(0);
   for (const from of ['watch', 'read']) m.confirmations.labels({ from }).inc(0);
+  for (const outcome of ['counted', 'written']) m.countsLeft.labels({ outcome }).inc(0);
   return m;
 }
 

@@ -46,7 +46,9 @@ afterAll(async () => {
 function functionWithWatch(): { deps: EngineDeps; held: WatchedJobs; from: string[] } {
   const base = engineBase(h.env);
   const held = watchedJobs();
-  watches.push(watchJobs(kubeconfigConnection(h.env.KUBECONFIG!), base.config.namespace, held.see, base.log));
+  watches.push(
+    watchJobs(kubeconfigConnection(h.env.KUBECONFIG!), base.config.namespace, { see: held.see, log: base.log }),
+  );
   const from: string[] = [];
   const hooks = { ...noHooks(), confirmed: (f: string) => void from.push(f) };
   const deps = functionEngine(base, {

@@ -45,7 +45,7 @@ function replica(watch: boolean): EngineDeps {
   const base = engineBase(h.env);
   const deps = { ...janitorEngine(base), runs: runCache() };
   const conn = kubeconfigConnection(h.env.KUBECONFIG!);
-  if (watch) watches.push(watchRuns(conn, base.config.namespace, deps.runs.offer, base.log));
+  if (watch) watches.push(watchRuns(conn, base.config.namespace, { see: deps.runs.offer, log: base.log }));
   return deps;
 }
 

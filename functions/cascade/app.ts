@@ -49,6 +49,7 @@ function engine({ config, log, store, metrics, gate: g, outbox, heldJobs }: Part
     conflict: () => metrics.conflicts.inc(),
     ignoredJob: (job) => metrics.ignoredJobs.labels({ reason: job.reason }).inc(),
     confirmed: (from) => metrics.confirmations.labels({ from }).inc(),
+    countLeft: (outcome) => metrics.countsLeft.labels({ outcome }).inc(),
     transitions: (transitions, run) => {
       for (const t of transitions) metrics.transition(t, run.spec);
       const note = eventOfDecision(transitions);
@@ -94,9 +95,10 @@ function openWatches(
 ): { stop(): void } {
   const open: KeptWatch[] = [];
   const timer = setTimeout(() => {
-    open.push(watchJobs(conn, namespace, to.heldJobs.see, log));
-    open.push(watchOperators(conn, namespace, to.deps.operatorSeen, log));
-    open.push(watchRuns(conn, namespace, to.deps.runs.offer, log));
+    const { watched } = to.deps;
+    open.push(watchJobs(conn, namespace, { see: to.heldJobs.see, log }));
+    open.push(watchOperators(conn, namespace, { see: watched.operator, log }));
+    open.push(watchRuns(conn, namespace, { see: watched.run, opened: watched.runsOpen, log }));
   }, WATCHES_AFTER_MS);
   timer.unref();
   return {

@@ -98,6 +98,15 @@ export const CascadeAutoOperatorStatusSchema = v.object({
       ),
     ),
   ),
+  writer: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(253),
+      v.description(
+        'The function process that wrote these counters last. While its writes keep coming, the other processes leave their counts to it.',
+      ),
+    ),
+  ),
 });
 export type CascadeAutoOperatorStatus = v.InferOutput<typeof CascadeAutoOperatorStatusSchema>;
 

@@ -17,6 +17,7 @@ import type { RetryWakeups } from './process/retry-timers.ts';
 import type { RunCache } from './process/run-cache.ts';
 import type { DeletedJobs } from './process/deleted-jobs.ts';
 import type { HeldJobs } from './process/watched-jobs.ts';
+import type { WatchChange } from '../kube/watch-stream.ts';
 
 /** The starts a process runs after its replies, by run name, until each settles (entry/start-created.ts). */
 export type Starts = Map<string, Promise<void>>;
@@ -30,6 +31,8 @@ export interface EngineHooks {
   ignoredJob: (job: IgnoredJob) => void;
   /** Each Job event's claim confirmed before it moved a run: from the function's watch of its Jobs, or by a read. */
   confirmed: (from: 'watch' | 'read') => void;
+  /** Each start or end left to the process that holds the counters: counted by it, or written here after the wait. */
+  countLeft: (outcome: 'counted' | 'written') => void;
   /** Runs of `scenario` a counter write moved from its queue to a slot: to be started now (admission.ts wakePromoted). */
   promoted: (scenario: string, runs: string[]) => void;
 }
@@ -52,6 +55,14 @@ export interface EngineBase {
 }
 
 /** The engine's parts. The function's are per-process machinery; the janitor's do each thing at once (profiles.ts). */
+/** What the function's watches of operators and runs feed. */
+export interface Watched {
+  operator: (change: WatchChange, op: CascadeAutoOperator) => void;
+  run: (change: WatchChange, run: CascadeRun) => void;
+  /** Whether the watch of runs is open. */
+  runsOpen: (open: boolean) => void;
+}
+
 export interface EngineDeps extends EngineBase {
   hooks: EngineHooks;
   /** Where run-end events are sent: after the reply in the function, before returning in the janitor. */
@@ -78,8 +89,12 @@ export interface EngineDeps extends EngineBase {
   deletedJobs: DeletedJobs;
   /** Finished Jobs as the function's watch of its Jobs shows them: they confirm claims without a read. None in the janitor. */
   heldJobs: HeldJobs;
-  /** Each change of a CascadeAutoOperator the function's watch shows: it keeps the counters' copies fresh. A no-op in the janitor. */
-  operatorSeen: (change: 'ADDED' | 'MODIFIED' | 'DELETED', op: CascadeAutoOperator) => void;
+  /**
+   * Where the function's watches of operators and runs send each change they show. They keep the counters' copies
+   * and the runs this process holds fresh, and tell it who writes the counters (operator/counter-holder.ts).
+   * No-ops in the janitor.
+   */
+  watched: Watched;
   /** The starts this process runs after its replies (start-created.ts). */
   starts: Starts;
 }

@@ -3,7 +3,7 @@
 // an outbox, a group commit of counters. The janitor does each thing at once
 // and keeps nothing: its parts are the explicit no-ops below. Both decide
 // the same way; only thrift and timing differ.
-import type { EngineBase, EngineDeps, EngineHooks } from './deps.ts';
+import type { EngineBase, EngineDeps, EngineHooks, Watched } from './deps.ts';
 import { deletedJobs, NO_DELETED_JOBS } from './process/deleted-jobs.ts';
 import { NO_HELD_JOBS, type HeldJobs } from './process/watched-jobs.ts';
 import { EVERY_TIME, finishedJobs } from './process/finished-jobs.ts';
@@ -14,14 +14,25 @@ import {
   offerWatched,
   type OperatorCaches,
 } from './operator/operator-counters.ts';
+import { counterHolder, countForOthers } from './operator/counter-holder.ts';
 import { inlineOutbox, type Outbox } from './process/outbox.ts';
 import { NO_WAKEUPS, retryTimers } from './process/retry-timers.ts';
 import { NO_RUN_CACHE, runCache } from './process/run-cache.ts';
 import { runLock, UNLOCKED } from './process/run-lock.ts';
 
+/** The janitor watches nothing. */
+const NOT_WATCHED: Watched = { operator: () => {}, run: () => {}, runsOpen: () => {} };
+
 /** Hooks that do nothing: the janitor has no metrics to count. */
 export function noHooks(): EngineHooks {
-  return { transitions: () => {}, conflict: () => {}, ignoredJob: () => {}, confirmed: () => {}, promoted: () => {} };
+  return {
+    transitions: () => {},
+    conflict: () => {},
+    ignoredJob: () => {},
+    confirmed: () => {},
+    countLeft: () => {},
+    promoted: () => {},
+  };
 }
 
 /**
@@ -34,20 +45,33 @@ export function functionEngine(
 ): EngineDeps {
   const { hooks, outbox, background, heldJobs = NO_HELD_JOBS } = parts;
   const operators: OperatorCaches = new Map();
+  const holder = counterHolder();
+  const counter = batchedCounter({ ...base, hooks }, operators, holder);
+  const runs = runCache();
   return {
     ...base,
     hooks,
     outbox,
-    counter: batchedCounter({ ...base, hooks }, operators),
+    counter,
     lock: runLock(),
     finishedJobs: finishedJobs(),
     scenarioSource: {},
-    runs: runCache(),
+    runs,
     wakeups: retryTimers(base.now, base.log),
     background,
     deletedJobs: deletedJobs(),
     heldJobs,
-    operatorSeen: (change, op) => offerWatched(cacheOf(operators, op.metadata.name), change, op),
+    watched: {
+      operator: (change, op) => {
+        offerWatched(cacheOf(operators, op.metadata.name), change, op);
+        holder.operatorSeen(change, op);
+      },
+      run: (change, run) => {
+        runs.offer(change, run);
+        countForOthers({ ...base, counter }, holder, change, run);
+      },
+      runsOpen: holder.runsWatched,
+    },
     starts: new Map(),
   };
 }
@@ -67,7 +91,7 @@ export function janitorEngine(base: EngineBase, hooks: EngineHooks = noHooks()):
     background: undefined,
     deletedJobs: NO_DELETED_JOBS,
     heldJobs: NO_HELD_JOBS,
-    operatorSeen: () => {},
+    watched: NOT_WATCHED,
     starts: new Map(),
   };
 }

@@ -55,6 +55,8 @@ export interface KeptWatchOptions {
   query?: Record<string, string>;
   /** Each ADDED, MODIFIED or DELETED change, with its object. */
   on: (change: WatchChange, object: unknown) => void;
+  /** Told true each time the API server takes the watch, false each time it ends. */
+  opened?: ((open: boolean) => void) | undefined;
   log: Logger;
 }
 
@@ -128,6 +130,7 @@ export function keepWatching(opts: KeptWatchOptions): KeptWatch {
 
   const again = (end: WatchEnd) => {
     current = undefined;
+    opts.opened?.(false);
     if (stopped) return;
     failures = end === 'ended' ? 0 : failures + 1;
     if (end !== 'ended' && failures === 1) log.warn({ path, end }, 'watch lost: opening it again');
@@ -155,6 +158,7 @@ export function keepWatching(opts: KeptWatchOptions): KeptWatch {
       return;
     }
     failures = 0;
+    opts.opened?.(true);
     res.setEncoding('utf8');
     res.on('data', lineReader(take));
   };

@@ -13,17 +13,26 @@ import { LABEL_RUN } from '../names.ts';
 import type { Connection } from './connection.ts';
 import { keepWatching, type KeptWatch, type WatchChange } from './watch-stream.ts';
 
-type Watch<T> = (
-  conn: Connection,
-  namespace: string,
-  see: (change: WatchChange, object: T) => void,
-  log: Logger,
-) => KeptWatch;
+/** Where a watch's changes go: each change to `see`, and whether it is open to `opened`. */
+export interface WatchTo<T> {
+  see: (change: WatchChange, object: T) => void;
+  opened?: (open: boolean) => void;
+  log: Logger;
+}
+
+type Watch<T> = (conn: Connection, namespace: string, to: WatchTo<T>) => KeptWatch;
 
 /** A watch of the collection at `path(namespace)`, each object handed over as a `T`. */
 function watchOf<T>(path: (namespace: string) => string, query?: Record<string, string>): Watch<T> {
-  return (conn, namespace, see, log) =>
-    keepWatching({ conn, path: path(namespace), query, on: (change, object) => see(change, object as T), log });
+  return (conn, namespace, { see, opened, log }) =>
+    keepWatching({
+      conn,
+      path: path(namespace),
+      query,
+      on: (change, object) => see(change, object as T),
+      opened,
+      log,
+    });
 }
 
 export const watchJobs = watchOf<JobObject>((ns) => `/apis/batch/v1/namespaces/${ns}/jobs`, {

@@ -11,6 +11,7 @@ import {
   type OperatorCache,
 } from './operator-counters.ts';
 import { noHooks } from '../profiles.ts';
+import { counterHolder } from './counter-holder.ts';
 
 const conflict = Object.assign(new Error('conflict'), { code: 409 });
 
@@ -203,5 +204,30 @@ describe("the operator's copies from the process's watch", () => {
     f.calls.length = 0;
     await writeCounters(deps(f.store), [{ kind: 'started', run: 'b' }], cache);
     expect(f.calls).toEqual(['put']);
+  });
+});
+
+describe('one writer among processes (counter-holder.ts)', () => {
+  it('each write names this process once it sees runs; while another holds, a start waits for its key and a mark is left', async () => {
+    const f = fakeStore();
+    const left: string[] = [];
+    const hooks = { ...noHooks(), countLeft: (outcome: string) => void left.push(outcome) };
+    const me = counterHolder(Date.now, 'me');
+    const count = batchedCounter({ ...deps(f.store), hooks }, new Map(), me);
+    await count({ kind: 'started', run: 'z' }, 's');
+    expect(f.now().status?.writer, 'no name while its watch of runs is not open').toBeUndefined();
+    me.runsWatched(true);
+    await count({ kind: 'started', run: 'a' }, 's');
+    expect(f.now().status?.writer).toBe('me');
+
+    me.operatorSeen('MODIFIED', { ...f.now(), status: { ...f.now().status, writer: 'them' } });
+    f.calls.length = 0;
+    expect(await count({ kind: 'marked', of: 'start', run: 'a' }, 's')).toBeUndefined();
+    const started = count({ kind: 'started', run: 'b' }, 's');
+    const byThem = { ...f.now(), status: { ...f.now().status, writer: 'them', countedRuns: ['start:a', 'start:b'] } };
+    me.operatorSeen('MODIFIED', { ...byThem, metadata: { ...byThem.metadata, resourceVersion: '9' } });
+    expect((await started)?.metadata.resourceVersion).toBe('9');
+    expect(f.calls).toEqual([]);
+    expect(left).toEqual(['counted']);
   });
 });

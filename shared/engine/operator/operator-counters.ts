@@ -2,6 +2,7 @@
 // exactly-once by key (shared/core/counters.ts), written with optimistic
 // concurrency from the copy this process last wrote.
 import { UNMARKED_MAX, type CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
+import { leftToHolder, type LeftToHolder } from '../../core/counter-holder.ts';
 import { applyCounter, counterKey, mayHaveDropped, stillUncounted, type CounterChange } from '../../core/counters.ts';
 import { limitOf, promotedRuns } from '../../core/concurrency-limit.ts';
 import { apiErrorKind } from '../../kube/errors.ts';
@@ -9,6 +10,7 @@ import { isLater } from '../../kube/resource-version.ts';
 import { conflictPause } from '../run/conflict-pause.ts';
 import type { Counter, EngineDeps } from '../deps.ts';
 import { counterBatcher, perScenario } from './counter-batcher.ts';
+import { NO_HOLDER, type CounterHolder } from './counter-holder.ts';
 
 /** The CascadeAutoOperator is one object every run start and end writes: under a burst, many writers race for it. */
 const COUNT_ATTEMPTS = 40;
@@ -22,6 +24,10 @@ export interface OperatorCache {
   op?: CascadeAutoOperator | undefined;
   /** Marks (`marked` changes) that wait for the next write instead of making one: a pin left longer only costs room. */
   marks?: CounterChange[];
+  /** The process each write names as the counters' writer (`status.writer`); none, a write leaves the name as it was. */
+  writer?: (() => string | undefined) | undefined;
+  /** Told each operator this process wrote, as returned. */
+  wrote?: ((op: CascadeAutoOperator) => void) | undefined;
 }
 
 /**
@@ -82,8 +88,10 @@ async function writeFrom(
   const marks = [...(cache.marks ?? [])];
   const next = nextStatus(op, [...marks, ...(await uncounted(deps, op, changes))]);
   if (next === op.status) return op;
-  const written = await deps.store.writeOperatorStatus(op, next!);
+  const writer = cache.writer?.();
+  const written = await deps.store.writeOperatorStatus(op, writer ? { ...next, writer } : next!);
   cache.op = written;
+  cache.wrote?.(written);
   cache.marks = cache.marks?.filter((m) => !marks.includes(m));
   tellPromoted(deps, { before: op, after: written }, [...changes]);
   return written;
@@ -184,20 +192,57 @@ export function cacheOf(caches: OperatorCaches, scenario: string): OperatorCache
   return cache;
 }
 
+/** A scenario's counter in this process: its cached operator copy and its group commit. */
+interface ScenarioCounter {
+  scenario: string;
+  cache: OperatorCache;
+  write: (change: CounterChange) => Promise<CascadeAutoOperator | undefined>;
+  hooks: Pick<EngineDeps['hooks'], 'countLeft'>;
+}
+
+/**
+ * A change left to the process that holds the counters (core/counter-holder.ts):
+ * the operator once a copy shows it counted. A mark is the holder's to read off
+ * the run. Past the wait the change is written here.
+ */
+function leftWith(
+  holder: CounterHolder,
+  to: ScenarioCounter,
+  change: LeftToHolder,
+): Promise<CascadeAutoOperator | undefined> {
+  if (change.kind === 'marked') return Promise.resolve(undefined);
+  const key = counterKey(change);
+  const held = to.cache.op;
+  if (held?.status?.countedRuns?.includes(key)) {
+    to.hooks.countLeft('counted');
+    return Promise.resolve(held);
+  }
+  return holder.counted(to.scenario, key).then((op) => {
+    to.hooks.countLeft(op ? 'counted' : 'written');
+    return op ?? to.write(change);
+  });
+}
+
 /**
  * One group commit per scenario, each with its cached copy of the operator
  * (counter-batcher.ts): the function's counter. `caches` is shared with the
- * process's watch of operators, which keeps the copies fresh.
+ * process's watch of operators, which keeps the copies fresh. Each write names
+ * this process as the writer; a start, an end or a mark is left to another
+ * process while it holds the counters.
  */
 export function batchedCounter(
   deps: Pick<EngineDeps, 'store' | 'config' | 'hooks'>,
   caches: OperatorCaches = new Map(),
+  holder: CounterHolder = NO_HOLDER,
 ): Counter {
   return perScenario((scenario) => {
     const operator = cacheOf(caches, scenario);
+    Object.assign(operator, { writer: holder.name, wrote: holder.wrote });
     const write = counterBatcher((changes) => writeCounters(deps, changes, operator, scenario));
+    const counter: ScenarioCounter = { scenario, cache: operator, write, hooks: deps.hooks };
     return (change: CounterChange, seen?: CascadeAutoOperator) => {
       offerOperator(operator, seen);
+      if (leftToHolder(change) && holder.holder(scenario) === 'other') return leftWith(holder, counter, change);
       // A mark rides on the next write rather than making one of its own, unless too many wait.
       if (change.kind !== 'marked') return write(change);
       const marks = (operator.marks ??= []);
