@@ -97,7 +97,7 @@ function openWatches(
   const timer = setTimeout(() => {
     const { watched } = to.deps;
     open.push(watchJobs(conn, namespace, { see: to.heldJobs.see, log }));
-    open.push(watchOperators(conn, namespace, { see: watched.operator, log }));
+    open.push(watchOperators(conn, namespace, { see: watched.operator, opened: watched.operatorsOpen, log }));
     open.push(watchRuns(conn, namespace, { see: watched.run, opened: watched.runsOpen, log }));
   }, WATCHES_AFTER_MS);
   timer.unref();

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { CascadeAutoOperatorStatus } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
-import { HOLD_MARGIN_MS, HOLD_MS, holderOf, leftToHolder, owedChanges } from './counter-holder.ts';
+import {
+  HOLD_MARGIN_MS,
+  HOLD_MS,
+  holderOf,
+  leftToHolder,
+  mayOwe,
+  owedChanges,
+  WAIT_CAP_MS,
+  WAIT_MS,
+  waitOver,
+} from './counter-holder.ts';
 import { applyCounter, type CounterChange } from './counters.ts';
 
 const run = (status: CascadeRun['status'], extra: Partial<CascadeRun['metadata']> = {}): CascadeRun =>
@@ -79,5 +89,27 @@ describe('owedChanges', () => {
   it('a running run owes nothing, and a run being deleted owes nothing here', () => {
     expect(owedChanges(run({ phase: 'Running' }), { countedRuns: ['start:x'] })).toEqual([]);
     expect(owedChanges(run(undefined, { deletionTimestamp: '2026-12-02T00:00:00Z' }), undefined)).toEqual([]);
+  });
+});
+
+describe('mayOwe', () => {
+  it('a run without a phase, or ended and not marked counted, may owe; a running or counted run does not', () => {
+    expect(mayOwe(run(undefined))).toBe(true);
+    expect(mayOwe(run({ phase: 'Cancelled' }))).toBe(true);
+    expect(mayOwe(run({ phase: 'Running' }))).toBe(false);
+    expect(mayOwe(run({ phase: 'Succeeded', counted: true }))).toBe(false);
+  });
+});
+
+describe('waitOver', () => {
+  it('goes on while another process holds and its writes keep coming, up to the cap', () => {
+    expect(waitOver({ holder: 'other', sinceLastWrite: WAIT_MS - 1, waited: WAIT_CAP_MS - 1 })).toBe(false);
+    expect(waitOver({ holder: 'other', sinceLastWrite: 0, waited: WAIT_CAP_MS })).toBe(true);
+  });
+  it('is over once the holder is silent, gone, or this process', () => {
+    expect(waitOver({ holder: 'other', sinceLastWrite: WAIT_MS, waited: 0 })).toBe(true);
+    expect(waitOver({ holder: 'other', sinceLastWrite: undefined, waited: 0 })).toBe(true);
+    expect(waitOver({ holder: 'none', sinceLastWrite: 0, waited: 0 })).toBe(true);
+    expect(waitOver({ holder: 'self', sinceLastWrite: 0, waited: 0 })).toBe(true);
   });
 });

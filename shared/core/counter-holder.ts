@@ -19,8 +19,22 @@ export const HOLD_MS = 10_000;
  */
 export const HOLD_MARGIN_MS = 5_000;
 
-/** How long a process waits to see its count written by the holder; then it writes the count itself. */
+/** A process waiting for the holder to count its change gives up once the holder's writes stop this long. */
 export const WAIT_MS = 5_000;
+
+/** The longest a process waits for the holder to count its change, however busy the holder is. */
+export const WAIT_CAP_MS = 30_000;
+
+/**
+ * Whether a process stops waiting for the holder to count its change, and
+ * writes it itself: once another process no longer holds, once the holder's
+ * writes stopped WAIT_MS ago (it died), or after WAIT_CAP_MS in all. A busy
+ * holder, whose writes keep coming, is waited for.
+ */
+export function waitOver(w: { holder: Holder; sinceLastWrite: number | undefined; waited: number }): boolean {
+  if (w.holder !== 'other' || w.sinceLastWrite === undefined) return true;
+  return w.sinceLastWrite >= WAIT_MS || w.waited >= WAIT_CAP_MS;
+}
 
 /** The last write of an operator this process's watch showed: who wrote it, and when it was seen. */
 export interface LastWrite {
@@ -92,4 +106,9 @@ export function owedChanges(run: CascadeRun, status: CascadeAutoOperatorStatus |
     if (!counted.has(counterKey(end))) out.push(end);
   }
   return [...out, ...marksOwed(run, status)];
+}
+
+/** Whether `run` may owe a start or an end, whatever its operator shows: no phase yet, or ended and not marked counted. */
+export function mayOwe(run: CascadeRun): boolean {
+  return owedChanges(run, undefined).some((c) => c.kind !== 'marked');
 }

@@ -61,6 +61,8 @@ export interface Watched {
   run: (change: WatchChange, run: CascadeRun) => void;
   /** Whether the watch of runs is open. */
   runsOpen: (open: boolean) => void;
+  /** Whether the watch of operators is open. */
+  operatorsOpen: (open: boolean) => void;
 }
 
 export interface EngineDeps extends EngineBase {

@@ -14,14 +14,15 @@ import {
   offerWatched,
   type OperatorCaches,
 } from './operator/operator-counters.ts';
-import { counterHolder, countForOthers } from './operator/counter-holder.ts';
+import { counterHolder } from './operator/counter-holder.ts';
+import { countForOthers } from './operator/count-for-others.ts';
 import { inlineOutbox, type Outbox } from './process/outbox.ts';
 import { NO_WAKEUPS, retryTimers } from './process/retry-timers.ts';
 import { NO_RUN_CACHE, runCache } from './process/run-cache.ts';
 import { runLock, UNLOCKED } from './process/run-lock.ts';
 
 /** The janitor watches nothing. */
-const NOT_WATCHED: Watched = { operator: () => {}, run: () => {}, runsOpen: () => {} };
+const NOT_WATCHED: Watched = { operator: () => {}, run: () => {}, runsOpen: () => {}, operatorsOpen: () => {} };
 
 /** Hooks that do nothing: the janitor has no metrics to count. */
 export function noHooks(): EngineHooks {
@@ -48,6 +49,7 @@ export function functionEngine(
   const holder = counterHolder();
   const counter = batchedCounter({ ...base, hooks }, operators, holder);
   const runs = runCache();
+  const forOthers = countForOthers({ ...base, counter }, holder);
   return {
     ...base,
     hooks,
@@ -68,9 +70,10 @@ export function functionEngine(
       },
       run: (change, run) => {
         runs.offer(change, run);
-        countForOthers({ ...base, counter }, holder, change, run);
+        forOthers.run(change, run);
       },
       runsOpen: holder.runsWatched,
+      operatorsOpen: holder.operatorsWatched,
     },
     starts: new Map(),
   };

@@ -46,6 +46,14 @@ function fakeStore() {
     bump: () => {
       op = { ...op, metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) } };
     },
+    /** Another process's write, naming it. */
+    writtenBy: (writer: string) => {
+      op = {
+        ...op,
+        status: { ...op.status, writer },
+        metadata: { ...op.metadata, resourceVersion: String(Number(op.metadata.resourceVersion) + 1) },
+      };
+    },
     limit: (maxConcurrentRuns: number) => {
       op = { ...op, spec: { ...op.spec, maxConcurrentRuns } };
     },
@@ -213,6 +221,7 @@ describe('one writer among processes (counter-holder.ts)', () => {
     const left: string[] = [];
     const hooks = { ...noHooks(), countLeft: (outcome: string) => void left.push(outcome) };
     const me = counterHolder(Date.now, 'me');
+    me.operatorsWatched(true);
     const count = batchedCounter({ ...deps(f.store), hooks }, new Map(), me);
     await count({ kind: 'started', run: 'z' }, 's');
     expect(f.now().status?.writer, 'no name while its watch of runs is not open').toBeUndefined();
@@ -229,5 +238,19 @@ describe('one writer among processes (counter-holder.ts)', () => {
     expect((await started)?.metadata.resourceVersion).toBe('9');
     expect(f.calls).toEqual([]);
     expect(left).toEqual(['counted']);
+  });
+
+  it('a process that cannot hold yet learns the writer from the copy it reads after a refused write', async () => {
+    const f = fakeStore();
+    const me = counterHolder(Date.now, 'me');
+    me.operatorsWatched(true);
+    const count = batchedCounter(deps(f.store), new Map(), me);
+    await count({ kind: 'started', run: 'a' }, 's');
+    expect(me.holder('s')).toBe('none');
+    f.writtenBy('them');
+    await count({ kind: 'started', run: 'b' }, 's');
+    expect(f.calls.slice(-3)).toEqual(['put', 'get', 'put']);
+    expect(f.now().status?.writer, 'its write keeps the name').toBe('them');
+    expect(me.holder('s')).toBe('other');
   });
 });

@@ -26,8 +26,8 @@ export interface OperatorCache {
   marks?: CounterChange[];
   /** The process each write names as the counters' writer (`status.writer`); none, a write leaves the name as it was. */
   writer?: (() => string | undefined) | undefined;
-  /** Told each operator this process wrote, as returned. */
-  wrote?: ((op: CascadeAutoOperator) => void) | undefined;
+  /** Told each copy known to be recent: one this process wrote, as returned, or one read after a write was refused. */
+  recent?: ((op: CascadeAutoOperator) => void) | undefined;
 }
 
 /**
@@ -91,7 +91,7 @@ async function writeFrom(
   const writer = cache.writer?.();
   const written = await deps.store.writeOperatorStatus(op, writer ? { ...next, writer } : next!);
   cache.op = written;
-  cache.wrote?.(written);
+  cache.recent?.(written);
   cache.marks = cache.marks?.filter((m) => !marks.includes(m));
   tellPromoted(deps, { before: op, after: written }, [...changes]);
   return written;
@@ -110,14 +110,18 @@ export async function writeCounters(
   cache: OperatorCache = {},
   scenario = deps.config.scenarioName,
 ): Promise<CascadeAutoOperator | undefined> {
+  let refused = false;
   for (let attempt = 1; attempt <= COUNT_ATTEMPTS; attempt++) {
     const cached = cache.op;
     cache.op = undefined;
     const op = cached ?? (await deps.store.getOperator(scenario));
     if (!op) return undefined;
+    // A copy read after a refusal shows a write made since this process's copy: its writer is alive.
+    if (refused && !cached) cache.recent?.(op);
     try {
       return await writeFrom(deps, op, changes, cache);
     } catch (error) {
+      refused = true;
       if (staleCache(cached, error)) continue;
       if (apiErrorKind(error) !== 'conflict') throw error;
       deps.hooks.conflict();
@@ -237,7 +241,7 @@ export function batchedCounter(
 ): Counter {
   return perScenario((scenario) => {
     const operator = cacheOf(caches, scenario);
-    Object.assign(operator, { writer: holder.name, wrote: holder.wrote });
+    Object.assign(operator, { writer: () => holder.name(scenario), recent: holder.recent });
     const write = counterBatcher((changes) => writeCounters(deps, changes, operator, scenario));
     const counter: ScenarioCounter = { scenario, cache: operator, write, hooks: deps.hooks };
     return (change: CounterChange, seen?: CascadeAutoOperator) => {
