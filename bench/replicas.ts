@@ -9,6 +9,7 @@ import { auditLinesSince, auditMark, countByClient } from '../local/audit-log.ts
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { benchFunction } from './entry.ts';
+import { parseMetrics } from './prom.ts';
 import { install, scenario, type Install } from './install.ts';
 import { distribution, type Distribution } from './stats.ts';
 import { DEFAULT_BUCKET, ended, kubernetesSteps, sendAll } from './sustained.ts';
@@ -43,10 +44,28 @@ export interface ReplicaLevel {
   /** The replicas' requests, all together (they share one ServiceAccount). */
   operator: OperatorRequests;
   perRun: OperatorRequests;
+  /** Starts and ends the replicas left to the one that writes the counters: counted by it, or written after the wait. */
+  countsLeft: { counted: number; written: number };
+}
+
+/** cascade_counts_left_total of every replica, summed, by outcome. */
+async function countsLeft(fns: readonly FunctionProcess[]): Promise<{ counted: number; written: number }> {
+  const texts = await Promise.all(fns.map(async (f) => (await fetch(f.metricsUrl)).text()));
+  const samples = texts.flatMap((t) => parseMetrics(t, 'cascade_counts_left_total'));
+  const of = (outcome: string) =>
+    samples.filter((s) => s.labels['outcome'] === outcome).reduce((sum, s) => sum + s.value, 0);
+  return { counted: of('counted'), written: of('written') };
 }
 
 /** N run requests at once to the replicas the Broker has now. */
-async function level(cp: ControlPlane, inst: Install, replicas: number, runs: number): Promise<ReplicaLevel> {
+async function level(
+  cp: ControlPlane,
+  inst: Install,
+  fns: readonly FunctionProcess[],
+  runs: number,
+): Promise<ReplicaLevel> {
+  const replicas = fns.length;
+  const left0 = await countsLeft(fns);
   const mark = auditMark(cp.auditLog);
   const a0 = inst.broker.attempts.length;
   const start = performance.now();
@@ -65,6 +84,7 @@ async function level(cp: ControlPlane, inst: Install, replicas: number, runs: nu
   const operator = operatorRequests(lines, inst.identities.function!);
   const byVerb = countByClient(lines, { function: inst.identities.function! }).function!.byVerb;
   const per = (v: number) => v / Math.max(1, sent.names.length);
+  const left = await countsLeft(fns);
   return {
     replicas,
     runs,
@@ -85,6 +105,7 @@ async function level(cp: ControlPlane, inst: Install, replicas: number, runs: nu
       conflicts: per(operator.conflicts),
       reads: per(operator.reads),
     },
+    countsLeft: { counted: left.counted - left0.counted, written: left.written - left0.written },
   };
 }
 
@@ -102,10 +123,10 @@ export async function replicaLevels(
     for (const n of opts.replicas) {
       while (more.length + 1 < n) more.push(await startFunction(inst.env, benchFunction()));
       inst.broker.setAddresses('Service/cascade', [inst.fn.url, ...more.map((f) => f.url)]);
-      const l = await level(cp, inst, n, opts.runs);
+      const l = await level(cp, inst, [inst.fn, ...more], opts.runs);
       out.push(l);
       log(
-        `replicas ${n}, ${l.runs} at once: ${l.seconds.toFixed(1)} s; operator status writes ${l.operator.statusWrites}, 409 ${l.operator.conflicts} (${l.perRun.conflicts.toFixed(2)} per run), reads ${l.operator.reads}; ` +
+        `replicas ${n}, ${l.runs} at once: ${l.seconds.toFixed(1)} s; operator status writes ${l.operator.statusWrites}, 409 ${l.operator.conflicts} (${l.perRun.conflicts.toFixed(2)} per run), reads ${l.operator.reads}; counts left ${l.countsLeft.counted} counted, ${l.countsLeft.written} written; ` +
           `function requests per run ${l.perRun.requests.toFixed(1)}; progress 429/5xx ${l.replies.progress.r429}/${l.replies.progress.r5xx}, run requests 429/5xx ${l.replies.runRequests.r429}/${l.replies.runRequests.r5xx}; step p99 ${l.stepMs.p99?.toFixed(0)} ms, Job added → complete p50/p99 ${l.kubernetesStepMs.p50?.toFixed(0)}/${l.kubernetesStepMs.p99?.toFixed(0)} ms, unfinished ${l.unfinished}; ${JSON.stringify(l.byVerb)}; 409 ${JSON.stringify(l.conflictsByVerb)}, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms`,
       );
     }
