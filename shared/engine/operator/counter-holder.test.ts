@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../../api/cascade-run.ts';
 import type { CounterChange } from '../../core/counters.ts';
-import { HOLD_MS, WAIT_MS } from '../../core/counter-holder.ts';
+import { HOLD_MS, WAIT_CAP_MS, WAIT_MS } from '../../core/counter-holder.ts';
 import { counterHolder } from './counter-holder.ts';
 import { countForOthers } from './count-for-others.ts';
 
@@ -72,7 +72,7 @@ describe('counterHolder', () => {
     h.operatorSeen('MODIFIED', op('1', 'them'));
     let over = false;
     const waited = h.counted('s', 'start:c', 5).then((r) => ((over = true), r));
-    for (let i = 2; i < 6; i++) {
+    for (let i = 2; i < 4; i++) {
       c.pass(WAIT_MS - 1);
       h.operatorSeen('MODIFIED', op(String(i), 'them'));
       await new Promise((r) => setTimeout(r, 15));
@@ -81,6 +81,17 @@ describe('counterHolder', () => {
     c.pass(WAIT_MS);
     expect(await waited).toBeUndefined();
     expect(h.holder('s'), 'the writer that did not count is no longer taken as alive').toBe('none');
+  });
+
+  it('is given up after the cap however busy the holder is', async () => {
+    const c = clock();
+    const h = counterHolder(c.now, 'me');
+    h.operatorsWatched(true);
+    h.operatorSeen('MODIFIED', op('1', 'them'));
+    const waited = h.counted('s', 'start:c', 5);
+    c.pass(WAIT_CAP_MS);
+    h.operatorSeen('MODIFIED', op('2', 'them'));
+    expect(await waited).toBeUndefined();
   });
 
   it('no holder, or none any more: the wait is over at the first check', async () => {
