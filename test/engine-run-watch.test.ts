@@ -5,7 +5,9 @@
 // read of the run. Without the watch, A's copy is stale: it does not show the
 // second step started, so A reads the run again before it acts. (A stale copy
 // that would act is refused at its write with a 409, then read again:
-// engine-stale-decider.test.ts.) Counted from the audit log.
+// engine-stale-decider.test.ts.) An ended copy may have been resumed since:
+// a module result that changes nothing on it reads the run. Counted from the
+// audit log.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { auditLogOf, auditMark } from '../local/audit-log.ts';
 import type { EngineDeps } from '../shared/engine/deps.ts';
@@ -82,5 +84,22 @@ describe("a run another replica moved, with the process's watch of the runs", ()
     const a = replica(false);
     const b = replica(false);
     expect(await secondStepOnA(a, b, '0b5e2-unwatched', false)).toEqual({ statusWrites: 1, reads: 1 });
+  });
+});
+
+describe('a module result on an ended copy the process holds', () => {
+  it('that changes nothing on the copy is decided from the run as stored: another writer may have resumed it', async () => {
+    const a = replica(false);
+    const started = await startRun(a, { turlinfo: 's3://in/x.tgz', iuid: '0b5e3-ended' });
+    const run = String((started as { body: Record<string, unknown> }).body.run);
+    const result = (modulename: string) => ({ runname: run, modulename, moduleresult: 'success' });
+    for (const m of ['first', 'second', 'third'])
+      expect(await acceptModuleResult(a, result(m))).toMatchObject({ body: { verdict: 'applied' } });
+    expect((await h.getRun(run)).status?.phase).toBe('Succeeded');
+    expect(a.runs.get(run)?.status?.phase, 'A holds the ended copy').toBe('Succeeded');
+    const mark = auditMark(auditLogOf(adminKubeconfigPath()));
+    expect(await acceptModuleResult(a, result('third'))).toMatchObject({ body: { run } });
+    const calls = (await functionRequests(h.ns, mark, 0)).byVerb;
+    expect(calls['cascaderuns get']).toBe(1);
   });
 });

@@ -6,6 +6,7 @@
 // no uid: the next look with every Job listed creates it. A status write
 // conflict means someone else moved the run: reload.
 import type { CascadeRun } from '../../api/cascade-run.ts';
+import { isTerminalPhase } from '../../api/run-status.ts';
 import { decide } from '../../core/decide.ts';
 import type { IgnoredJob } from '../../core/job-identity.ts';
 import { observeJob, type ObservedJob } from '../../core/observed-job.ts';
@@ -180,14 +181,29 @@ async function confirmClaims(deps: EngineDeps, source: Source, run: CascadeRun):
 }
 
 /**
+ * An ended copy may have been resumed, or marked owed again, by another writer
+ * since the watch last showed the run: a module result that changes nothing on
+ * it is decided again from the run as stored.
+ */
+function endedCopyIgnores(run: CascadeRun, decision: Decision, fact: Fact): boolean {
+  const ignores = !decision.changed && decision.actions.length === 0;
+  return fact.kind === 'ModuleResult' && isTerminalPhase(run.status?.phase) && ignores;
+}
+
+/**
  * A cached copy's decision is acted on only through a status write, guarded by
  * its resourceVersion, or when it only deletes Jobs of succeeded steps:
  * settled-delete.ts. Anything else reads the run again. True: the source is no
  * longer the cached copy.
  */
-function distrusted(source: Source, run: CascadeRun, decision: Decision, rejected: boolean): boolean {
+function distrusted(
+  source: Source,
+  run: CascadeRun,
+  decision: Decision,
+  why: { rejected: boolean; fact: Fact },
+): boolean {
   const acting = !decision.changed && decision.actions.length > 0 && !onlySettledDeletes(run, decision);
-  const distrust = source.cached && (rejected || acting);
+  const distrust = source.cached && (why.rejected || acting || endedCopyIgnores(run, decision, why.fact));
   if (distrust) source.cached = false;
   return distrust;
 }
@@ -293,7 +309,7 @@ async function attemptOnce(
     partialJobs: source.shown !== undefined,
   });
   const rejected = decision.verdict === 'unknown-module' || decision.verdict === 'not-started';
-  if (distrusted(source, run, decision, rejected)) return 'again';
+  if (distrusted(source, run, decision, { rejected, fact })) return 'again';
   if (rejected) return { kind: 'rejected', decision };
   if (decision.unseenJob !== undefined && source.shown !== undefined) {
     listEveryJob(source, run, decision);
