@@ -54,7 +54,6 @@ export interface EngineBase {
   notify: (event: RunEndEvent, signal?: AbortSignal) => Promise<boolean>;
 }
 
-/** The engine's parts. The function's are per-process machinery; the janitor's do each thing at once (profiles.ts). */
 /** What the function's watches of operators and runs feed. */
 export interface Watched {
   operator: (change: WatchChange, op: CascadeAutoOperator) => void;
@@ -65,6 +64,7 @@ export interface Watched {
   operatorsOpen: (open: boolean) => void;
 }
 
+/** The engine's parts. The function's are per-process machinery; the janitor's do each thing at once (profiles.ts). */
 export interface EngineDeps extends EngineBase {
   hooks: EngineHooks;
   /** Where run-end events are sent: after the reply in the function, before returning in the janitor. */
