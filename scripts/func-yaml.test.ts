@@ -166,7 +166,13 @@ describe('Procfile', () => {
     expect(read('deploy/func/kustomization.yaml')).toContain('/cnb/process/janitor');
   });
 
-  it("is built as func's TypeScript template is: the buildpack runs the `build` script", () => {
-    expect(func.build.buildEnvs).toEqual([{ name: 'BP_NODE_RUN_SCRIPTS', value: 'build' }]);
+  it("is built as func's TypeScript template is: the buildpack runs the `build` script, on Node.js 24", () => {
+    expect(func.build.buildEnvs).toEqual([
+      { name: 'BP_NODE_RUN_SCRIPTS', value: 'build' },
+      { name: 'BP_NODE_VERSION', value: '24' },
+    ]);
+    // the same major as the npm package `node` the tests and the Containerfile run on
+    const pkg = JSON.parse(read('package.json')) as { devDependencies: Record<string, string> };
+    expect(pkg.devDependencies.node!.split('.')[0]).toBe('24');
   });
 });
