@@ -327,6 +327,8 @@ describe('a valid run request is kept byte for byte', () => {
       ob: ' org ',
       src: '',
     });
+    // its first Job follows the reply: the snapshot of the refused request is taken after it
+    await h.waitStarted(`${SCENARIO}-edge9`);
     await refused(['', { ...body, iuid: 'EdGe9_x-1\n' }, JSON_TYPE, 400, /^run request: iuid: must be 1-64/]);
 
     // A module the run does not have, named in 253 characters: quoted and cut.

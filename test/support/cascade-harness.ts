@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CustomObjectsApi, Watch, type V1Job } from '@kubernetes/client-node';
+import { BatchV1Api, CustomObjectsApi, Watch, type V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator.ts';
 import { isTerminalPhase, type CascadeRun } from '../../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../../shared/api/scenario.ts';
@@ -226,6 +226,7 @@ async function scenarioSource(
 export async function cascadeHarness(opts: HarnessOptions) {
   const ns = await createTestNamespace('cascade-e2e');
   const custom = adminKubeConfig().makeApiClient(CustomObjectsApi);
+  const batch = adminKubeConfig().makeApiClient(BatchV1Api);
   const env = {
     ...(await scenarioSource(ns, opts, custom)),
     KUBECONFIG: await functionKubeconfig(adminKubeConfig(), ns),
@@ -320,6 +321,23 @@ export async function cascadeHarness(opts: HarnessOptions) {
         plural: 'cascadeautooperators',
         name: SCENARIO,
       }) as Promise<CascadeAutoOperator>,
+    /**
+     * Waits for what follows a run request's reply (docs/contract.md): the
+     * run's first decision, and its first Job unless it is queued or ended.
+     * A test that reads state right after a reply waits for this first.
+     */
+    waitStarted: (name: string) =>
+      waitFor(
+        async () => {
+          const phase = (await getRun(name)).status?.phase;
+          if (!phase) return undefined;
+          if (phase === 'Queued' || isTerminalPhase(phase)) return phase;
+          const selector = `${LABEL_RUN}=${name}`;
+          const listed = await batch.listNamespacedJob({ namespace: ns, labelSelector: selector });
+          return listed.items.length > 0 && phase;
+        },
+        { message: `run ${name} started` },
+      ),
     waitEnded: (name: string, timeoutMs = 60_000) =>
       waitFor(
         async () => {
