@@ -24,10 +24,11 @@
 // Reflector stops reading the watch until the send ends; no K_SINK_TIMEOUT,
 // no OIDC, no TLS, no CloudEvent overrides.
 import { randomUUID } from 'node:crypto';
-import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../shared/api/group.ts';
 import { LABEL_RUN } from '../shared/names.ts';
 import { keptWatch } from './kept-watch.ts';
+import { objectApi } from './kube-client.ts';
 
 const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };
 
@@ -172,7 +173,7 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
   let count = 0;
   let stopped = false;
   const source = opts.kc.getCurrentCluster()?.server ?? '';
-  const objects = opts.kc.makeApiClient(KubernetesObjectApi);
+  const objects = objectApi(opts.kc);
   const watches = (opts.resources ?? ['jobs', 'cascaderuns']).map((name) => {
     const resource = RESOURCES[name];
     const queues = [opts.sink].flat().map((sink) => ({ sink, enqueue: serial() }));

@@ -3,6 +3,7 @@
 // namespace and the demo CascadeAutoOperator created when missing.
 import { readFileSync } from 'node:fs';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { apiClient } from './kube-client.ts';
 import { apiserverReady, readClusterInfo } from './cluster/cluster-state.ts';
 import { startCluster } from './cluster/cluster.ts';
 import { applyCrds } from './cluster/crds.ts';
@@ -40,10 +41,10 @@ export async function prepareNamespace(
   await applyCrds(kubeconfig);
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
-  await ignoreExisting(kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } }));
+  await ignoreExisting(apiClient(kc, CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } }));
   const scenario = JSON.parse(readFileSync(scenarioFile, 'utf8')) as { cascademodules: unknown[] };
   await ignoreExisting(
-    kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    apiClient(kc, CustomObjectsApi).createNamespacedCustomObject({
       group: 'cascade.cascade.net',
       version: 'v1alpha1',
       namespace,

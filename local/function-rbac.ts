@@ -4,9 +4,10 @@
 // So tests run the function with exactly the permissions it is deployed with.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
 import { repoRoot } from './cluster/paths.ts';
+import { objectApi } from './kube-client.ts';
 import { apiStatus, serviceAccountKubeConfig } from './kube.ts';
 import { tempDir } from './temp-dir.ts';
 
@@ -30,7 +31,7 @@ export async function applyManifests(
   objects: KubernetesObject[],
   existingOk = false,
 ): Promise<void> {
-  const api = KubernetesObjectApi.makeApiClient(admin);
+  const api = objectApi(admin);
   for (const obj of objects) {
     try {
       await api.create(obj);

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { pollUntil } from './cluster/poll.ts';
+import { apiClient } from './kube-client.ts';
 
 export { sleep } from './cluster/poll.ts';
 
@@ -49,7 +50,7 @@ export function waitFor<T>(
  */
 export async function createNamespace(admin: KubeConfig, prefix: string): Promise<string> {
   const name = `${prefix}-${randomBytes(4).toString('hex')}`;
-  const core = admin.makeApiClient(CoreV1Api);
+  const core = apiClient(admin, CoreV1Api);
   await core.createNamespace({ body: { metadata: { name, labels: { 'cascade.cascade.net/test': 'true' } } } });
   await waitFor(() => core.readNamespacedServiceAccount({ name: 'default', namespace: name }), {
     timeoutMs: 30_000,
@@ -64,7 +65,7 @@ export async function createNamespace(admin: KubeConfig, prefix: string): Promis
  * which would keep the namespace Terminating: drop every finalizer of them.
  */
 async function releaseOperators(admin: KubeConfig, namespace: string): Promise<void> {
-  const custom = admin.makeApiClient(CustomObjectsApi);
+  const custom = apiClient(admin, CustomObjectsApi);
   const at = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace, plural: 'cascadeautooperators' };
   type Listed = { metadata?: { name?: string; finalizers?: string[] } }[];
   // A CRD just established answers 429 "storage is (re)initializing" for a moment: waitFor tries again.
@@ -100,7 +101,7 @@ async function releaseOperators(admin: KubeConfig, namespace: string): Promise<v
 export async function deleteNamespace(admin: KubeConfig, name: string): Promise<void> {
   await releaseOperators(admin, name);
   try {
-    await admin.makeApiClient(CoreV1Api).deleteNamespace({ name, propagationPolicy: 'Background' });
+    await apiClient(admin, CoreV1Api).deleteNamespace({ name, propagationPolicy: 'Background' });
   } catch (error) {
     if (apiStatus(error) !== 404) throw error;
   }
@@ -116,7 +117,7 @@ export async function serviceAccountKubeConfig(
   saName: string,
   options: { expirationSeconds?: number } = {},
 ): Promise<KubeConfig> {
-  const response = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+  const response = await apiClient(admin, CoreV1Api).createNamespacedServiceAccountToken({
     name: saName,
     namespace,
     body: { spec: { audiences: [], expirationSeconds: options.expirationSeconds ?? 3600 } },

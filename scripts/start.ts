@@ -10,7 +10,7 @@
 // knative/broker.yaml's annotation does on Eventing 1.17+. Job changes reach
 // the Broker through a local stand-in for Knative's ApiServerSource, as they
 // would on a cluster. Ctrl-C stops everything this started.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubectlPath } from '../local/cluster/crds.ts';
@@ -21,6 +21,7 @@ import { startDeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
 import type { CloudEvent } from '../local/eventing/cloudevent.ts';
 import { bundledCluster, prepareNamespace } from '../local/bundled-cluster.ts';
 import { freePort } from '../local/function-process.ts';
+import { oneLine } from '../local/kube-client.ts';
 import { startQueueProxy, type QueueProxy } from '../local/queue-proxy/queue-proxy.ts';
 
 const port = process.env.PORT ?? '8080';
@@ -44,6 +45,7 @@ async function startEventing(kubeconfig: string) {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
   const deadLetters = await startDeadLetterSink(printDeadLetter);
+  stack.push(() => deadLetters.stop());
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const broker = await startBroker({
     namespace,
@@ -52,13 +54,15 @@ async function startEventing(kubeconfig: string) {
     async: brokerMode === 'async',
     addresses: { 'Service/cascade': [`http://127.0.0.1:${port}`], 'Service/cascade-dead-letters': [deadLetters.url] },
   });
+  stack.push(() => broker.stop());
   const source = await startApiServerSource({
     kc,
     namespace,
     sink: broker.url,
     onError: (e) => log(`apiserver-source: ${String(e)}`),
   });
-  return { broker, deadLetters, source };
+  stack.push(async () => source.stop());
+  return { broker };
 }
 
 /** The function on its port, behind queue-proxy on PORT unless CASCADE_QUEUE_PROXY=off. */
@@ -82,17 +86,12 @@ async function startFunction(kubeconfig: string) {
     ],
     { env, stdio: 'inherit' },
   );
+  stack.push(() => endChild(fn));
   const qp: QueueProxy | undefined = withQueueProxy
-    ? await startQueueProxy({
-        userPort: Number(fnPort),
-        servingPort: Number(port),
-        namespace,
-        lockWaitSeconds: 120,
-      }).catch((error: unknown) => {
-        fn.kill('SIGTERM');
-        throw error;
-      })
+    ? await startQueueProxy({ userPort: Number(fnPort), servingPort: Number(port), namespace, lockWaitSeconds: 120 })
     : undefined;
+  // at once, not the 30 s drain of a pod's queue-proxy
+  if (qp) stack.push(() => qp.stop('SIGKILL'));
   return { fn, fnPort, qp };
 }
 
@@ -123,44 +122,84 @@ function bannerLines(
   ];
 }
 
-async function main(): Promise<void> {
-  const own = process.env.KUBECONFIG ? undefined : await bundledCluster();
-  const kubeconfig = process.env.KUBECONFIG ?? own!.kubeconfig;
-  if (own) await prepareNamespace(kubeconfig, namespace, scenarioName, demoScenario);
-  // the bundled control plane comes with a kubectl of its version
-  const kubectl = own ? kubectlPath() : 'kubectl';
-  const served = await startFunction(kubeconfig);
-  const { fn, qp } = served;
-  // as the kubelet: no traffic before queue-proxy's readiness probe (the function's /ready) passes
-  await qp?.waitReady();
-  const { broker, deadLetters, source } = await startEventing(kubeconfig);
-  process.stderr.write(bannerLines(kubeconfig, kubectl, served, broker.async).join('\n'));
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    source.stop();
-    await broker.stop();
-    await deadLetters.stop();
-    // at once, not the 30 s drain of a pod's queue-proxy
-    await qp?.stop('SIGKILL');
-    if (fn.exitCode === null && fn.signalCode === null) {
-      fn.kill('SIGTERM');
-      await new Promise((r) => fn.once('exit', r));
-    }
-    await own?.stop();
-    process.exit(0);
+/**
+ * What this process started, stopped in the reverse order: after Ctrl-C, and
+ * after any failure, so that a failed start leaves no process and no port.
+ */
+function stopStack() {
+  const stops: (() => Promise<unknown>)[] = [];
+  let stopping: Promise<void> | undefined;
+  return {
+    push: (stop: () => Promise<unknown>) => stops.push(stop),
+    get stopping() {
+      return stopping !== undefined;
+    },
+    stopAll: () =>
+      (stopping ??= (async () => {
+        for (const stop of stops.reverse()) await stop().catch(() => undefined);
+      })()),
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+}
+
+/** Ends `child` with SIGTERM (SIGKILL after 10 s) and resolves once it is gone. */
+async function endChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await gone;
+  clearTimeout(timer);
+}
+
+const stack = stopStack();
+
+async function fail(what: string, error: unknown): Promise<never> {
+  await stack.stopAll();
+  process.stderr.write(`cascade: npm start failed: ${what}: ${oneLine(error)}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  // Ctrl-C while starting stops what started so far
+  const interrupt = () => void stack.stopAll().then(() => process.exit(0));
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  // a part that throws outside of these awaits (an 'error' event, say) stops everything too
+  process.once('uncaughtException', (error) => void fail('a part of npm start crashed', error));
+  let step = 'starting the bundled control plane';
+  try {
+    const own = process.env.KUBECONFIG ? undefined : await bundledCluster();
+    if (own) stack.push(own.stop);
+    const kubeconfig = process.env.KUBECONFIG ?? own!.kubeconfig;
+    step = `preparing namespace ${namespace}`;
+    if (own) await prepareNamespace(kubeconfig, namespace, scenarioName, demoScenario);
+    // the bundled control plane comes with a kubectl of its version
+    const kubectl = own ? kubectlPath() : 'kubectl';
+    step = 'starting the function';
+    const served = await startFunction(kubeconfig);
+    // as the kubelet: no traffic before queue-proxy's readiness probe (the function's /ready) passes
+    step = "waiting for queue-proxy's readiness probe";
+    await served.qp?.waitReady();
+    step = 'starting the Broker stand-in and the ApiServerSource stand-in';
+    const { broker } = await startEventing(kubeconfig);
+    watchChildren(served);
+    process.stderr.write(bannerLines(kubeconfig, kubectl, served, broker.async).join('\n'));
+  } catch (error) {
+    await fail(step, error);
+  }
+}
+
+/** The function or queue-proxy ending on its own ends everything. */
+function watchChildren({ fn, qp }: { fn: ChildProcess; qp: QueueProxy | undefined }): void {
   fn.once('exit', (code) => {
-    if (code !== 0 && code !== null) process.stderr.write(`cascade: the function exited with ${code}\n`);
-    void stop();
+    if (stack.stopping) return;
+    process.stderr.write(`cascade: the function exited with ${code}\n`);
+    void stack.stopAll().then(() => process.exit(1));
   });
   qp?.child.once('exit', (code) => {
-    if (stopping) return;
+    if (stack.stopping) return;
     process.stderr.write(`cascade: queue-proxy exited with ${code}:\n${qp.output().slice(-2000)}\n`);
-    void stop();
+    void stack.stopAll().then(() => process.exit(1));
   });
 }
 
@@ -196,7 +235,4 @@ function printDeadLetter(event: CloudEvent): void {
   );
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`cascade: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+void main();

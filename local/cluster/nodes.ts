@@ -1,5 +1,6 @@
 // The kwok-managed fake nodes and the readiness checks of a fresh cluster.
 import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
+import { apiClient } from '../kube-client.ts';
 import { kwokNodeAnnotation } from './component-commands.ts';
 import { pollUntil } from './poll.ts';
 
@@ -35,7 +36,7 @@ export function nodeManifest(name: string, extra: { labels?: Record<string, stri
 export function adminCoreApi(kubeconfigFile: string): CoreV1Api {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigFile);
-  return kc.makeApiClient(CoreV1Api);
+  return apiClient(kc, CoreV1Api);
 }
 
 export async function createNodes(core: CoreV1Api): Promise<void> {

@@ -208,7 +208,13 @@ async function toDeadLetterSink(
 
 async function listen(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, port = 0) {
   const server = createServer((req, res) => void handle(req, res).catch(() => res.writeHead(500).end()));
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   return { server, port: (server.address() as AddressInfo).port };
 }
 
