@@ -14,6 +14,7 @@ import { BatchV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { knativeConfig } from '../local/eventing/broker.ts';
+import { effectiveDelivery } from '../local/eventing/delivery.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { brokerTrouble, cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { flakyProxy, type FlakyProxy } from './support/flaky-proxy.ts';
@@ -21,7 +22,10 @@ import { adminKubeConfig } from './support/kube.ts';
 import { tempDir } from '../local/temp-dir.ts';
 
 const file = join(tempDir('cascade-delivery-'), 'configuration.json');
-const retriesOf = (trigger: string) => knativeConfig().triggers.find((t) => t.name === trigger)!.delivery!.retry!;
+const retriesOf = (trigger: string) => {
+  const { broker, triggers } = knativeConfig();
+  return effectiveDelivery(triggers.find((t) => t.name === trigger)!.delivery, broker.delivery).retry!;
+};
 let h: Harness;
 let proxy: FlakyProxy;
 

@@ -246,7 +246,7 @@ async function outageTest(tag: string, component: ComponentName): Promise<void> 
     modules: successScenario(STEP_MS),
     source: false,
     faults: true,
-    // Knative's retry schedule of knative/triggers.yaml, 31 s in all: the tests' shortened one ends before
+    // Knative's retry schedule of knative/broker.yaml, 31 s in all: the tests' shortened one ends before
     // a restarted API server answers a loaded machine again, and an event lost so is the janitor's, left out here.
     backoffScale: 1,
     env: { K_SINK: sink.url },

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { knativeConfig, startBroker, type RunningBroker } from '../local/eventing/broker.ts';
 import { startDeadLetterSink, type DeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
+import { effectiveDelivery } from '../local/eventing/delivery.ts';
 import { brokerConfig } from './support/broker-config.ts';
 
 type Answer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
@@ -348,7 +349,10 @@ describe("delivery (the Triggers' retry 5, exponential backoff, dead-letter sink
     subs = [await subscriber([{ status: 200, delayMs: 5000 }, { status: 200 }])];
     dls = await startDeadLetterSink();
     const config = brokerConfig('sync');
-    const triggers = config.triggers.map((t) => ({ ...t, delivery: { ...t.delivery, timeout: 'PT0.2S' } }));
+    const triggers = config.triggers.map((t) => ({
+      ...t,
+      delivery: { ...effectiveDelivery(t.delivery, config.broker.delivery), timeout: 'PT0.2S' },
+    }));
     broker = await startBroker({
       namespace: 'ns',
       backoffScale: 0.001,
@@ -367,7 +371,10 @@ describe("delivery (the Triggers' retry 5, exponential backoff, dead-letter sink
     subs = [await subscriber([{ status: 200, delayMs: 5000 }])];
     dls = await startDeadLetterSink();
     const config = brokerConfig('sync');
-    const triggers = config.triggers.map((t) => ({ ...t, delivery: { ...t.delivery, retry: 1, timeout: 'PT0.1S' } }));
+    const triggers = config.triggers.map((t) => ({
+      ...t,
+      delivery: { ...effectiveDelivery(t.delivery, config.broker.delivery), retry: 1, timeout: 'PT0.1S' },
+    }));
     broker = await startBroker({
       namespace: 'ns',
       backoffScale: 0.001,

@@ -10,6 +10,7 @@ import {
   RUN_REQUESTED,
 } from '../../shared/api/events.ts';
 import { destinationKey, matches, parseBroker, parseTriggers } from './config.ts';
+import { effectiveDelivery } from './delivery.ts';
 
 const knative = join(import.meta.dirname, '../../knative');
 
@@ -35,15 +36,18 @@ describe('knative/triggers.yaml and knative/broker.yaml, as the stand-in reads t
     expect(new Set(triggers.map((t) => t.broker))).toEqual(new Set([broker.name]));
   });
 
-  it('every Trigger and the Broker set retry, backoff, timeout and a dead-letter sink', () => {
-    for (const delivery of [...triggers.map((t) => t.delivery), broker.delivery]) {
-      expect(delivery).toMatchObject({
-        retry: expect.any(Number),
-        backoffPolicy: expect.any(String),
-        backoffDelay: expect.any(String),
-        timeout: expect.any(String),
-      });
-      expect(destinationKey(delivery!.deadLetterSink!)).toBe('Service/cascade-dead-letters');
+  it("no Trigger sets a delivery: each delivers with the Broker's, retries, backoff, timeout and dead-letter sink", () => {
+    expect(triggers.filter((t) => t.delivery !== undefined).map((t) => t.name)).toEqual([]);
+    expect(broker.delivery).toMatchObject({
+      retry: 5,
+      backoffPolicy: 'exponential',
+      backoffDelay: 'PT1S',
+      timeout: 'PT30S',
+    });
+    for (const t of triggers) {
+      const spec = effectiveDelivery(t.delivery, broker.delivery);
+      expect(spec).toEqual(broker.delivery);
+      expect(destinationKey(spec.deadLetterSink!)).toBe('Service/cascade-dead-letters');
     }
   });
 });

@@ -220,7 +220,7 @@ async function soak(cluster: RunningCluster): Promise<string[]> {
     replicas: 2,
     source: 2,
     faults: true,
-    // Knative's retry schedule of knative/triggers.yaml, not the tests' shortened one.
+    // Knative's retry schedule of knative/broker.yaml, not the tests' shortened one.
     backoffScale: 1,
     operatorSpec: { maxConcurrentRuns: 8 },
     env: { K_SINK: sink.url },

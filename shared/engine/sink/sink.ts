@@ -19,9 +19,9 @@ export interface SinkPolicy {
 /**
  * The function sends in the background (no reply waits): a few retries, then
  * the event is left owed. On a synchronous Broker one POST lasts the whole
- * fan-out to its Triggers. A Trigger delivering as knative/triggers.yaml's do
- * takes at most 6 attempts of 30 s, 31 s of backoff and its dead-letter
- * sink's attempt: 241 s. Each POST gets 250 s, so none is cut in flight and
+ * fan-out to its Triggers. A Trigger of knative/triggers.yaml delivers with
+ * the Broker's delivery (knative/broker.yaml): at most 6 attempts of 30 s,
+ * 31 s of backoff and its dead-letter sink's attempt, 241 s. Each POST gets 250 s, so none is cut in flight and
  * sent again. SIGTERM aborts it (outbox.ts): the event stays owed.
  */
 export const FUNCTION_SINK_POLICY: SinkPolicy = {
