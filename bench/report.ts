@@ -108,6 +108,7 @@ function cost(f: Tree): Section[] {
         ['writes (Events aside)', ...runs.map((r) => fig(at(r, 'perRun', 'function', 'writes')))],
         ['lower bound of writes (3N+2)', ...runs.map((r) => fig(r.lowerBoundWritesPerRun))],
         ['Kubernetes Events', ...runs.map((r) => fig(at(r, 'perRun', 'function', 'events')))],
+        ['ApiServerSource deliveries', ...runs.map((r) => fig(r.sourceDeliveriesPerRun))],
         ['step transitions (N+1)', ...runs.map((r) => fig(r.stepTransitionsPerRun))],
         ['reads per step transition', ...runs.map((r) => vsTarget(at(r, 'functionPerTransition', 'reads'), 1))],
         ['Events per step transition', ...runs.map((r) => vsTarget(at(r, 'functionPerTransition', 'events'), 1))],
