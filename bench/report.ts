@@ -106,7 +106,7 @@ function cost(f: Tree): Section[] {
         ['own requests, Events aside', ...runs.map((r) => (num(r.modules) === 3 ? vsTarget(own(r), 17) : own(r)))],
         ['reads (get, list, watch)', ...runs.map((r) => fig(at(r, 'perRun', 'function', 'reads')))],
         ['writes (Events aside)', ...runs.map((r) => fig(at(r, 'perRun', 'function', 'writes')))],
-        ['lower bound of writes (3N+2)', ...runs.map((r) => fig(r.lowerBoundWritesPerRun))],
+        ['lower bound of writes (2N+3)', ...runs.map((r) => fig(r.lowerBoundWritesPerRun))],
         ['Kubernetes Events', ...runs.map((r) => fig(at(r, 'perRun', 'function', 'events')))],
         ['ApiServerSource deliveries', ...runs.map((r) => fig(r.sourceDeliveriesPerRun))],
         ['step transitions (N+1)', ...runs.map((r) => fig(r.stepTransitionsPerRun))],
