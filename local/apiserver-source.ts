@@ -14,9 +14,10 @@
 // - 5 retries, waiting 100, 200, 400, 800, 1600 ms (50 ms × 2^n), on no
 //   answer and on 404, 413, 425, 429, 502, 503, 504. A 500 or any other
 //   answer is final. A change given up on is logged and dropped;
-// - a watch the API server ends is opened again where it left off
-//   (local/kept-watch.ts); at start, and after a 410 Gone, the current state
-//   is listed and nothing is sent for it.
+// - the shared informer (shared/kube/informer.ts) lists, then watches from
+//   there; a watch the API server ends is opened again where it left off.
+//   Nothing is sent for what a list shows, at start or after a 410 Gone: the
+//   adapter's store ignores a Reflector's Replace.
 // Its sink is the Broker stand-in's ingress (local/eventing/) in `npm start`,
 // the cluster tests and the benchmarks; a few fault tests point it at a
 // function directly. On Knative the real source is used.
@@ -24,10 +25,12 @@
 // Reflector stops reading the watch until the send ends; no K_SINK_TIMEOUT,
 // no OIDC, no TLS, no CloudEvent overrides.
 import { randomUUID } from 'node:crypto';
-import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../shared/api/group.ts';
+import { inform } from '../shared/kube/informer.ts';
+import { httpsTransport } from '../shared/kube/watch-stream.ts';
 import { LABEL_RUN } from '../shared/names.ts';
-import { keptWatch } from './kept-watch.ts';
+import { connectionOf } from './kube-connection.ts';
 
 const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };
 
@@ -172,31 +175,18 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
   let count = 0;
   let stopped = false;
   const source = opts.kc.getCurrentCluster()?.server ?? '';
-  const objects = opts.kc.makeApiClient(KubernetesObjectApi);
+  const conn = connectionOf(opts.kc);
   const watches = (opts.resources ?? ['jobs', 'cascaderuns']).map((name) => {
     const resource = RESOURCES[name];
     const queues = [opts.sink].flat().map((sink) => ({ sink, enqueue: serial() }));
-    return keptWatch({
-      kc: opts.kc,
-      path: resource.path(opts.namespace),
-      query: resource.labelSelector ? { labelSelector: resource.labelSelector } : {},
-      onError: opts.onError,
-      list: async () => {
-        const list = await objects.list(
-          resource.apiVersion,
-          resource.kind,
-          opts.namespace,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          resource.labelSelector,
-        );
-        return list.metadata?.resourceVersion ?? '';
-      },
-      on: (phase, obj) => {
+    const query: Record<string, string> = resource.labelSelector ? { labelSelector: resource.labelSelector } : {};
+    return inform({
+      transport: httpsTransport(conn, resource.path(opts.namespace), query),
+      // A watch lost is opened again by the informer; a list that failed is told.
+      failed: (what, error) => what === 'list' && opts.onError?.(error),
+      on: (phase, obj, listed) => {
         const type = TYPES[phase];
-        if (!type) return;
+        if (!type || listed) return;
         for (const { sink, enqueue } of queues) {
           enqueue(async () => {
             if (stopped) return;
@@ -209,7 +199,7 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
       },
     });
   });
-  await Promise.all(watches.map((w) => w.ready));
+  await Promise.all(watches.map((w) => w.synced));
   return {
     stop: () => {
       stopped = true;
