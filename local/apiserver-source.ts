@@ -176,14 +176,22 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
   let stopped = false;
   const source = opts.kc.getCurrentCluster()?.server ?? '';
   const conn = connectionOf(opts.kc);
+  let firstListFailed: (error: unknown) => void = () => {};
+  const listFailed = new Promise<never>((_resolve, reject) => (firstListFailed = reject));
+  // Only the start waits on it; a list failing later is told to onError alone.
+  listFailed.catch(() => {});
   const watches = (opts.resources ?? ['jobs', 'cascaderuns']).map((name) => {
     const resource = RESOURCES[name];
     const queues = [opts.sink].flat().map((sink) => ({ sink, enqueue: serial() }));
     const query: Record<string, string> = resource.labelSelector ? { labelSelector: resource.labelSelector } : {};
     return inform({
       transport: httpsTransport(conn, resource.path(opts.namespace), query),
-      // A watch lost is opened again by the informer; a list that failed is told.
-      failed: (what, error) => what === 'list' && opts.onError?.(error),
+      // A watch lost is opened again by the informer; a list that failed is told, and fails the start.
+      failed: (what, error) => {
+        if (what !== 'list') return;
+        opts.onError?.(error);
+        firstListFailed(error);
+      },
       on: (phase, obj, listed) => {
         const type = TYPES[phase];
         if (!type || listed) return;
@@ -199,7 +207,12 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
       },
     });
   });
-  await Promise.all(watches.map((w) => w.synced));
+  try {
+    await Promise.race([Promise.all(watches.map((w) => w.synced)), listFailed]);
+  } catch (error) {
+    for (const w of watches) w.stop();
+    throw error;
+  }
   return {
     stop: () => {
       stopped = true;
