@@ -20,7 +20,9 @@ export interface ApiCost {
   perRun: Record<string, ClientRequests>;
   /** The function's requests per step transition. */
   functionPerTransition: ClientRequests;
-  /** Create the run, N+1 status writes (start, each hand-off, end), N Job creates, N Job deletes. */
+  /** The ApiServerSource's changes sent to the Broker (Jobs and CascadeRuns), per run. */
+  sourceDeliveriesPerRun: number;
+  /** Create the run, N+1 status writes (start, each hand-off, end), N Job creates, one delete of the run's Jobs. */
   lowerBoundWritesPerRun: number;
 }
 
@@ -58,6 +60,7 @@ export async function apiCost(
   await runBatch(inst, `warm${modules}x${concurrency}`, 1, 1);
   await new Promise((r) => setTimeout(r, 1000));
   const mark = auditMark(cp.auditLog);
+  const delivered = inst.sourceDeliveries();
   await runBatch(inst, `cost${modules}x${concurrency}`, runs, Math.min(concurrency, runs));
   // The last Jobs' deletions still come back as events for the function to
   // look at, and the audit log is written asynchronously.
@@ -74,7 +77,8 @@ export async function apiCost(
       counts.function ?? { reads: 0, writes: 0, events: 0, byVerb: {} },
       runs * transitions,
     ),
-    lowerBoundWritesPerRun: 3 * modules + 2,
+    sourceDeliveriesPerRun: (inst.sourceDeliveries() - delivered) / runs,
+    lowerBoundWritesPerRun: 2 * modules + 3,
   };
 }
 

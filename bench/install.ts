@@ -75,6 +75,8 @@ export interface Install {
    * saw it), how many attempts, and the run.
    */
   send(body: RunRequestBody | ModuleResultBody): Promise<Delivered>;
+  /** Changes the ApiServerSource stand-in sent the Broker so far, across restarts. */
+  sourceDeliveries(): number;
   /** Starts the function again (same namespace and settings). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -247,6 +249,7 @@ export async function install(
   brokerUrl = broker.url;
   const sourceKc = await apiServerSourceIdentity(kc, ns);
   let source: RunningSource = await startApiServerSource({ kc: sourceKc, namespace: ns, sink: broker.url });
+  let earlierDeliveries = 0;
   const identities = {
     function: serviceAccountUser(ns, 'cascade-function'),
     janitor: serviceAccountUser(ns, 'cascade-janitor'),
@@ -286,8 +289,10 @@ export async function install(
       }
     },
     send: out.send,
+    sourceDeliveries: () => earlierDeliveries + source.delivered(),
     async restart() {
       if (queueProxy) throw new Error('restart() is not supported behind the queue-proxy');
+      earlierDeliveries += source.delivered();
       source.stop();
       await fn.stop();
       fn = await startFunction(env, benchFunction());

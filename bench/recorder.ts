@@ -3,7 +3,9 @@
 // (creationTimestamp has only second resolution). Waiters resolve when a Job
 // appears or a run reaches its Succeeded condition.
 import type { KubeConfig, V1Job } from '@kubernetes/client-node';
-import { keptWatch } from '../local/kept-watch.ts';
+import { connectionOf } from '../local/kube-connection.ts';
+import { inform } from '../shared/kube/informer.ts';
+import { httpsTransport } from '../shared/kube/watch-stream.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
 import { API_VERSION, CASCADE_RUN_PLURAL } from '../shared/api/group.ts';
@@ -81,18 +83,16 @@ export async function startRecorder(kc: KubeConfig, namespace: string): Promise<
     if (t.ended === undefined && c && c.status !== 'Unknown') Object.assign(t, { ended: now, phase: status.phase });
     wake();
   };
-  const w1 = keptWatch({
-    kc,
-    path: `/apis/batch/v1/namespaces/${namespace}/jobs`,
-    query: { labelSelector: LABEL_RUN },
+  const conn = connectionOf(kc);
+  const w1 = inform({
+    transport: httpsTransport(conn, `/apis/batch/v1/namespaces/${namespace}/jobs`, { labelSelector: LABEL_RUN }),
     on: (phase, obj) => onJob(phase, obj as V1Job),
   });
-  const w2 = keptWatch({
-    kc,
-    path: `/apis/${API_VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`,
+  const w2 = inform({
+    transport: httpsTransport(conn, `/apis/${API_VERSION}/namespaces/${namespace}/${CASCADE_RUN_PLURAL}`),
     on: (phase, obj) => onRun(phase, obj as CascadeRun),
   });
-  await Promise.all([w1.ready, w2.ready]);
+  await Promise.all([w1.synced, w2.synced]);
   const wait = <T>(test: () => T | undefined, what: string, timeoutMs: number) =>
     new Promise<T>((resolve, reject) => {
       const now = test();

@@ -14,9 +14,10 @@
 // - 5 retries, waiting 100, 200, 400, 800, 1600 ms (50 ms × 2^n), on no
 //   answer and on 404, 413, 425, 429, 502, 503, 504. A 500 or any other
 //   answer is final. A change given up on is logged and dropped;
-// - a watch the API server ends is opened again where it left off
-//   (local/kept-watch.ts); at start, and after a 410 Gone, the current state
-//   is listed and nothing is sent for it.
+// - the shared informer (shared/kube/informer.ts) lists, then watches from
+//   there; a watch the API server ends is opened again where it left off.
+//   Nothing is sent for what a list shows, at start or after a 410 Gone: the
+//   adapter's store ignores a Reflector's Replace.
 // Its sink is the Broker stand-in's ingress (local/eventing/) in `npm start`,
 // the cluster tests and the benchmarks; a few fault tests point it at a
 // function directly. On Knative the real source is used.
@@ -26,9 +27,12 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../shared/api/group.ts';
+import { inform } from '../shared/kube/informer.ts';
+import { httpsTransport } from '../shared/kube/watch-stream.ts';
 import { LABEL_RUN } from '../shared/names.ts';
-import { keptWatch } from './kept-watch.ts';
-import { objectApi } from './kube-client.ts';
+import { RETRY_BUDGET_MS } from './kube-client.ts';
+import { connectionOf } from './kube-connection.ts';
+import { RETRIED } from './retry-after.ts';
 
 const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };
 
@@ -173,31 +177,35 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
   let count = 0;
   let stopped = false;
   const source = opts.kc.getCurrentCluster()?.server ?? '';
-  const objects = objectApi(opts.kc);
+  const conn = connectionOf(opts.kc);
+  let firstListFailed: (error: unknown) => void = () => {};
+  const listFailed = new Promise<never>((_resolve, reject) => (firstListFailed = reject));
+  // Only the start waits on it; a list failing later is told to onError alone.
+  listFailed.catch(() => {});
+  // A control plane still starting answers 429 or 503: the informer lists
+  // again, for up to RETRY_BUDGET_MS before the start fails.
+  let transient: unknown;
+  let synced = false;
+  const budget = setTimeout(() => firstListFailed(transient ?? new Error('the first list did not end')), RETRY_BUDGET_MS);
   const watches = (opts.resources ?? ['jobs', 'cascaderuns']).map((name) => {
     const resource = RESOURCES[name];
     const queues = [opts.sink].flat().map((sink) => ({ sink, enqueue: serial() }));
-    return keptWatch({
-      kc: opts.kc,
-      path: resource.path(opts.namespace),
-      query: resource.labelSelector ? { labelSelector: resource.labelSelector } : {},
-      onError: opts.onError,
-      list: async () => {
-        const list = await objects.list(
-          resource.apiVersion,
-          resource.kind,
-          opts.namespace,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          resource.labelSelector,
-        );
-        return list.metadata?.resourceVersion ?? '';
+    const query: Record<string, string> = resource.labelSelector ? { labelSelector: resource.labelSelector } : {};
+    return inform({
+      transport: httpsTransport(conn, resource.path(opts.namespace), query),
+      // A watch lost is opened again by the informer; a list that failed is told, and fails the start.
+      failed: (what, error) => {
+        if (what !== 'list') return;
+        if (!synced && RETRIED.has((error as { code?: number } | undefined)?.code ?? 0)) {
+          transient = error;
+          return;
+        }
+        opts.onError?.(error);
+        firstListFailed(error);
       },
-      on: (phase, obj) => {
+      on: (phase, obj, listed) => {
         const type = TYPES[phase];
-        if (!type) return;
+        if (!type || listed) return;
         for (const { sink, enqueue } of queues) {
           enqueue(async () => {
             if (stopped) return;
@@ -210,7 +218,15 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
       },
     });
   });
-  await Promise.all(watches.map((w) => w.ready));
+  try {
+    await Promise.race([Promise.all(watches.map((w) => w.synced)), listFailed]);
+    synced = true;
+  } catch (error) {
+    for (const w of watches) w.stop();
+    throw error;
+  } finally {
+    clearTimeout(budget);
+  }
   return {
     stop: () => {
       stopped = true;

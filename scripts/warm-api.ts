@@ -83,9 +83,16 @@ function read(objects: Map<string, Obj>, plural: string, name: string | undefine
   return found ? [200, found] : [404, notFound];
 }
 
-/** A create (POST to the kind), a replace (PUT to the object) or a delete. */
+/** A delete of the collection: every object of the kind (labels aside). */
+function deleteAll(objects: Map<string, Obj>, plural: string): Answer {
+  for (const key of [...objects.keys()]) if (key.startsWith(`${plural}/`)) objects.delete(key);
+  return [200, { kind: 'List', metadata: {}, items: [] }];
+}
+
+/** A create (POST to the kind), a replace (PUT to the object), a delete, or a delete of the collection. */
 function write(objects: Map<string, Obj>, call: Call, stamp: (o: Obj) => Obj): Answer {
   const { method, plural, name, input } = call;
+  if (method === 'DELETE' && !name) return deleteAll(objects, plural);
   if (method === 'DELETE')
     return name && objects.delete(`${plural}/${name}`) ? [200, { kind: 'Status', status: 'Success' }] : [404, notFound];
   if (!input) return [400, { kind: 'Status', code: 400 }];

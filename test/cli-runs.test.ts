@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { cli } from './support/cli.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
-import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
+import { failSecondScenario, imageModule, successScenario } from './fixtures/scenarios.ts';
 
 // Each test runs several CLI processes, each starting a Node.js that loads client-node: slow on a loaded machine.
 vi.setConfig({ testTimeout: 400_000 });
@@ -153,7 +153,7 @@ describe('kubectl-cascade submit, list, get, watch', () => {
 });
 
 describe('kubectl-cascade logs of a run that succeeded', () => {
-  it("names each module whose Job is gone with its pods (Cascade deletes a succeeded step's Job), in module order", async () => {
+  it("names each module whose Job is gone with its pods (a succeeded run's Jobs go when it ends), in module order", async () => {
     const name = `${SCENARIO}-cli-o`;
     const r = await cli(['logs', name], { namespace: h.ns });
     expect(r).toMatchObject({ code: 0, stdout: '' });
@@ -174,6 +174,34 @@ describe('kubectl-cascade logs of a run that succeeded', () => {
       stdout: '',
       stderr: `error: run ${name} has no module nope (its modules: grayscale, binarization, diff)\n`,
     });
+  });
+});
+
+describe('kubectl-cascade logs of a run in flight', () => {
+  let r: Harness;
+  beforeAll(async () => {
+    r = await cascadeHarness({
+      modules: [imageModule('first', {}, { delayMs: 0 }), imageModule('second', {}, { delayMs: 600_000 })],
+    });
+  });
+  afterAll(async () => {
+    await r?.stop();
+  });
+
+  // kwok's pods have no log to give (no kubelet): a pod found is named with the API server's reason.
+  it("reads the pod of a finished step: the run keeps the step's Job until it ends", async () => {
+    const sent = await cli(['submit', '--url', r.url(), '--iuid', 'cli-logs-1', '--turlinfo', 's3://in/x.tgz'], {
+      namespace: r.ns,
+    });
+    expect(sent.code).toBe(0);
+    const name = sent.stdout.trim();
+    await waitFor(async () => (await r.getRun(name)).status?.modules?.[1]?.phase === 'Running', {
+      timeoutMs: 60_000,
+      message: 'step 2 running',
+    });
+    const logs = await cli(['logs', name, '--module', 'first'], { namespace: r.ns });
+    expect(logs).toMatchObject({ code: 1, stdout: '' });
+    expect(logs.stderr).toMatch(/^\[first\] no logs from pod \S+: /);
   });
 });
 

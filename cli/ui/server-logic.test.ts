@@ -105,7 +105,8 @@ describe('listenError', () => {
 describe('UiState', () => {
   it('gathers changes until taken: a burst on one run is one summary, the latest', () => {
     const s = new UiState();
-    s.replaceRuns([run('a'), run('b')]);
+    s.upsertRun(run('a'));
+    s.upsertRun(run('b'));
     expect(s.takeChanges()?.runs.map((r) => r.name)).toEqual(['a', 'b']);
     expect(s.takeChanges()).toBeUndefined();
     for (let i = 2; i < 50; i++) s.upsertRun(run('a', 'Running', String(i)));
@@ -113,11 +114,13 @@ describe('UiState', () => {
     expect(changes.runs).toHaveLength(1);
     expect(changes.runs[0]).toMatchObject({ name: 'a', phase: 'Running', step: 2, steps: 2, resourceVersion: '49' });
   });
-  it('a replace after 410 Gone deletes what is no longer listed; a delete of the unknown is nothing', () => {
+  it('a delete (after 410 Gone, the informer tells what vanished) removes the run; a delete of the unknown is nothing', () => {
     const s = new UiState();
-    s.replaceRuns([run('a'), run('b')]);
+    s.upsertRun(run('a'));
+    s.upsertRun(run('b'));
     s.takeChanges();
-    s.replaceRuns([run('b', 'Succeeded', '5')]);
+    s.upsertRun(run('b', 'Succeeded', '5'));
+    s.removeRun(run('a'));
     s.removeRun(run('zzz'));
     expect(s.takeChanges()).toMatchObject({ deletedRuns: ['ns/a'], runs: [{ name: 'b', phase: 'Succeeded' }] });
     expect([...s.runSummaries.keys()]).toEqual(['ns/b']);
@@ -138,12 +141,13 @@ describe('UiState', () => {
     expect(s.takeChanges()?.errors).toEqual(['runs: Forbidden']);
     s.setError('runs', 'runs: Forbidden');
     expect(s.takeChanges()).toBeUndefined();
-    s.replaceRuns([]);
+    s.setError('runs', undefined);
     expect(s.takeChanges()?.errors).toEqual([]);
   });
   it('sends each run as its summary JSON, made again after the run changes; skips those asked', () => {
     const s = new UiState();
-    s.replaceRuns([run('a'), run('b')]);
+    s.upsertRun(run('a'));
+    s.upsertRun(run('b'));
     const parse = (text: string) => JSON.parse(text) as RunSummary[];
     expect(parse(s.runsJson())).toEqual([...s.runSummaries.values()]);
     s.upsertRun(run('a', 'Running', '2'));

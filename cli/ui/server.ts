@@ -173,7 +173,7 @@ function watchAll(opts: UiOptions, state: UiState, signal: AbortSignal): Promise
     ...at,
     plural: CASCADE_RUN_PLURAL,
     handlers: {
-      replace: (items) => state.replaceRuns(items),
+      current: () => state.setError('runs', undefined),
       upsert: (run) => state.upsertRun(run),
       remove: (run) => state.removeRun(run),
       failed: (error) => state.setError('runs', `runs: ${describeError(error)}`),
@@ -183,7 +183,7 @@ function watchAll(opts: UiOptions, state: UiState, signal: AbortSignal): Promise
     ...at,
     plural: CASCADE_AUTO_OPERATOR_PLURAL,
     handlers: {
-      replace: (items) => state.replaceOperators(items),
+      current: () => state.setError('scenarios', undefined),
       upsert: (op) => state.upsertOperator(op),
       remove: (op) => state.removeOperator(op),
       failed: (error) => state.setError('scenarios', `scenarios: ${describeError(error)}`),

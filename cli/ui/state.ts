@@ -50,13 +50,6 @@ export class UiState {
     this.deletedRuns.add(key);
   }
 
-  replaceRuns(items: RunObject[]): void {
-    const keep = new Set(items.map(keyOf));
-    for (const [key, run] of this.runs) if (!keep.has(key)) this.removeRun(run);
-    for (const run of items) this.upsertRun(run);
-    this.setError('runs', undefined);
-  }
-
   upsertOperator(obj: OperatorObject): void {
     const key = keyOf(obj);
     this.operators.set(key, slim(obj));
@@ -69,13 +62,6 @@ export class UiState {
     if (!this.operators.delete(key)) return;
     this.changedScenarios.delete(key);
     this.deletedScenarios.add(key);
-  }
-
-  replaceOperators(items: OperatorObject[]): void {
-    const keep = new Set(items.map(keyOf));
-    for (const [key, op] of this.operators) if (!keep.has(key)) this.removeOperator(op);
-    for (const op of items) this.upsertOperator(op);
-    this.setError('scenarios', undefined);
   }
 
   setError(what: 'runs' | 'scenarios', message: string | undefined): void {

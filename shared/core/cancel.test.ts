@@ -44,7 +44,9 @@ function summary(d: Decision) {
       .map((a) =>
         a.type === 'FinishRun' || a.type === 'SendRunEndEvent'
           ? `${a.type === 'FinishRun' ? 'Finish' : 'Send'}:${a.phase}`
-          : `${a.type}:${'step' in a ? a.step : ''}`,
+          : 'step' in a
+            ? `${a.type}:${a.step}`
+            : a.type,
       )
       .join(' '),
     verdict: d.verdict,
@@ -77,7 +79,7 @@ describe('decide: a cancel', () => {
         phase: 'Cancelled',
         modules: 'Cancelled,Pending,Pending',
         condition: 'False/Cancelled',
-        actions: 'DeleteJob:0 Finish:Cancelled',
+        actions: 'DeleteRunJobs Finish:Cancelled',
         verdict: 'cancelled',
         changed: true,
       },
@@ -91,7 +93,7 @@ describe('decide: a cancel', () => {
         phase: 'Cancelled',
         modules: 'Succeeded,Cancelled,Pending',
         condition: 'False/Cancelled',
-        actions: 'DeleteJob:1 Finish:Cancelled',
+        actions: 'DeleteRunJobs Finish:Cancelled',
         verdict: 'cancelled',
         changed: true,
       },
@@ -105,7 +107,7 @@ describe('decide: a cancel', () => {
         phase: 'Cancelled',
         modules: 'Succeeded,Succeeded,Cancelled',
         condition: 'False/Cancelled',
-        actions: 'DeleteJob:2 Finish:Cancelled',
+        actions: 'DeleteRunJobs Finish:Cancelled',
         verdict: 'cancelled',
         changed: true,
       },
@@ -119,7 +121,7 @@ describe('decide: a cancel', () => {
         phase: 'Cancelled',
         modules: 'Succeeded,Cancelled,Pending',
         condition: 'False/Cancelled',
-        actions: 'DeleteJob:0 Finish:Cancelled',
+        actions: 'DeleteRunJobs Finish:Cancelled',
         verdict: 'cancelled',
         changed: true,
       },
@@ -133,7 +135,7 @@ describe('decide: a cancel', () => {
         phase: 'Cancelled',
         modules: 'Succeeded,Cancelled,Pending',
         condition: 'False/Cancelled',
-        actions: 'DeleteJob:0 DeleteJob:1 Finish:Cancelled',
+        actions: 'DeleteRunJobs Finish:Cancelled',
         verdict: 'cancelled',
         changed: true,
       },
@@ -147,7 +149,7 @@ describe('decide: a cancel', () => {
         phase: 'Succeeded',
         modules: 'Succeeded,Succeeded,Succeeded',
         condition: 'True/Succeeded',
-        actions: 'DeleteJob:2 Finish:Succeeded',
+        actions: 'DeleteRunJobs Finish:Succeeded',
         verdict: 'already-finished',
         changed: true,
       },
@@ -240,7 +242,7 @@ describe('decide: a cancel', () => {
       ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], CANCEL),
       settings: { ...SETTINGS, sink: true },
     });
-    expect(d.actions.filter((a) => a.type !== 'DeleteJob')).toEqual([
+    expect(d.actions.filter((a) => a.type !== 'DeleteRunJobs')).toEqual([
       { type: 'FinishRun', phase: 'Cancelled', eventOwed: true },
       { type: 'SendRunEndEvent', phase: 'Cancelled' },
     ]);
@@ -276,7 +278,7 @@ describe('decide: a cancel requested by annotation', () => {
       expect(summary(d)).toMatchObject({
         phase: 'Cancelled',
         modules: 'Cancelled,Pending,Pending',
-        actions: 'DeleteJob:0 Finish:Cancelled',
+        actions: 'DeleteRunJobs Finish:Cancelled',
       });
       expect(d.status.lastHandledCancel).toBe(value);
     }

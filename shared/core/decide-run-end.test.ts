@@ -38,10 +38,10 @@ describe('decide: deadlines', () => {
 });
 
 describe('decide: finished runs', () => {
-  it('deletes a Job that a lost race created after the run failed', () => {
+  it("deletes, with every Job but the failed step's, a Job that a lost race created after the run failed", () => {
     const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
     const d = decide(input(run(ABC, { ...failed, notified: true }), [job(ABC, 0, 'Active'), job(ABC, 1, 'Active')]));
-    expect(summary(d)).toMatchObject({ phase: 'Failed', actions: 'DeleteJob:1', changed: false });
+    expect(summary(d)).toMatchObject({ phase: 'Failed', actions: 'DeleteRunJobs:keep0', changed: false });
   });
 
   it('a result from the Job a lost race created after the run failed moves nothing', () => {
@@ -56,7 +56,7 @@ describe('decide: finished runs', () => {
     expect(summary(d)).toMatchObject({
       phase: 'Failed',
       modules: 'Failed,Pending,Pending',
-      actions: 'DeleteJob:1',
+      actions: 'DeleteRunJobs:keep0',
       verdict: 'not-started',
       changed: false,
     });
@@ -151,5 +151,42 @@ describe('decide: the Succeeded condition', () => {
       ),
     );
     expect(condition(failed)).toMatchObject({ status: 'False', reason: 'ModuleFailed', lastTransitionTime: T3 });
+  });
+});
+
+describe('decide: a run keeps its Jobs until it ends', () => {
+  const partial = (status: CascadeRunStatus, shown: ReturnType<typeof job>[]) =>
+    decide({ ...input(run(ABC, status), shown), partialJobs: true });
+
+  it('keeps a finished step’s Job while the run goes on', () => {
+    const d = decide(input(run(ABC, running(1)), [job(ABC, 0, 'Succeeded'), job(ABC, 1, 'Active')]));
+    expect(d.actions).toEqual([]);
+  });
+
+  it('deletes them together once the Job controller is done with the last: none at SuccessCriteriaMet, one at Complete', () => {
+    const met = partial(running(2), [job(ABC, 2, 'Succeeded', { done: false })]);
+    expect(summary(met)).toMatchObject({ phase: 'Succeeded', actions: 'Finish:Succeeded' });
+    const counted = { ...met.status, counted: true, notified: true };
+    const complete = partial(counted, [job(ABC, 2, 'Succeeded')]);
+    expect(complete.actions).toEqual([{ type: 'DeleteRunJobs', run: run(ABC).metadata.name, keep: undefined }]);
+    expect(complete.changed).toBe(false);
+  });
+
+  it('asks nothing more of a Job already deleted', () => {
+    const ended = { ...partial(running(2), [job(ABC, 2, 'Succeeded')]).status, counted: true, notified: true };
+    const gone = partial(ended, [job(ABC, 1, 'Succeeded', { gone: true })]);
+    expect(gone.actions).toEqual([]);
+  });
+
+  it('a failed run keeps its failed step’s last attempt: the delete names it', () => {
+    const status = running(1);
+    status.modules![1]!.attempt = 3;
+    const d = decide(input(run(ABC, status), [job(ABC, 1, 'Failed', { attempt: 3 }), job(ABC, 0, 'Succeeded')]));
+    expect(d.status.phase).toBe('Failed');
+    expect(d.actions.find((a) => a.type === 'DeleteRunJobs')).toEqual({
+      type: 'DeleteRunJobs',
+      run: run(ABC).metadata.name,
+      keep: { step: 1, attempt: 3 },
+    });
   });
 });

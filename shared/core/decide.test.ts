@@ -45,7 +45,7 @@ describe('decide: one transition each', () => {
       },
     ],
     [
-      'a completed Job starts the next and is deleted',
+      'a completed Job starts the next and is kept until the run ends',
       run(ABC, running(0)),
       [job(ABC, 0, 'Succeeded')],
       undefined,
@@ -53,7 +53,7 @@ describe('decide: one transition each', () => {
         phase: 'Running',
         modules: 'Succeeded,Running,Pending',
         reason: 'Running',
-        actions: 'CreateJob:1 DeleteJob:0',
+        actions: 'CreateJob:1',
         verdict: 'observed',
         changed: true,
       },
@@ -95,7 +95,7 @@ describe('decide: one transition each', () => {
         phase: 'Running',
         modules: 'Succeeded,Running,Pending',
         reason: 'Running',
-        actions: 'CreateJob:1 DeleteJob:0',
+        actions: 'CreateJob:1',
         verdict: 'applied',
         changed: true,
       },
@@ -137,7 +137,7 @@ describe('decide: one transition each', () => {
         phase: 'Succeeded',
         modules: 'Succeeded,Succeeded,Succeeded',
         reason: 'Succeeded',
-        actions: 'DeleteJob:2 Finish:Succeeded',
+        actions: 'DeleteRunJobs Finish:Succeeded',
         verdict: 'observed',
         changed: true,
       },
@@ -185,7 +185,7 @@ describe('decide: one transition each', () => {
       },
     ],
     [
-      'a Job of a later step proves the earlier ones done',
+      'a Job of a later step proves the earlier ones done, and both are kept',
       run(ABC, running(0)),
       [job(ABC, 0, 'Active'), job(ABC, 2, 'Active')],
       undefined,
@@ -193,7 +193,7 @@ describe('decide: one transition each', () => {
         phase: 'Running',
         modules: 'Succeeded,Succeeded,Running',
         reason: 'Running',
-        actions: 'DeleteJob:0',
+        actions: '',
         verdict: 'observed',
         changed: true,
       },
@@ -267,7 +267,7 @@ describe('decide: results and status text', () => {
 describe('decide: a Job the API server refused', () => {
   it('fails its step, and the result that moved the run on stays recorded with the step it ended', () => {
     const first = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'success')));
-    expect(summary(first)).toMatchObject({ actions: 'CreateJob:1 DeleteJob:0' });
+    expect(summary(first)).toMatchObject({ actions: 'CreateJob:1' });
     const again = decide({
       ...input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'success')),
       refused: { step: 1, message: 'bad template' },
@@ -276,7 +276,7 @@ describe('decide: a Job the API server refused', () => {
       phase: 'Failed',
       modules: 'Succeeded,Failed,Pending',
       reason: 'JobCreationFailed',
-      actions: 'DeleteJob:0 Finish:Failed',
+      actions: 'DeleteRunJobs:keep1 Finish:Failed',
       verdict: 'applied',
       changed: true,
     });
@@ -293,7 +293,7 @@ describe('decide: a Job the API server refused', () => {
       phase: 'Failed',
       modules: 'Succeeded,Failed,Pending',
       reason: 'JobCreationFailed',
-      actions: 'DeleteJob:0 Finish:Failed',
+      actions: 'DeleteRunJobs:keep1 Finish:Failed',
     });
   });
 });
@@ -314,7 +314,7 @@ describe('decide: informational results', () => {
     const done = decide(input(run(ABC, second.status), active, result('a', 'success')));
     expect(summary(done)).toMatchObject({
       modules: 'Succeeded,Running,Pending',
-      actions: 'CreateJob:1 DeleteJob:0',
+      actions: 'CreateJob:1',
       verdict: 'applied',
     });
     expect(done.status.result).toEqual(['a: 50% done\n', 'a: 75% done\n', 'a: success\n']);

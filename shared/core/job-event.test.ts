@@ -57,10 +57,10 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
   const partial = (st: CascadeRunStatus, shown: ReturnType<typeof job>[]) =>
     decide({ ...input(run(ABC, st), shown), partialJobs: true });
 
-  it('the shown Job completing starts the next step (its Job created, or adopted if it exists) and deletes the shown one', () => {
+  it('the shown Job completing starts the next step (its Job created, or adopted if it exists) and keeps the shown one', () => {
     const d = partial(status(0), [job(ABC, 0, 'Succeeded')]);
     expect(d.status.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running', 'Pending']);
-    expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1', 'DeleteJob:0']);
+    expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1']);
   });
 
   it('a running step whose Job is not shown does not fail; with no uid recorded, it asks for a list of the Jobs', () => {
@@ -123,10 +123,11 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
     expect(d.actions.filter((a) => a.type === 'DeleteJob')).toEqual([]);
   });
 
-  it('a finished Job shown gone still ends its step, and is not deleted again', () => {
+  it('a finished Job shown gone still ends its step and the run, whose other Jobs go in one delete', () => {
     const d = partial(status(2), [shownJob('delete', job(ABC, 2, 'Succeeded'))]);
     expect(d.status.phase).toBe('Succeeded');
-    expect(d.actions.map((a) => a.type)).toEqual(['FinishRun']);
+    expect(d.actions.map((a) => a.type)).toEqual(['DeleteRunJobs', 'FinishRun']);
+    expect(d.actions.filter((a) => a.type === 'DeleteJob')).toEqual([]);
   });
 
   it('a pending step whose shown Job is gone unfinished gets its Job created', () => {
@@ -136,10 +137,9 @@ describe('decide with partialJobs: a Job not shown is unknown, not gone', () => 
     expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1']);
   });
 
-  it("a success result with no Job shown: the next Job is created and the step's Job deleted by name", () => {
+  it("a success result with no Job shown: the next Job is created and the step's Job kept", () => {
     const d = decide({ ...input(run(ABC, status(0)), [], result('a', 'success')), partialJobs: true });
-    expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1', 'DeleteJob:0']);
-    expect(d.actions.find((a) => a.type === 'DeleteJob')).toMatchObject({ name: job(ABC, 0, 'Active').name });
+    expect(d.actions.map((a) => `${a.type}:${'step' in a ? a.step : ''}`)).toEqual(['CreateJob:1']);
   });
 
   it('a result for a step not recorded started, with no Job shown, is not-started (the caller lists then)', () => {

@@ -75,11 +75,11 @@ describe("decide with Jobs that are not the run's own", () => {
     expect(d.ignoredJobs).toEqual([{ name: 'forged-a', step: 0, reason: 'unknown-name' }]);
   });
 
-  it("the step's name with another uid than recorded moves nothing, and cleanup removes it", () => {
+  it("the step's name with another uid than recorded moves nothing, and is kept until the run ends", () => {
     const other = job(ABC, 0, 'Succeeded', { uid: 'uid-later' });
     const d = decide({ ...input(run(ABC, running(0, 'uid-a')), [other]), partialJobs: true });
     expect(d.status.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending', 'Pending']);
-    expect(d.actions).toEqual([{ type: 'DeleteJob', name: other.name, step: 0, uid: 'uid-later' }]);
+    expect(d.actions).toEqual([]);
     expect(d.ignoredJobs).toEqual([{ name: other.name, step: 0, reason: 'other-uid' }]);
   });
 

@@ -58,7 +58,7 @@ describe('resume: a failed run goes on from its failed step', () => {
       name: 's3path',
       value: `${SETTINGS.outMinioAddress}${SETTINGS.scenarioName}/${run(ABC).spec.pid}/${run(ABC).spec.pid}-stage-1.zip`,
     });
-    expect(d.actions.map((a) => a.type)).toEqual(['CreateJob', 'DeleteJob', 'CountResume']);
+    expect(d.actions.map((a) => a.type)).toEqual(['CreateJob', 'CountResume']);
     expect(d.transitions.map((t) => t.kind)).toEqual(['RunResumed', 'ModuleStarted']);
   });
 

@@ -3,12 +3,7 @@ import type { CascadeRun } from '../api/cascade-run.ts';
 import { onlySettledDeletes } from './settled-delete.ts';
 import type { Action, Decision } from './types.ts';
 
-const run = (phases: string[], uids: string[]) =>
-  ({
-    metadata: { name: 'r' },
-    spec: {},
-    status: { phase: 'Running', modules: phases.map((phase, i) => ({ phase, jobName: `j${i}`, jobUid: uids[i] })) },
-  }) as unknown as CascadeRun;
+const run = (phase: string) => ({ metadata: { name: 'r' }, spec: {}, status: { phase } }) as unknown as CascadeRun;
 
 const decision = (actions: Action[], changed = false): Decision => ({
   status: {},
@@ -19,28 +14,27 @@ const decision = (actions: Action[], changed = false): Decision => ({
   ignoredJobs: [],
 });
 
-const del = (step: number, uid?: string): Action => ({ type: 'DeleteJob', name: `j${step}`, step, uid });
+const ofRun = (name = 'r'): Action => ({ type: 'DeleteRunJobs', run: name });
 
 describe('onlySettledDeletes', () => {
-  const r = run(['Succeeded', 'Running'], ['u0', 'u1']);
-
-  it('a delete of a succeeded step’s Job by its recorded uid needs no read', () => {
-    expect(onlySettledDeletes(r, decision([del(0, 'u0')]))).toBe(true);
+  it('the delete of a succeeded run’s Jobs needs no read', () => {
+    expect(onlySettledDeletes(run('Succeeded'), decision([ofRun()]))).toBe(true);
   });
 
   it.each([
-    ['another uid than recorded', decision([del(0, 'forged')])],
-    ['no uid', decision([del(0)])],
-    ['a step still running', decision([del(1, 'u1')])],
-    ['a step with no record', decision([del(5, 'u5')])],
-    ['a status change beside it', decision([del(0, 'u0')], true)],
-    ['another action beside it', decision([del(0, 'u0'), { type: 'FinishRun', phase: 'Succeeded', eventOwed: false }])],
-    ['no action at all', decision([])],
-  ])('anything else is read first: %s', (_name, d) => {
+    ['a failed run (it may have been resumed)', run('Failed'), decision([ofRun()])],
+    ['a cancelled run (it may have been resumed)', run('Cancelled'), decision([ofRun()])],
+    ['a run still running', run('Running'), decision([ofRun()])],
+    ['another run’s Jobs', run('Succeeded'), decision([ofRun('other')])],
+    ['one Job by name', run('Succeeded'), decision([{ type: 'DeleteJob', name: 'j0', step: 0, uid: 'u0' }])],
+    ['a status change beside it', run('Succeeded'), decision([ofRun()], true)],
+    [
+      'another action beside it',
+      run('Succeeded'),
+      decision([ofRun(), { type: 'FinishRun', phase: 'Succeeded', eventOwed: false }]),
+    ],
+    ['no action at all', run('Succeeded'), decision([])],
+  ])('anything else is read first: %s', (_name, r, d) => {
     expect(onlySettledDeletes(r, d)).toBe(false);
-  });
-
-  it('a failed step’s Job is read first: a failed run keeps it', () => {
-    expect(onlySettledDeletes(run(['Failed'], ['u0']), decision([del(0, 'u0')]))).toBe(false);
   });
 });

@@ -59,7 +59,7 @@ describe('backoffSeconds: exponential, capped', () => {
 describe('retries of a failed step', () => {
   const policy = { limit: 2, backoffSeconds: 5 };
 
-  it('a failed Job: the step waits for its backoff as attempt 2, the run stays Running (Retrying), the old Job goes', () => {
+  it('a failed Job: the step waits for its backoff as attempt 2, the run stays Running (Retrying), the old Job stays', () => {
     const d = decideAt(policy, runningAt1(), [failedJob()]);
     expect(d.status.phase).toBe('Running');
     expect(reasonOf(d)).toBe('Retrying');
@@ -82,7 +82,8 @@ describe('retries of a failed step', () => {
       ],
     });
     expect(step1(d).startTime).toBeUndefined();
-    expect(d.actions).toEqual([{ type: 'DeleteJob', name: 'cao-b-33e65', step: 1 }]);
+    // The failed Job of attempt 1 is kept until the run ends: its name stays taken.
+    expect(d.actions).toEqual([]);
     expect(d.transitions.map((t) => t.kind)).toEqual(['ModuleFailed', 'ModuleRetrying']);
   });
 
@@ -114,7 +115,7 @@ describe('retries of a failed step', () => {
     );
     expect(d.status.phase).toBe('Running');
     expect(step1(d)).toMatchObject({ phase: 'Running', attempt: 2 });
-    expect(d.actions).toEqual([{ type: 'DeleteJob', name: 'cao-b-33e65', step: 1 }]);
+    expect(d.actions).toEqual([]);
   });
 
   it('a retry that succeeds: the step succeeds on attempt 2 and the run moves on', () => {
@@ -129,7 +130,7 @@ describe('retries of a failed step', () => {
     );
     expect(step1(d)).toMatchObject({ phase: 'Succeeded', attempt: 2, result: 'success' });
     expect(step1(d).attempts).toHaveLength(1);
-    expect(d.actions.map((a) => a.type)).toEqual(['CreateJob', 'DeleteJob']);
+    expect(d.actions.map((a) => a.type)).toEqual(['CreateJob']);
   });
 
   it('a limit exhausted: attempt 3 fails, so does the run, as without retries', () => {
@@ -165,10 +166,7 @@ describe('retries of a failed step', () => {
   it('no backoff: the next attempt starts in the same decision', () => {
     const d = decideAt({ limit: 1, backoffSeconds: 0 }, runningAt1(), [failedJob()]);
     expect(step1(d)).toMatchObject({ phase: 'Running', attempt: 2 });
-    expect(d.actions.map((a) => (a.type === 'CreateJob' ? a.job.metadata?.name : a.type))).toEqual([
-      'cao-b-33e65-a2',
-      'DeleteJob',
-    ]);
+    expect(d.actions.map((a) => (a.type === 'CreateJob' ? a.job.metadata?.name : a.type))).toEqual(['cao-b-33e65-a2']);
   });
 
   it.each([

@@ -66,10 +66,18 @@ export interface DecideInput {
   partialJobs?: boolean;
 }
 
+/** One step's attempt. */
+export interface JobAttempt {
+  step: number;
+  attempt: number;
+}
+
 export type Action =
   | { type: 'CreateJob'; step: number; job: V1Job }
   /** `uid`: only the Job of that uid is deleted; another Job of the same name is left alone. */
   | { type: 'DeleteJob'; name: string; step: number; uid?: string | undefined }
+  /** The ended run's Jobs, by its label, but the Job of `keep` (a failed run's failed step and attempt). */
+  | { type: 'DeleteRunJobs'; run: string; keep?: JobAttempt | undefined }
   /** Count the end in the CascadeAutoOperator, then record it counted, and notified unless the event is owed. */
   | { type: 'FinishRun'; phase: TerminalPhase; eventOwed: boolean }
   /** Send the run-end CloudEvent (after any FinishRun, without holding the reply), then record it notified. */

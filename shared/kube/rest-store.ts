@@ -12,7 +12,7 @@ import {
   GROUP,
   VERSION,
 } from '../api/group.ts';
-import { LABEL_RUN } from '../names.ts';
+import { LABEL_ATTEMPT, LABEL_RUN, LABEL_STEP } from '../names.ts';
 import { apiErrorKind, type ApiErrorKind } from './errors.ts';
 import { refusalsWhileStarting } from './not-ready.ts';
 import type { Page, PageRequest } from './pages.ts';
@@ -53,7 +53,7 @@ function jobCalls(
   rest: Rest,
   r: Retrying,
   jobs: string,
-): Pick<Store, 'listJobs' | 'pageJobs' | 'getJob' | 'createJob' | 'deleteJob'> {
+): Pick<Store, 'listJobs' | 'pageJobs' | 'getJob' | 'createJob' | 'deleteJob' | 'deleteRunJobs'> {
   return {
     listJobs: async (runName) => {
       const labelSelector = runName ? `${LABEL_RUN}=${runName}` : LABEL_RUN;
@@ -72,6 +72,20 @@ function jobCalls(
     deleteJob: async (name, uid) => {
       const body = uid ? { ...BACKGROUND, preconditions: { uid } } : BACKGROUND;
       await r(() => orMissing(orOtherUid(rest('DELETE', `${jobs}/${name}`, { body, discard: true }))));
+    },
+    deleteRunJobs: async (runName, keep) => {
+      const ofRun = `${LABEL_RUN}=${runName}`;
+      const selectors = !keep
+        ? [ofRun]
+        : [
+            `${ofRun},${LABEL_STEP}!=${keep.step}`,
+            ...(keep.attempt > 1 ? [`${ofRun},${LABEL_STEP}=${keep.step},${LABEL_ATTEMPT}!=${keep.attempt}`] : []),
+          ];
+      await Promise.all(
+        selectors.map((labelSelector) =>
+          r(() => rest('DELETE', jobs, { query: { labelSelector }, body: BACKGROUND, discard: true })),
+        ),
+      );
     },
   };
 }

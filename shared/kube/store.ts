@@ -5,6 +5,7 @@ import type { CascadeAutoOperator, CascadeAutoOperatorStatus } from '../api/casc
 import type { CascadeRun, CascadeRunStatus } from '../api/cascade-run.ts';
 import type { Page, PageRequest } from './pages.ts';
 import type { EventNote } from '../core/transition-event.ts';
+import type { JobAttempt } from '../core/types.ts';
 
 export type { EventNote } from '../core/transition-event.ts';
 
@@ -25,6 +26,8 @@ export interface Store {
   createJob(job: V1Job): Promise<{ uid: string | undefined } | 'exists'>;
   /** Deletes the Job; with `uid`, only when the Job of that name has that uid. Gone already: done. */
   deleteJob(name: string, uid?: string): Promise<void>;
+  /** Deletes every Job of run `runName` by its label, but the Job of `keep`: one request, two with a kept step retried. */
+  deleteRunJobs(runName: string, keep?: JobAttempt): Promise<void>;
   getOperator(name: string): Promise<CascadeAutoOperator | undefined>;
   writeOperatorStatus(op: CascadeAutoOperator, status: CascadeAutoOperatorStatus): Promise<CascadeAutoOperator>;
   /** Replaces the operator's finalizers, guarded by its resourceVersion; returns it as written. */

@@ -21,6 +21,7 @@ function actionText(a: Action): string {
   if (a.type === 'FinishRun' || a.type === 'SendRunEndEvent')
     return `${a.type === 'FinishRun' ? 'Finish' : 'Send'}:${a.phase}`;
   if (a.type === 'CountResume') return `CountResume:${a.resumes}`;
+  if (a.type === 'DeleteRunJobs') return a.keep ? `DeleteRunJobs:keep${a.keep.step}` : 'DeleteRunJobs';
   return `${a.type}:${a.step}`;
 }
 

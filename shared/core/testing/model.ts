@@ -140,7 +140,11 @@ function writeStatus(m: Model, status: CascadeRunStatus): void {
 /** After the status write: deletes, transitions, the end counted and marked so, the event sent and marked so, each unless the crash came first. */
 function afterWrite(m: Model, d: Decision, crash: Crash): void {
   const deletes = new Set(d.actions.flatMap((a) => (a.type === 'DeleteJob' ? [a.name] : [])));
-  m.jobs = m.jobs.filter((j) => !deletes.has(j.name));
+  const ofRun = d.actions.flatMap((a) => (a.type === 'DeleteRunJobs' ? [a] : []));
+  m.jobs = m.jobs.filter(
+    (j) =>
+      !deletes.has(j.name) && !ofRun.some((a) => !(j.step === a.keep?.step && (j.attempt ?? 1) === a.keep.attempt)),
+  );
   if (crash === 'afterDelete') return;
   m.transitions.push(...d.transitions);
   const finish = d.actions.find((a) => a.type === 'FinishRun');

@@ -30,10 +30,12 @@ export function deliver(w: World, fact: Fact, now: string): Decision {
   }
   if (decision.changed) w.run = { ...w.run, status: decision.status };
   for (const a of decision.actions) {
-    if (a.type === 'DeleteJob' && w.jobs.some((j) => j.name === a.name)) {
-      w.jobs = w.jobs.filter((j) => j.name !== a.name);
-      w.deleted.push(a.name);
-    }
+    const goes = (j: World['jobs'][number]) =>
+      a.type === 'DeleteJob'
+        ? j.name === a.name
+        : a.type === 'DeleteRunJobs' && !(j.step === a.keep?.step && (j.attempt ?? 1) === a.keep.attempt);
+    w.deleted.push(...w.jobs.filter(goes).map((j) => j.name));
+    w.jobs = w.jobs.filter((j) => !goes(j));
   }
   const finish = decision.actions.find((a) => a.type === 'FinishRun');
   if (finish) w.run = { ...w.run, status: { ...w.run.status, counted: true, notified: !finish.eventOwed } };

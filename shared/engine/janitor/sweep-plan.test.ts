@@ -68,6 +68,17 @@ const ended = (
   notified: boolean,
 ): CascadeRunStatus => ({ phase, notified, ...(completionTime ? { completionTime } : {}) });
 
+/** Ended and notified: failed at `step` of the two, or succeeded (step 2). */
+const failedAt = (step: number): CascadeRunStatus => ({
+  ...ended(step < 2 ? 'Failed' : 'Succeeded', DELETED, true),
+  modules: ['a', 'b'].map((name, i) => ({
+    step: i,
+    name,
+    jobName: `j${i}`,
+    phase: i < step ? 'Succeeded' : i === step ? 'Failed' : 'Pending',
+  })),
+});
+
 describe('which runs a sweep reconciles', () => {
   it.each([
     ['a run never looked at', undefined, false, true],
@@ -115,7 +126,9 @@ describe('which runs a sweep reconciles', () => {
       [job('j', 'r', true)],
       false,
     ],
-    ['a failed run that keeps its failed Job', run('r', ended('Failed', DELETED, true)), [job('j', 'r')], false],
+    ['a failed run that keeps its failed Job', run('r', failedAt(1)), [job('j1', 'r', false, 1)], false],
+    ['a failed run that a Job of a succeeded step outlived', run('r', failedAt(1)), [job('j0', 'r', false, 0)], true],
+    ['a succeeded run that a Job outlived', run('r', failedAt(2)), [job('j1', 'r', false, 1)], true],
   ] as Array<[string, CascadeRun, V1Job[], boolean]>)('%s', (_n, r, jobs, expected) => {
     const index = emptyJobIndex();
     indexJobs(index, jobs);

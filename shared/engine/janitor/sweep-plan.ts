@@ -112,13 +112,25 @@ export function jobOutlivedCancel(run: CascadeRun, jobs: JobIndex): boolean {
   return jobs.named.some((j) => j.run === run.metadata.name);
 }
 
+/** An ended run with Jobs listed that the core would delete (cleanup.ts). */
+function jobsOutlivedRun(
+  run: CascadeRun,
+  jobs: readonly ObservedJob[],
+  now: string,
+  settings: DecideSettings,
+): boolean {
+  if (!isTerminalRun(run) || isDeleting(run) || !jobs.some((j) => !j.deleting)) return false;
+  const { actions } = decide({ run, jobs, fact: { kind: 'Observe' }, now, settings });
+  return actions.some((a) => a.type === 'DeleteRunJobs' || a.type === 'DeleteJob');
+}
+
 export function movesOnLook(
   run: CascadeRun,
   jobs: readonly ObservedJob[],
   now: string,
   settings: DecideSettings,
 ): boolean {
-  if (!needsReconcile(run)) return false;
+  if (!needsReconcile(run)) return jobsOutlivedRun(run, jobs, now, settings);
   if (pendingResume(run) !== undefined || pendingRequests(run).length > 0) return true;
   // Not started, or waiting for a slot: admission.ts decides, with the operator in hand.
   if (run.status?.phase === undefined || run.status.phase === 'Queued') return true;

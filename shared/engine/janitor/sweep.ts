@@ -95,9 +95,9 @@ async function handleRun(
   if (!moves) s.runsHandled++;
   await deps.store.deleteRun(name);
   s.runsRemoved++;
-  // The Jobs go with their owner (garbage collector); deleting what was listed makes it immediate.
+  // The Jobs go with their owner (garbage collector); deleting them by the run's label makes it immediate.
   const left = jobsOfRun(jobs, name);
-  await Promise.all(left.map((job) => deps.store.deleteJob(job)));
+  if (left.length > 0) await deps.store.deleteRunJobs(name);
   s.jobsRemovedWithRuns += left.length;
   deps.log.info({ run: name, jobs: left.length }, 'finished run removed by retention');
   return undefined;

@@ -1,7 +1,7 @@
 // Load, decide, act, write: the one loop every entry point uses to move a run.
 // A decision that creates a Job writes the status first: its resourceVersion
-// refuses a stale decider before it creates any Job. So a step's Job is not
-// made again after it ran and was deleted (docs/architecture.md#one-job-per-step-attempt).
+// refuses a stale decider before it creates any Job. A run keeps its Jobs until
+// it ends, so a late create meets "exists" (docs/architecture.md#one-job-per-step-attempt).
 // A crash between the status and the Job leaves a step started with no Job and
 // no uid: the next look with every Job listed creates it. A status write
 // conflict means someone else moved the run: reload.
@@ -66,14 +66,26 @@ async function createJobs(deps: EngineDeps, decision: Decision): Promise<Refusal
 }
 
 /** Deletes the Jobs the decision let go, once its status is written. */
-async function deleteJobs(deps: EngineDeps, decision: Decision): Promise<void> {
+async function deleteJobs(deps: EngineDeps, decision: Decision, seen: readonly ObservedJob[]): Promise<void> {
   const deletes = decision.actions.filter((a) => a.type === 'DeleteJob');
-  await Promise.all(deletes.map((a) => deps.store.deleteJob(a.name, a.uid)));
+  const ofRun = decision.actions.filter((a) => a.type === 'DeleteRunJobs');
+  await Promise.all([
+    ...deletes.map((a) => deps.store.deleteJob(a.name, a.uid)),
+    ...ofRun.map((a) => deps.store.deleteRunJobs(a.run, a.keep)),
+  ]);
   for (const { uid } of deletes) if (uid) deps.deletedJobs.add(uid);
+  const keep = ofRun[0]?.keep;
+  const kept = (j: ObservedJob) => j.step === keep?.step && (j.attempt ?? 1) === keep.attempt;
+  if (ofRun.length > 0) for (const j of seen) if (j.uid && !kept(j)) deps.deletedJobs.add(j.uid);
 }
 
-async function afterWrite(deps: EngineDeps, run: CascadeRun, decision: Decision): Promise<CascadeRun> {
-  await deleteJobs(deps, decision);
+async function afterWrite(
+  deps: EngineDeps,
+  run: CascadeRun,
+  decision: Decision,
+  seen: readonly ObservedJob[],
+): Promise<CascadeRun> {
+  await deleteJobs(deps, decision, seen);
   if (decision.transitions.length > 0) deps.hooks.transitions(decision.transitions, run);
   deps.wakeups.wake(run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
   const resume = decision.actions.find((a) => a.type === 'CountResume');
@@ -261,8 +273,13 @@ async function writeFirst(
   return { written };
 }
 
-/** Acts on a decision: the status first, then its Jobs, then what follows the write. */
-async function act(deps: EngineDeps, source: Source, run: CascadeRun, decision: Decision): Promise<Step> {
+/** Acts on a decision made with the Jobs `seen`: the status first, then its Jobs, then what follows the write. */
+async function act(
+  deps: EngineDeps,
+  source: Source,
+  [run, seen]: [CascadeRun, readonly ObservedJob[]],
+  decision: Decision,
+): Promise<Step> {
   const first = await writeFirst(deps, source, run, decision);
   if ('step' in first) return first.step;
   const { written } = first;
@@ -270,14 +287,14 @@ async function act(deps: EngineDeps, source: Source, run: CascadeRun, decision: 
   if (refusal) {
     // Told to the next decision, made from the status just written; the fact was applied by this one,
     // and the Jobs it let go are deleted now, since the next one does not decide them again.
-    await deleteJobs(deps, decision);
+    await deleteJobs(deps, decision, seen);
     source.refused = refusal;
     source.hint = written;
     source.cached = false;
     source.verdict = decision.verdict;
     return 'again';
   }
-  const current = await afterWrite(deps, written, decision);
+  const current = await afterWrite(deps, written, decision, seen);
   deps.runs.put(current);
   const ignored = [...decision.ignoredJobs, ...source.contradicted];
   tellIgnored(deps, source.name, ignored);
@@ -315,12 +332,12 @@ async function attemptOnce(
     listEveryJob(source, run, decision);
     return 'again';
   }
-  // A delete of a Job its step records as finished, by its recorded uid, needs no read (settled-delete.ts).
+  // The delete of a succeeded run's Jobs needs no read (settled-delete.ts).
   if (source.claims && acts(decision) && !onlySettledDeletes(run, decision)) {
     await confirmClaims(deps, source, run);
     return 'again';
   }
-  return act(deps, source, run, decision);
+  return act(deps, source, [run, observed], decision);
 }
 
 async function reconcile(deps: EngineDeps, name: string, fact: Fact, from: ReconcileFrom): Promise<ReconcileResult> {
