@@ -81,7 +81,12 @@ export async function podLog(kc: KubeConfig, namespace: string, pod: V1Pod, wind
     .readNamespacedPodLog({ namespace, name: pod.metadata!.name!, container: containerOf(pod), ...window });
 }
 
-/** Streams the pod's log to `onChunk` until the container ends. */
+/**
+ * Streams the pod's log to `onChunk` until the container ends. client-node
+ * pipes the response into `sink` and never calls its `done` callback, so the
+ * end is the sink's: finished when the log ended, unpiped unfinished when the
+ * response broke off.
+ */
 export async function followPodLog(
   kc: KubeConfig,
   namespace: string,
@@ -96,11 +101,12 @@ export async function followPodLog(
         next();
       },
     });
-    new Log(kc)
-      .log(namespace, pod.metadata!.name!, containerOf(pod), sink, (err: unknown) => (err ? reject(err) : resolve()), {
-        follow: true,
-        ...window,
-      })
-      .catch(reject);
+    sink.on('finish', () => resolve());
+    sink.on('unpipe', () =>
+      setImmediate(() => {
+        if (!sink.writableEnded) reject(new Error(`the log of pod ${pod.metadata?.name ?? ''} broke off`));
+      }),
+    );
+    new Log(kc).log(namespace, pod.metadata!.name!, containerOf(pod), sink, { follow: true, ...window }).catch(reject);
   });
 }
