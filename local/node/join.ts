@@ -17,10 +17,10 @@ function client(kubeconfig: string): KubeConfig {
 const isConflict = (error: unknown) => (error as { code?: number }).code === 409;
 
 /**
- * Binds the system:node ClusterRole to the group system:nodes (the Node
- * authorizer does that on a real cluster), and makes socat on the bridge the
- * `kubernetes` Service's endpoint: the endpoint reconciler is off here, since
- * the API server's own address is 127.0.0.1, which a pod cannot reach.
+ * Binds the system:node ClusterRole to the group system:nodes, as the Node
+ * authorizer would. Makes socat on the bridge the `kubernetes` Service's
+ * endpoint: the endpoint reconciler is off here, since the API server's own
+ * address is 127.0.0.1, which a pod cannot reach.
  */
 export async function joinCluster(kubeconfig: string, apiPort: number): Promise<void> {
   const kc = client(kubeconfig);

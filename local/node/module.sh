@@ -1,6 +1,6 @@
-# A scenario module for the real node, as a seed module behaves: it reads its
-# configuration from its environment (each key of the module's configuration,
-# and s3path, finalstage, NAMESPACE, SCENARIONAME that Cascade adds), prints
+# A scenario module for the real node, as a seed module behaves. It reads its
+# configuration from its environment: each key of the module's configuration,
+# and s3path, finalstage, NAMESPACE, SCENARIONAME that Cascade adds. It prints
 # lines and exits with the code its configuration asks for. Run by busybox's
 # sh in the module image (images.ts). Keys it reads besides:
 #   exitcode   the exit code (default 0)

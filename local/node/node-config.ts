@@ -44,9 +44,9 @@ export const nodePaths = {
 /**
  * containerd's configuration (version 3): the CRI plugin on a private socket
  * and directories, runc with cgroupfs, CNI from the node's build, the pause
- * image pinned so that nothing is pulled. restrict_oom_score_adj: a VM whose
- * capability bounding set lacks CAP_SYS_RESOURCE cannot lower a process's
- * oom_score_adj, and every sandbox would fail without it.
+ * image pinned so that nothing is pulled. Why restrict_oom_score_adj: a VM
+ * whose capability bounding set lacks CAP_SYS_RESOURCE cannot lower a
+ * process's oom_score_adj, and every sandbox would fail without it.
  */
 export function containerdConfig(binDir: string): string {
   const p = nodePaths;
@@ -120,11 +120,11 @@ export function cniConfig(): string {
 }
 
 /**
- * The KubeletConfiguration: cgroupfs under a cgroup root of its own (cgroups
- * v1, no systemd), no swap check, client certificates of the cluster's CA and
- * SubjectAccessReviews for its API (the API server's logs and exec requests),
- * low eviction thresholds (a shared disk), and the taint that keeps every pod
- * that does not tolerate it away.
+ * The KubeletConfiguration: cgroupfs under a cgroup root of its own, for
+ * cgroups v1 without systemd, and no swap check. Its API, which serves the API
+ * server's log requests, takes client certificates of the cluster's CA and
+ * asks SubjectAccessReviews. Low eviction thresholds suit a shared disk. The
+ * taint keeps away every pod that does not tolerate it.
  */
 export function kubeletConfig(caCert: string): string {
   const p = nodePaths;
