@@ -1,8 +1,8 @@
 // Scenario modules whose pods run as real containers on the real node
-// (node.ts): the module image (images.ts) with a node selector for the node's
-// label and a toleration of its taint, the ordinary Kubernetes means by which
-// a scenario chooses where its modules run. The module reads its
-// configuration keys exitcode, lines, interval and allocate (module.sh).
+// (node.ts): the module image (images.ts), a node selector for the node's
+// label and a toleration of its taint. These are the ordinary Kubernetes
+// means by which a scenario chooses where its modules run. The module reads
+// its configuration keys exitcode, lines, interval and allocate (module.sh).
 import type { CascadeModule } from '../../shared/api/scenario.ts';
 import { MODULE_IMAGE } from './images.ts';
 import { REAL_NODE } from './node-config.ts';
@@ -16,9 +16,21 @@ export const onRealNode = {
 };
 
 /**
+ * What the `restricted` Pod Security Standard asks of a container. In a
+ * namespace that enforces it, the Job controller's pods of a module without
+ * it are refused (the Job shows FailedCreate events), as the seed's would be.
+ */
+export const restrictedContainer = {
+  runAsNonRoot: true,
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ['ALL'] },
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+
+/**
  * A module as the seed scenarios write one (backoffLimit 0, the image
  * present, so not pulled), except restartPolicy Never: a failed pod stays, and
- * so does its log.
+ * so does its log. Its container has the restricted security context.
  */
 export function realModule(
   modulename: string,
@@ -34,7 +46,15 @@ export function realModule(
       metadata: {},
       spec: {
         ...onRealNode,
-        containers: [{ name: modulename, image: MODULE_IMAGE, imagePullPolicy: 'IfNotPresent', resources }],
+        containers: [
+          {
+            name: modulename,
+            image: MODULE_IMAGE,
+            imagePullPolicy: 'IfNotPresent',
+            resources,
+            securityContext: restrictedContainer,
+          },
+        ],
         restartPolicy: 'Never',
       },
     },
