@@ -18,7 +18,7 @@ import { writeKubeconfig } from '../cluster/kubeconfig-file.ts';
 import { statePaths } from '../cluster/paths.ts';
 import { readPids, stopProcesses, type Component, type RecordedProcess } from '../cluster/processes.ts';
 import { ensureNodeBinaries } from './binaries.ts';
-import { importImages } from './import-images.ts';
+import { importImage, importImages } from './import-images.ts';
 import { joinCluster, leaveCluster, waitNodeReady } from './join.ts';
 import { startLock, startNodeProcess, startNodeWatchdog, waitSocket } from './node-processes.ts';
 import {
@@ -120,6 +120,11 @@ export async function startRealNode(options: RealNodeOptions): Promise<{ stop: (
     throw error;
   }
   return { stop: () => stopRealNode(info.stateDir) };
+}
+
+/** Imports an image archive (image-build.ts) into the running real node's containerd. */
+export async function importIntoRealNode(archive: string): Promise<void> {
+  await importImage(await ensureNodeBinaries(), archive);
 }
 
 /** Stops the real node of the cluster in `clusterStateDir`, if it has one, and undoes what it left on the host. */
