@@ -67,7 +67,7 @@ export async function waitSocket(socket: string, components: Component[]): Promi
 }
 
 const watchdog = `
-parent="$1"; pids="$2"; host="$3"
+parent="$1"; pids="$2"; host="$3"; kubectl="$4"; kubeconfig="$5"; node="$6"
 while kill -0 "$parent" 2>/dev/null; do sleep 1; done
 [ -f "$pids" ] || exit 0
 set -- $(grep -o '"pid": *[0-9]*' "$pids" | grep -o '[0-9]*$')
@@ -75,13 +75,22 @@ lock="$1"; shift
 for p in "$@"; do kill -TERM -- "-$p" 2>/dev/null; done
 sleep 3
 for p in "$@"; do kill -KILL -- "-$p" 2>/dev/null; done
+"$kubectl" --kubeconfig "$kubeconfig" delete node "$node" --ignore-not-found --wait=false >/dev/null 2>&1
 bash "$host" down
 kill -KILL -- "-$lock" 2>/dev/null
 `;
 
-/** A detached bash that stops the node's processes and runs `host.sh down` once `parentPid` is gone. */
-export function startNodeWatchdog(parentPid: number, pidsFile: string, hostScript: string): void {
-  const child = spawn('bash', ['-c', watchdog, 'cascade-real-node-watchdog', String(parentPid), pidsFile, hostScript], {
+/**
+ * A detached bash that, once `parentPid` is gone, stops the node's
+ * processes, deletes its Node object and runs `host.sh down`.
+ */
+export function startNodeWatchdog(
+  parentPid: number,
+  files: { pidsFile: string; hostScript: string },
+  cluster: { kubectl: string; kubeconfig: string; node: string },
+): void {
+  const args = [String(parentPid), files.pidsFile, files.hostScript, cluster.kubectl, cluster.kubeconfig, cluster.node];
+  const child = spawn('bash', ['-c', watchdog, 'cascade-real-node-watchdog', ...args], {
     detached: true,
     stdio: 'ignore',
   });

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { readClusterInfo, type ClusterInfo } from '../cluster/cluster-state.ts';
 import { pkiIn, signClient } from '../cluster/certs.ts';
+import { kubectlPath } from '../cluster/crds.ts';
 import { writeKubeconfig } from '../cluster/kubeconfig-file.ts';
 import { statePaths } from '../cluster/paths.ts';
 import { readPids, stopProcesses, type Component, type RecordedProcess } from '../cluster/processes.ts';
@@ -109,7 +110,12 @@ export async function startRealNode(options: RealNodeOptions): Promise<{ stop: (
   const binDir = await ensureNodeBinaries();
   options.log?.('real node: waiting for the machine-wide lock');
   await startLock(paths.pids, paths.logs);
-  if (options.tieToProcess) startNodeWatchdog(process.pid, paths.pids, hostScript);
+  if (options.tieToProcess)
+    startNodeWatchdog(
+      process.pid,
+      { pidsFile: paths.pids, hostScript },
+      { kubectl: kubectlPath(), kubeconfig: info.kubeconfig, node: REAL_NODE.name },
+    );
   try {
     // what a node that was killed left behind, then the host as the node needs it
     await run('bash', [hostScript, 'down']);
