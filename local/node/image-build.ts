@@ -44,7 +44,16 @@ function stage(root: string, file: ImageFile): void {
   if (!('symlink' in file) && file.mode !== undefined) chmodSync(target, file.mode);
 }
 
-const TAR_FLAGS = ['--sort=name', '--numeric-owner', '--owner=0', '--group=0', '--mtime=@0', '--format=posix'];
+// POSIX headers without the times a file's reading changes, named without tar's pid
+const TAR_FLAGS = [
+  '--sort=name',
+  '--numeric-owner',
+  '--owner=0',
+  '--group=0',
+  '--mtime=@0',
+  '--format=posix',
+  '--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
+];
 
 function writeBlob(layout: string, bytes: Buffer | string): void {
   const digest = describe('', bytes).digest;
@@ -61,7 +70,7 @@ export async function buildImage(image: ImageDefinition, out: string): Promise<s
     mkdirSync(join(layout, 'blobs', 'sha256'), { recursive: true });
     for (const file of image.files) stage(root, file);
     const layerFile = join(work, 'layer.tar');
-    await run('tar', [...TAR_FLAGS, '--pax-option=delete=atime,delete=ctime', '-cf', layerFile, '-C', root, '.']);
+    await run('tar', [...TAR_FLAGS, '-cf', layerFile, '-C', root, '.']);
     const layerBytes = readFileSync(layerFile);
     const layer = describe(MEDIA.layer, layerBytes);
     writeBlob(layout, layerBytes);
