@@ -1,6 +1,6 @@
-// Builds the sandbox and module images (images.ts) and imports them, with
-// any other image archives given, into the real node's containerd, in the
-// namespace the CRI plugin reads (k8s.io).
+// Builds the sandbox and module images (images.ts) and imports them into the
+// real node's containerd, in the namespace the CRI plugin reads (k8s.io).
+// Other images, the function's, are imported later with importImage.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,16 +23,11 @@ export async function importImage(binDir: string, archive: string): Promise<void
   ]);
 }
 
-export async function importImages(
-  binDir: string,
-  dir: string,
-  extra: string[],
-  log: (message: string) => void,
-): Promise<void> {
+export async function importImages(binDir: string, dir: string, log: (message: string) => void): Promise<void> {
   const started = Date.now();
   const archives = [join(dir, 'pause.tar'), join(dir, 'module.tar')];
   await buildImage(pauseImage(binDir), archives[0]!);
   await buildImage(moduleImage(), archives[1]!);
-  for (const archive of [...archives, ...extra]) await importImage(binDir, archive);
-  log(`real node: ${archives.length + extra.length} images built and imported in ${Date.now() - started} ms`);
+  for (const archive of archives) await importImage(binDir, archive);
+  log(`real node: ${archives.length} images built and imported in ${Date.now() - started} ms`);
 }

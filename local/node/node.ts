@@ -47,8 +47,6 @@ export interface RealNodeOptions {
   log?: (message: string) => void;
   /** Tear the node down when this process ends, even by a crash (a detached watchdog). */
   tieToProcess?: boolean;
-  /** Image archives to import besides the sandbox and module images (the function's). */
-  extraImages?: string[];
 }
 
 async function writeConfigs(info: ClusterInfo, binDir: string, dir: string) {
@@ -87,7 +85,7 @@ async function startParts(info: ClusterInfo, binDir: string, options: RealNodeOp
   log('real node: starting containerd');
   start('containerd', join(binDir, 'containerd'), ['--config', nodePaths.containerdConfig]);
   await waitSocket(nodePaths.containerdSocket, started);
-  await importImages(binDir, paths.images, options.extraImages ?? [], log);
+  await importImages(binDir, paths.images, log);
   const port = info.ports.apiserver;
   start('api-forward', 'socat', [
     `TCP-LISTEN:${port},bind=${REAL_NODE.address},fork,reuseaddr`,

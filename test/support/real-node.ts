@@ -24,18 +24,13 @@ async function waitNodeEmpty(): Promise<void> {
 }
 
 /** Joins the real node to the test cluster for this file (beforeAll), and stops it after (afterAll). */
-export function useRealNode(options: { extraImages?: () => string[] } = {}): void {
+export function useRealNode(): void {
   let stop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const clusterStateDir = dirname(adminKubeconfigPath());
     if (existsSync(realNodePaths(clusterStateDir).pids)) return;
     const log = (message: string) => process.stderr.write(`${message}\n`);
-    const node = await startRealNode({
-      clusterStateDir,
-      log,
-      tieToProcess: true,
-      extraImages: options.extraImages?.(),
-    });
+    const node = await startRealNode({ clusterStateDir, log, tieToProcess: true });
     stop = node.stop;
   }, REAL_NODE_HOOK_TIMEOUT);
   afterAll(async () => {
