@@ -5,13 +5,17 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureNodePackages } from '../local/node/binaries.ts';
 import { buildImage } from '../local/node/image-build.ts';
 import { MODULE_IMAGE, moduleImage } from '../local/node/images.ts';
 import { sha256 } from '../local/node/oci-layout.ts';
 import { tempDir } from '../local/temp-dir.ts';
 
 const tar = (...args: string[]) => execFileSync('tar', args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+
+// busybox comes from Debian's busybox-static
+beforeAll(ensureNodePackages, 600_000);
 
 describe('the module image, written with no daemon', () => {
   it('is an OCI layout whose index names it, the same bytes every time', async () => {
