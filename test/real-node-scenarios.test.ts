@@ -6,11 +6,12 @@
 // each module's output from the kubelet, through the API server.
 import { BatchV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { realModule } from '../local/node/real-modules.ts';
+import { onRealNode, realModule, restrictedContainer } from '../local/node/real-modules.ts';
+import { MODULE_IMAGE } from '../local/node/images.ts';
 import { REAL_NODE } from '../local/node/node-config.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { cli } from './support/cli.ts';
-import { adminKubeConfig } from './support/kube.ts';
+import { adminKubeConfig, createTestNamespace, waitFor } from './support/kube.ts';
 import { useRealNode } from './support/real-node.ts';
 
 useRealNode();
@@ -136,5 +137,38 @@ describe('the seed scenarios on the real node', () => {
       exitCode: 137,
       reason: 'OOMKilled',
     });
+  });
+
+  it('a pod on the real node finds the `kubernetes` Service by name through the cluster DNS, CoreDNS', async () => {
+    const namespace = await createTestNamespace('cascade-dns');
+    const core = adminKubeConfig().makeApiClient(CoreV1Api);
+    await core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name: 'lookup' },
+        spec: {
+          ...onRealNode,
+          restartPolicy: 'Never',
+          containers: [
+            {
+              name: 'lookup',
+              image: MODULE_IMAGE,
+              command: ['/bin/busybox', 'nslookup', 'kubernetes.default.svc.cluster.local'],
+              securityContext: restrictedContainer,
+            },
+          ],
+        },
+      },
+    });
+    const phase = await waitFor(
+      async () => {
+        const p = (await core.readNamespacedPod({ name: 'lookup', namespace })).status?.phase;
+        return p === 'Succeeded' || p === 'Failed' ? p : undefined;
+      },
+      { timeoutMs: 60_000, message: 'the lookup pod ended' },
+    );
+    const log = await core.readNamespacedPodLog({ name: 'lookup', namespace });
+    expect(phase, log).toBe('Succeeded');
+    expect(log).toMatch(/Name:\s+kubernetes\.default\.svc\.cluster\.local\nAddress:\s+10\.96\.0\.1/);
   });
 });

@@ -8,6 +8,7 @@
 #   cni/bridge, cni/host-local,
 #   cni/loopback, cni/portmap        github.com/containernetworking/plugins
 #   pause                            the sandbox's process, static
+#   coredns                          github.com/coredns/coredns, the cluster DNS
 # The Debian packages it needs come from apt-deps.sh. One build at a time per
 # cache (flock); a second call finds every binary and returns at once.
 # Prints the directory holding the binaries on its last line.
@@ -17,9 +18,10 @@ K8S_VERSION="${CASCADE_K8S_VERSION:-v1.34.4}"
 CONTAINERD_VERSION="${CASCADE_CONTAINERD_VERSION:-v2.2.1}"
 RUNC_VERSION="${CASCADE_RUNC_VERSION:-v1.4.0}"
 CNI_VERSION="${CASCADE_CNI_VERSION:-v1.9.0}"
+COREDNS_VERSION="${CASCADE_COREDNS_VERSION:-v1.13.1}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${CASCADE_CLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cascade-cluster}"
-BIN="$CACHE/bin/node-k8s-$K8S_VERSION-containerd-$CONTAINERD_VERSION-runc-$RUNC_VERSION-cni-$CNI_VERSION"
+BIN="$CACHE/bin/node-k8s-$K8S_VERSION-containerd-$CONTAINERD_VERSION-runc-$RUNC_VERSION-cni-$CNI_VERSION-coredns-$COREDNS_VERSION"
 SRC="$CACHE/src"
 LOGS="$CACHE/logs"
 mkdir -p "$BIN/cni" "$SRC" "$LOGS"
@@ -103,6 +105,10 @@ build_k8s() { # command
   (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "$ld" -o "$BIN/$1.tmp" "k8s.io/kubernetes/cmd/$1" && mv "$BIN/$1.tmp" "$BIN/$1")
 }
 
+build_coredns() {
+  CGO_ENABLED=0 go_install "$BIN" "" "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION"
+}
+
 build_pause() {
   local src
   src="$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
@@ -121,4 +127,5 @@ step cni/portmap build_cni meta/portmap
 k8s_module
 step kube-proxy build_k8s kube-proxy
 step kubelet build_k8s kubelet
+step coredns build_coredns
 echo "$BIN"

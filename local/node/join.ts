@@ -18,7 +18,7 @@ const isConflict = (error: unknown) => (error as { code?: number }).code === 409
 
 /**
  * Binds the system:node ClusterRole to the group system:nodes, as the Node
- * authorizer would. Makes socat on the bridge the `kubernetes` Service's
+ * authorizer would, and lets CoreDNS read what it serves. Makes socat on the bridge the `kubernetes` Service's
  * endpoint: the endpoint reconciler is off here, since the API server's own
  * address is 127.0.0.1, which a pod cannot reach.
  */
@@ -36,6 +36,7 @@ export async function joinCluster(kubeconfig: string, apiPort: number): Promise<
     .catch((error: unknown) => {
       if (!isConflict(error)) throw error;
     });
+  await grantDnsReads(rbac);
   const discovery = kc.makeApiClient(DiscoveryV1Api);
   const body = {
     metadata: {
@@ -48,6 +49,35 @@ export async function joinCluster(kubeconfig: string, apiPort: number): Promise<
   };
   await discovery.deleteNamespacedEndpointSlice({ name: 'kubernetes', namespace: 'default' }).catch(() => {});
   await discovery.createNamespacedEndpointSlice({ namespace: 'default', body });
+}
+
+/** What CoreDNS's kubernetes plugin reads, as the system:coredns ClusterRole of a kubeadm cluster. */
+async function grantDnsReads(rbac: RbacAuthorizationV1Api): Promise<void> {
+  const name = 'cascade:coredns';
+  const read = ['list', 'watch'];
+  const ignoreConflict = (error: unknown) => {
+    if (!isConflict(error)) throw error;
+  };
+  await rbac
+    .createClusterRole({
+      body: {
+        metadata: { name },
+        rules: [
+          { apiGroups: [''], resources: ['endpoints', 'services', 'pods', 'namespaces'], verbs: read },
+          { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: read },
+        ],
+      },
+    })
+    .catch(ignoreConflict);
+  await rbac
+    .createClusterRoleBinding({
+      body: {
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: REAL_NODE.dnsUser }],
+      },
+    })
+    .catch(ignoreConflict);
 }
 
 const isReady = (node: V1Node) =>

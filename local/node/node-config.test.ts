@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cniConfig,
   containerdConfig,
+  corefile,
   kubeletArgs,
   kubeletConfig,
   kubeProxyArgs,
@@ -60,5 +61,14 @@ describe("the real node's configuration", () => {
     expect(args).toContain('--proxy-mode=nftables');
     expect(args).toContain('--conntrack-max-per-core=0');
     expect(args.filter((a) => a.includes('bind-address')).every((a) => a.includes('=127.0.0.1:'))).toBe(true);
+  });
+
+  it("CoreDNS: on the bridge address, the kubelet's cluster DNS, serving cluster.local and forwarding nothing", () => {
+    const conf = corefile('/dns.kubeconfig');
+    expect(conf).toContain(`bind ${REAL_NODE.address}`);
+    expect(conf).toContain('kubernetes cluster.local in-addr.arpa ip6.arpa {');
+    expect(conf).toContain('kubeconfig /dns.kubeconfig');
+    expect(conf).not.toContain('forward');
+    expect(kubeletConfig('/ca').split('\n')).toContain(`clusterDNS: [${REAL_NODE.address}]`);
   });
 });

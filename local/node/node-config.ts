@@ -2,7 +2,6 @@
 // (containerd, CNI, kubelet, kube-proxy). Pure: paths and names in, text out.
 // The names are fixed: one real node runs on a machine at a time (node.ts
 // holds a lock for it), and host.sh uses the same ones.
-import { serviceClusterIpRange } from '../cluster/component-commands.ts';
 import { PAUSE_IMAGE } from './images.ts';
 
 export const REAL_NODE = {
@@ -24,7 +23,8 @@ export const REAL_NODE = {
   kubeletHealthzPort: 10248,
   kubeProxyHealthzPort: 10256,
   kubeProxyMetricsPort: 10249,
-  clusterDns: '10.96.0.10',
+  /** CoreDNS's identity towards the API server (join.ts gives it read access). */
+  dnsUser: 'cascade-coredns',
 } as const;
 
 export const nodePaths = {
@@ -39,6 +39,7 @@ export const nodePaths = {
   kubeletCerts: `${REAL_NODE.root}/kubelet-pki`,
   podLogs: `${REAL_NODE.root}/pod-logs`,
   runcRoot: `${REAL_NODE.run}/runc`,
+  corefile: `${REAL_NODE.root}/Corefile`,
 } as const;
 
 /**
@@ -149,7 +150,7 @@ export function kubeletConfig(caCert: string): string {
     'failCgroupV1: false',
     `containerRuntimeEndpoint: unix://${p.containerdSocket}`,
     `podLogsDir: ${p.podLogs}`,
-    `clusterDNS: [${REAL_NODE.clusterDns}]`,
+    `clusterDNS: [${REAL_NODE.address}]`,
     'clusterDomain: cluster.local',
     'resolvConf: /etc/resolv.conf',
     'evictionHard: { memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%, nodefs.inodesFree: 1% }',
@@ -198,5 +199,21 @@ export function kubeProxyArgs(kubeconfig: string): string[] {
   ];
 }
 
-/** Mentioned for the Service route host.sh adds. */
-export const SERVICE_RANGE = serviceClusterIpRange;
+/**
+ * CoreDNS on the bridge address, the pods' cluster DNS: the cluster's
+ * Services and pods from the API server, nothing forwarded (no resolver
+ * outside the machine is asked).
+ */
+export function corefile(kubeconfig: string): string {
+  return `.:53 {
+    bind ${REAL_NODE.address}
+    errors
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig ${kubeconfig}
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+    }
+    cache 30
+}
+`;
+}

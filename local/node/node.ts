@@ -24,6 +24,7 @@ import { joinCluster, leaveCluster, waitNodeReady } from './join.ts';
 import { startLock, startNodeProcess, startNodeWatchdog, waitSocket } from './node-processes.ts';
 import {
   containerdConfig,
+  corefile,
   cniConfig,
   kubeletArgs,
   kubeletConfig,
@@ -67,6 +68,8 @@ async function writeConfigs(info: ClusterInfo, binDir: string, dir: string) {
   await writeFile(nodePaths.containerdConfig, containerdConfig(binDir));
   await writeFile(join(nodePaths.cniConfDir, '10-cascade.conflist'), cniConfig());
   await writeFile(nodePaths.kubeletConfig, kubeletConfig(pki.caCert));
+  const dns = await kubeconfig('real-node-coredns', { cn: REAL_NODE.dnsUser });
+  await writeFile(nodePaths.corefile, corefile(dns));
   return {
     kubelet: await kubeconfig('real-node-kubelet', { cn: `system:node:${REAL_NODE.name}`, org: 'system:nodes' }),
     kubeProxy: await kubeconfig('real-node-kube-proxy', { cn: 'system:kube-proxy' }),
@@ -92,6 +95,7 @@ async function startParts(info: ClusterInfo, binDir: string, options: RealNodeOp
     `TCP:127.0.0.1:${port}`,
   ]);
   await joinCluster(info.kubeconfig, port);
+  start('coredns', join(binDir, 'coredns'), ['-conf', nodePaths.corefile]);
   log('real node: starting the kubelet and kube-proxy');
   start('kubelet', join(binDir, 'kubelet'), kubeletArgs(kubeconfigs.kubelet));
   start('kube-proxy', join(binDir, 'kube-proxy'), kubeProxyArgs(kubeconfigs.kubeProxy));
