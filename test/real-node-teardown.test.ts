@@ -105,7 +105,7 @@ describe('the real node leaves the host as it found it', () => {
       });
       expect(hostState().bridge).toBe(true);
       child.kill('SIGKILL');
-      await waitFor(() => !hostState().bridge && hostState().paths.length === 0, {
+      await waitFor(() => !existsSync(realNodePaths(clusterStateDir()).dir), {
         timeoutMs: 60_000,
         message: 'the watchdog tore the node down',
       });

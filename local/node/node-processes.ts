@@ -67,29 +67,36 @@ export async function waitSocket(socket: string, components: Component[]): Promi
 }
 
 const watchdog = `
-parent="$1"; pids="$2"; host="$3"; kubectl="$4"; kubeconfig="$5"; node="$6"
+parent="$1"; pids="$2"; host="$3"; kubectl="$4"; kubeconfig="$5"; node="$6"; mine="$7"
 while kill -0 "$parent" 2>/dev/null; do sleep 1; done
 [ -f "$pids" ] || exit 0
 set -- $(grep -o '"pid": *[0-9]*' "$pids" | grep -o '[0-9]*$')
+# a node stopped as it should, and another started since under the same
+# state dir, is not this watchdog's: its lock holder has another pid
+[ "$1" = "$mine" ] || exit 0
 lock="$1"; shift
 for p in "$@"; do kill -TERM -- "-$p" 2>/dev/null; done
 sleep 3
 for p in "$@"; do kill -KILL -- "-$p" 2>/dev/null; done
 "$kubectl" --kubeconfig "$kubeconfig" delete node "$node" --ignore-not-found --wait=false >/dev/null 2>&1
 bash "$host" down
+rm -rf -- "$(dirname "$pids")"
 kill -KILL -- "-$lock" 2>/dev/null
 `;
 
 /**
  * A detached bash that, once `parentPid` is gone, stops the node's
- * processes, deletes its Node object and runs `host.sh down`.
+ * processes, deletes its Node object, runs `host.sh down` and removes the
+ * directory of the pids file. It does so only while the node recorded there
+ * is still the one whose lock holder is `lockPid`.
  */
 export function startNodeWatchdog(
   parentPid: number,
-  files: { pidsFile: string; hostScript: string },
+  node: { pidsFile: string; hostScript: string; lockPid: number },
   cluster: { kubectl: string; kubeconfig: string; node: string },
 ): void {
-  const args = [String(parentPid), files.pidsFile, files.hostScript, cluster.kubectl, cluster.kubeconfig, cluster.node];
+  const args = [String(parentPid), node.pidsFile, node.hostScript, cluster.kubectl, cluster.kubeconfig, cluster.node];
+  args.push(String(node.lockPid));
   const child = spawn('bash', ['-c', watchdog, 'cascade-real-node-watchdog', ...args], {
     detached: true,
     stdio: 'ignore',

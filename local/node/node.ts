@@ -17,7 +17,7 @@ import { pkiIn, signClient } from '../cluster/certs.ts';
 import { kubectlPath } from '../cluster/crds.ts';
 import { writeKubeconfig } from '../cluster/kubeconfig-file.ts';
 import { statePaths } from '../cluster/paths.ts';
-import { readPids, stopProcesses, type Component, type RecordedProcess } from '../cluster/processes.ts';
+import { isAlive, readPids, stopProcesses, type Component, type RecordedProcess } from '../cluster/processes.ts';
 import { ensureNodeBinaries } from './binaries.ts';
 import { importImage, importImages } from './import-images.ts';
 import { joinCluster, leaveCluster, waitNodeReady } from './join.ts';
@@ -108,14 +108,17 @@ export async function startRealNode(options: RealNodeOptions): Promise<{ stop: (
   const info = readClusterInfo(options.clusterStateDir);
   if (!info) throw new Error(`real node: no cluster in ${options.clusterStateDir}`);
   const paths = realNodePaths(info.stateDir);
+  if (realNodeRunning(info.stateDir)) throw new Error(`real node: already running on the cluster in ${info.stateDir}`);
+  // what a node killed with its watchdog left
+  await rm(paths.dir, { recursive: true, force: true });
   await mkdir(paths.dir, { recursive: true });
   const binDir = await ensureNodeBinaries();
   options.log?.('real node: waiting for the machine-wide lock');
-  await startLock(paths.pids, paths.logs);
+  const lock = await startLock(paths.pids, paths.logs);
   if (options.tieToProcess)
     startNodeWatchdog(
       process.pid,
-      { pidsFile: paths.pids, hostScript },
+      { pidsFile: paths.pids, hostScript, lockPid: lock.pid },
       { kubectl: kubectlPath(), kubeconfig: info.kubeconfig, node: REAL_NODE.name },
     );
   try {
@@ -128,6 +131,12 @@ export async function startRealNode(options: RealNodeOptions): Promise<{ stop: (
     throw error;
   }
   return { stop: () => stopRealNode(info.stateDir) };
+}
+
+/** True when the cluster in `clusterStateDir` has a real node whose every recorded process runs. */
+export function realNodeRunning(clusterStateDir: string): boolean {
+  const recorded = readPids(realNodePaths(clusterStateDir).pids);
+  return recorded.length > 0 && recorded.every((p) => isAlive(p.pid));
 }
 
 /** Imports an image archive (image-build.ts) into the running real node's containerd. */

@@ -2,11 +2,10 @@
 // the test cluster in their beforeAll, gone in their afterAll. A node that
 // `CASCADE_REAL_NODE=1 npm run cluster:up` started on the cluster the tests
 // use is used as it is, and left running.
-import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll } from 'vitest';
-import { realNodePaths, startRealNode } from '../../local/node/node.ts';
+import { realNodeRunning, startRealNode } from '../../local/node/node.ts';
 import { REAL_NODE } from '../../local/node/node-config.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './kube.ts';
 
@@ -28,7 +27,7 @@ export function useRealNode(): void {
   let stop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const clusterStateDir = dirname(adminKubeconfigPath());
-    if (existsSync(realNodePaths(clusterStateDir).pids)) return;
+    if (realNodeRunning(clusterStateDir)) return;
     const log = (message: string) => process.stderr.write(`${message}\n`);
     const node = await startRealNode({ clusterStateDir, log, tieToProcess: true });
     stop = node.stop;
