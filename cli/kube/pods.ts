@@ -14,10 +14,17 @@ export async function podsOfJob(kc: KubeConfig, namespace: string, jobName: stri
   return list.items.sort(byCreation);
 }
 
+/** Its container has started, so it has a log: the API server answers 400 for a container still waiting. */
+const started = (pod: V1Pod) => {
+  const state = pod.status?.containerStatuses?.[0]?.state;
+  return Boolean(state?.running ?? state?.terminated);
+};
+
 /**
- * The Job's first pod, waited for with a watch when it has none yet. The API
- * server ends a watch after a while: it is started again while `stillDue`
- * says the pod is still to come, else the wait ends with none.
+ * The Job's first pod whose container has started, waited for with a watch
+ * when it has none yet. The API server ends a watch after a while: it is
+ * started again while `stillDue` says the pod is still to come, else the wait
+ * ends with none.
  */
 export async function awaitPod(
   kc: KubeConfig,
@@ -28,7 +35,7 @@ export async function awaitPod(
   const { CoreV1Api } = await clientNode();
   for (;;) {
     const list = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: selector(jobName) });
-    const first = list.items.sort(byCreation)[0];
+    const first = list.items.sort(byCreation).find(started);
     if (first) return first;
     const seen = await watchForPod(kc, namespace, jobName, list.metadata?.resourceVersion);
     if (seen) return seen;
@@ -36,7 +43,7 @@ export async function awaitPod(
   }
 }
 
-/** The first pod of the Job that a watch from `resourceVersion` sees, or undefined when the watch ends first. */
+/** The first started pod of the Job that a watch from `resourceVersion` sees, or undefined when the watch ends first. */
 async function watchForPod(
   kc: KubeConfig,
   namespace: string,
@@ -53,7 +60,7 @@ async function watchForPod(
         `/api/v1/namespaces/${namespace}/pods`,
         query,
         (phase, obj: V1Pod) => {
-          if (pod || phase !== 'ADDED') return;
+          if (pod || (phase !== 'ADDED' && phase !== 'MODIFIED') || !started(obj)) return;
           pod = obj;
           controller?.abort();
         },
@@ -81,7 +88,12 @@ export async function podLog(kc: KubeConfig, namespace: string, pod: V1Pod, wind
     .readNamespacedPodLog({ namespace, name: pod.metadata!.name!, container: containerOf(pod), ...window });
 }
 
-/** Streams the pod's log to `onChunk` until the container ends. */
+/**
+ * Streams the pod's log to `onChunk` until the container ends. client-node
+ * pipes the response into `sink` and never calls its `done` callback, so the
+ * end is the sink's: finished when the log ended, unpiped unfinished when the
+ * response broke off.
+ */
 export async function followPodLog(
   kc: KubeConfig,
   namespace: string,
@@ -96,11 +108,12 @@ export async function followPodLog(
         next();
       },
     });
-    new Log(kc)
-      .log(namespace, pod.metadata!.name!, containerOf(pod), sink, (err: unknown) => (err ? reject(err) : resolve()), {
-        follow: true,
-        ...window,
-      })
-      .catch(reject);
+    sink.on('finish', () => resolve());
+    sink.on('unpipe', () =>
+      setImmediate(() => {
+        if (!sink.writableEnded) reject(new Error(`the log of pod ${pod.metadata?.name ?? ''} broke off`));
+      }),
+    );
+    new Log(kc).log(namespace, pod.metadata!.name!, containerOf(pod), sink, { follow: true, ...window }).catch(reject);
   });
 }

@@ -14,6 +14,8 @@ export const clientIdentities = {
   'kube-controller-manager': { cn: 'system:kube-controller-manager' },
   'kube-scheduler': { cn: 'system:kube-scheduler' },
   kwok: { cn: 'cascade-kwok', org: 'system:masters' },
+  // the API server's identity towards a kubelet (pod logs, exec), as kubeadm names it
+  'apiserver-kubelet-client': { cn: 'kube-apiserver-kubelet-client', org: 'system:masters' },
 } as const satisfies Record<string, { cn: string; org?: string }>;
 
 export type ClientName = keyof typeof clientIdentities;
@@ -64,6 +66,16 @@ function leafExtensions(usage: 'serverAuth' | 'clientAuth', san?: string): strin
   ];
   if (san) lines.push(`subjectAltName=${san}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A client certificate and key signed by the CA of `dir` (createPki's), as
+ * `<stem>.crt` and `<stem>.key` there: for an identity that joins a running
+ * cluster, such as the real node's kubelet.
+ */
+export async function signClient(dir: string, stem: string, id: { cn: string; org?: string }) {
+  await signed(dir, stem, subject(id.cn, id.org), leafExtensions('clientAuth'));
+  return { cert: join(dir, `${stem}.crt`), key: join(dir, `${stem}.key`) };
 }
 
 /** Creates every key and certificate under `dir`; `serviceIp` is the `kubernetes` Service IP. */

@@ -4,12 +4,15 @@
 //           the components keep running (pids in <state>/pids.json).
 //   down:   ends every recorded process and removes the state dir.
 //   status: prints the kubeconfig path if the cluster answers, else exits 1.
+// CASCADE_REAL_NODE=1: `up` also starts the real node (local/node/), and
+// `down` always stops it when one runs.
 // CASCADE_CLUSTER_LIMITS=raised: `up` raises the components' API rate limits
 // as the bench does (RAISED_LIMITS in component-commands.ts).
 import { apiserverReady, livePids, readClusterInfo } from './cluster-state.ts';
 import { startCluster, stopCluster } from './cluster.ts';
 import { RAISED_LIMITS } from './component-commands.ts';
 import { defaultStateDir } from './paths.ts';
+import { startRealNode } from '../node/node.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -25,6 +28,7 @@ async function up(): Promise<void> {
   const started = Date.now();
   const limits = process.env.CASCADE_CLUSTER_LIMITS === 'raised' ? RAISED_LIMITS : undefined;
   const cluster = await startCluster({ stateDir, log, limits });
+  if (process.env.CASCADE_REAL_NODE === '1') await startRealNode({ clusterStateDir: stateDir, log });
   log(`cluster: ready in ${((Date.now() - started) / 1000).toFixed(1)} s (state ${stateDir})`);
   process.stdout.write(`KUBECONFIG=${cluster.kubeconfig}\n`);
 }

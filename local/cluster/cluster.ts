@@ -13,6 +13,7 @@ import { defaultStateDir, statePaths, type StatePaths } from './paths.ts';
 import { freePorts } from './ports.ts';
 import { killProcessesNow, readPids, stopProcesses } from './processes.ts';
 import { startWatchdog } from './watchdog.ts';
+import { stopRealNode } from '../node/node.ts';
 
 export interface StartOptions {
   /** Default: $CASCADE_CLUSTER_STATE or <repo>/.cascade/cluster. */
@@ -137,6 +138,7 @@ export async function startCluster(options: StartOptions = {}): Promise<RunningC
 export async function stopCluster(options: { stateDir?: string; keepState?: boolean } = {}): Promise<void> {
   const stateDir = options.stateDir ?? defaultStateDir();
   const info = readClusterInfo(stateDir);
+  await stopRealNode(stateDir);
   await stopProcesses(readPids(statePaths(stateDir).pids));
   if (info?.watchdogPid) await stopProcesses([{ name: 'watchdog', pid: info.watchdogPid }], 1000);
   if (!options.keepState) await rm(stateDir, { recursive: true, force: true });

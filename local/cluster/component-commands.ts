@@ -125,6 +125,10 @@ export function apiserverCommand(c: CommandContext): Command {
       '--requestheader-group-headers=X-Remote-Group',
       '--requestheader-extra-headers-prefix=X-Remote-Extra-',
       '--authorization-mode=RBAC',
+      // a real node's kubelet (local/node/) serves pod logs to this identity, at the node's address
+      `--kubelet-client-certificate=${pki.client('apiserver-kubelet-client').cert}`,
+      `--kubelet-client-key=${pki.client('apiserver-kubelet-client').key}`,
+      '--kubelet-preferred-address-types=InternalIP',
       '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount,LimitRanger,DefaultTolerationSeconds,ResourceQuota,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy',
       // fake nodes have no node-lifecycle controller to lift the not-ready taint
       '--disable-admission-plugins=TaintNodesByCondition',
@@ -197,7 +201,9 @@ export function kwokCommand(c: CommandContext): Command {
       '--manage-all-nodes=false',
       '--node-lease-duration-seconds=40',
       '--cidr=10.244.0.0/16',
-      '--node-ip=10.240.0.1',
+      // the API server asks a node's InternalIP for pod logs: kwok's nodes say
+      // 127.0.0.1, where no kubelet listens, so such a request stays on this machine
+      '--node-ip=127.0.0.1',
       `--server-address=127.0.0.1:${c.ports.kwok}`,
     ],
   };

@@ -1,0 +1,158 @@
+// startRealNode / stopRealNode: one real node beside kwok's, on a running
+// local cluster (local/cluster/): containerd with runc and CNI, the kubelet
+// and kube-proxy, built by build.sh, configured by node-config.ts, on the host
+// set up by host.sh. Its images (images.ts) are imported into its containerd,
+// so that nothing is pulled. The pods reach the API server at the `kubernetes`
+// Service, whose endpoint is socat on the bridge, forwarding to the API
+// server's loopback port. One real node runs on a machine at a time: a
+// process holding a lock on LOCK_FILE comes first and goes last.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { readClusterInfo, type ClusterInfo } from '../cluster/cluster-state.ts';
+import { pkiIn, signClient } from '../cluster/certs.ts';
+import { kubectlPath } from '../cluster/crds.ts';
+import { writeKubeconfig } from '../cluster/kubeconfig-file.ts';
+import { statePaths } from '../cluster/paths.ts';
+import { isAlive, readPids, stopProcesses, type Component, type RecordedProcess } from '../cluster/processes.ts';
+import { ensureNodeBinaries } from './binaries.ts';
+import { importImage, importImages } from './import-images.ts';
+import { joinCluster, leaveCluster, waitNodeReady } from './join.ts';
+import { startLock, startNodeProcess, startNodeWatchdog, waitSocket } from './node-processes.ts';
+import {
+  containerdConfig,
+  corefile,
+  cniConfig,
+  kubeletArgs,
+  kubeletConfig,
+  kubeProxyArgs,
+  nodePaths,
+  REAL_NODE,
+} from './node-config.ts';
+
+const run = promisify(execFile);
+const here = dirname(fileURLToPath(import.meta.url));
+export const hostScript = join(here, 'host.sh');
+
+/** Where a cluster's state dir keeps its real node's files. */
+export function realNodePaths(clusterStateDir: string) {
+  const dir = join(clusterStateDir, 'node');
+  return { dir, pids: join(dir, 'pids.json'), logs: statePaths(clusterStateDir).logs, images: join(dir, 'images') };
+}
+
+export interface RealNodeOptions {
+  clusterStateDir: string;
+  log?: (message: string) => void;
+  /** Tear the node down when this process ends, even by a crash (a detached watchdog). */
+  tieToProcess?: boolean;
+}
+
+async function writeConfigs(info: ClusterInfo, binDir: string, dir: string) {
+  const pki = pkiIn(statePaths(info.stateDir).pki);
+  const kubeconfig = async (stem: string, id: { cn: string; org?: string }) => {
+    const signed = await signClient(statePaths(info.stateDir).pki, stem, id);
+    const file = join(dir, `${stem}.kubeconfig`);
+    await writeKubeconfig(file, {
+      server: info.server,
+      caCert: pki.caCert,
+      clientCert: signed.cert,
+      clientKey: signed.key,
+      user: id.cn,
+    });
+    return file;
+  };
+  await mkdir(nodePaths.cniConfDir, { recursive: true });
+  await writeFile(nodePaths.containerdConfig, containerdConfig(binDir));
+  await writeFile(join(nodePaths.cniConfDir, '10-cascade.conflist'), cniConfig());
+  await writeFile(nodePaths.kubeletConfig, kubeletConfig(pki.caCert));
+  const dns = await kubeconfig('real-node-coredns', { cn: REAL_NODE.dnsUser });
+  await writeFile(nodePaths.corefile, corefile(dns));
+  return {
+    kubelet: await kubeconfig('real-node-kubelet', { cn: `system:node:${REAL_NODE.name}`, org: 'system:nodes' }),
+    kubeProxy: await kubeconfig('real-node-kube-proxy', { cn: 'system:kube-proxy' }),
+  };
+}
+
+/** containerd, its images, the pods' way to the API server, the kubelet and kube-proxy, in that order. */
+async function startParts(info: ClusterInfo, binDir: string, options: RealNodeOptions, started: Component[]) {
+  const log = options.log ?? (() => {});
+  const paths = realNodePaths(info.stateDir);
+  const kubeconfigs = await writeConfigs(info, binDir, paths.dir);
+  const files = { pidsFile: paths.pids, logsDir: paths.logs };
+  const env = { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ''}` };
+  const start = (name: string, bin: string, args: string[]) =>
+    started.push(startNodeProcess(name, { bin, args, env }, files));
+  log('real node: starting containerd');
+  start('containerd', join(binDir, 'containerd'), ['--config', nodePaths.containerdConfig]);
+  await waitSocket(nodePaths.containerdSocket, started);
+  await importImages(binDir, paths.images, log);
+  const port = info.ports.apiserver;
+  start('api-forward', 'socat', [
+    `TCP-LISTEN:${port},bind=${REAL_NODE.address},fork,reuseaddr`,
+    `TCP:127.0.0.1:${port}`,
+  ]);
+  await joinCluster(info.kubeconfig, port);
+  start('coredns', join(binDir, 'coredns'), ['-conf', nodePaths.corefile]);
+  log('real node: starting the kubelet and kube-proxy');
+  start('kubelet', join(binDir, 'kubelet'), kubeletArgs(kubeconfigs.kubelet));
+  start('kube-proxy', join(binDir, 'kube-proxy'), kubeProxyArgs(kubeconfigs.kubeProxy));
+  await waitNodeReady(info.kubeconfig, started);
+  log(`real node: ${REAL_NODE.name} Ready`);
+}
+
+/** Starts the real node on the cluster of `clusterStateDir` and waits until it is Ready. */
+export async function startRealNode(options: RealNodeOptions): Promise<{ stop: () => Promise<void> }> {
+  const info = readClusterInfo(options.clusterStateDir);
+  if (!info) throw new Error(`real node: no cluster in ${options.clusterStateDir}`);
+  const paths = realNodePaths(info.stateDir);
+  if (realNodeRunning(info.stateDir)) throw new Error(`real node: already running on the cluster in ${info.stateDir}`);
+  // what a node killed with its watchdog left
+  await rm(paths.dir, { recursive: true, force: true });
+  await mkdir(paths.dir, { recursive: true });
+  const binDir = await ensureNodeBinaries();
+  options.log?.('real node: waiting for the machine-wide lock');
+  const lock = await startLock(paths.pids, paths.logs);
+  if (options.tieToProcess)
+    startNodeWatchdog(
+      process.pid,
+      { pidsFile: paths.pids, hostScript, lockPid: lock.pid },
+      { kubectl: kubectlPath(), kubeconfig: info.kubeconfig, node: REAL_NODE.name },
+    );
+  try {
+    // what a node that was killed left behind, then the host as the node needs it
+    await run('bash', [hostScript, 'down']);
+    await run('bash', [hostScript, 'up']);
+    await startParts(info, binDir, options, []);
+  } catch (error) {
+    await stopRealNode(info.stateDir);
+    throw error;
+  }
+  return { stop: () => stopRealNode(info.stateDir) };
+}
+
+/** True when the cluster in `clusterStateDir` has a real node whose every recorded process runs. */
+export function realNodeRunning(clusterStateDir: string): boolean {
+  const recorded = readPids(realNodePaths(clusterStateDir).pids);
+  return recorded.length > 0 && recorded.every((p) => isAlive(p.pid));
+}
+
+/** Imports an image archive (image-build.ts) into the running real node's containerd. */
+export async function importIntoRealNode(archive: string): Promise<void> {
+  await importImage(await ensureNodeBinaries(), archive);
+}
+
+/** Stops the real node of the cluster in `clusterStateDir`, if it has one, and undoes what it left on the host. */
+export async function stopRealNode(clusterStateDir: string): Promise<void> {
+  const paths = realNodePaths(clusterStateDir);
+  if (!existsSync(paths.pids)) return;
+  const [lock, ...rest]: RecordedProcess[] = readPids(paths.pids);
+  await stopProcesses(rest, 10_000);
+  const info = readClusterInfo(clusterStateDir);
+  if (info) await leaveCluster(info.kubeconfig).catch(() => {});
+  await run('bash', [hostScript, 'down']);
+  if (lock) await stopProcesses([lock], 1000);
+  await rm(paths.dir, { recursive: true, force: true });
+}
