@@ -24,7 +24,7 @@ import type { CascadeModule } from '../shared/api/scenario.ts';
 import type { TerminalPhase } from '../shared/api/cascade-run.ts';
 import { failSecondScenario, imageModule, successScenario } from './fixtures/scenarios.ts';
 import { apiWriteProxy, type ApiWriteProxy, type Write } from './support/api-write-proxy.ts';
-import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, post } from './support/cascade-harness.ts';
 import { janitorEnv, runJanitorProcess } from './support/janitor.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { recordingSink } from './support/recording-sink.ts';
@@ -376,7 +376,9 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
   expect(h.jobs.size).toBe(runs.length * (sc.jobs ?? started));
   expect([...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([n]) => n)).toEqual([]);
   const counter = sc.phase.toLowerCase();
-  expect((await h.operator()).status).toMatchObject({ active: 0, [counter]: runs.length });
+  await expect
+    .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+    .toMatchObject({ active: 0, [counter]: runs.length });
   for (const name of runs) {
     const uid = (await h.getRun(name)).metadata.uid;
     const ids = new Set(

@@ -30,6 +30,9 @@ import { brokerConfig, type BrokerMode } from './broker-config.ts';
 import { tempDir } from '../../local/temp-dir.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
+
+/** How long a test waits for the operator's counters to show the runs' states: they are written after them (counts-writer.ts). */
+export const COUNTERS_SETTLE = { timeout: 30_000, interval: 100 };
 export const OUT = 'http://minio.test:9000/output/';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 
