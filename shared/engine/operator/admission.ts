@@ -4,8 +4,8 @@
 // resourceVersion-guarded write. A run's end is written there too, and hands
 // its slot to the oldest queued run, which is woken at once. The janitor takes
 // up what a crash or a lost wake-up leaves behind, from the operator's status,
-// the only truth: a run created but never admitted or queued, a run admitted
-// but still Queued, the slot of a run deleted in flight or ended.
+// the only truth. That is a run created but on no list, a run admitted but
+// still Queued, or the slot of a run deleted in flight or ended.
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
 import { isTerminalPhase, type CascadeRun, type RunPhase } from '../../api/cascade-run.ts';
 import { admissionOf, attemptOf, type SlotChange } from '../../core/concurrency-limit.ts';

@@ -1,7 +1,7 @@
 // Writes each scenario's counters on its CascadeAutoOperator as a function of
-// its runs (core/tally.ts): in the function, by the process that holds the
-// counters' Lease, from the runs its watch shows; in the janitor, from the
-// runs its sweep listed. A write is made only when the counters shown differ,
+// its runs (core/tally.ts). In the function, the process that holds the
+// counters' Lease writes them from the runs its watch shows. The janitor
+// writes them from the runs its sweep listed. A write is made only when the counters shown differ,
 // carries the operator's resourceVersion, and on a 409 is computed again from
 // the operator read anew. See docs/architecture.md, "Counters".
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
