@@ -4,6 +4,7 @@
 // writer. The janitor does each thing at once
 // and keeps nothing: its parts are the explicit no-ops below. Both decide
 // the same way; only thrift and timing differ.
+import type { CascadeRun } from '../api/cascade-run.ts';
 import type { EngineBase, EngineDeps, EngineHooks, Watched } from './deps.ts';
 import { deletedJobs, NO_DELETED_JOBS } from './process/deleted-jobs.ts';
 import { NO_HELD_JOBS, type HeldJobs } from './process/watched-jobs.ts';
@@ -49,7 +50,15 @@ export function functionEngine(base: EngineBase, parts: FunctionParts): EngineDe
   const operators: OperatorCaches = new Map();
   const slots = batchedSlots({ ...base, hooks }, operators);
   const counts = countsWriter(base, operators, leader);
-  const runs = runCache();
+  const cache = runCache();
+  // The runs this process writes are told to the counters' writer too: a process without its watch still counts its own.
+  const runs = {
+    ...cache,
+    put: (run: CascadeRun) => {
+      cache.put(run);
+      counts.run('MODIFIED', run);
+    },
+  };
   return {
     ...base,
     hooks,
@@ -70,7 +79,7 @@ export function functionEngine(base: EngineBase, parts: FunctionParts): EngineDe
         if (change !== 'DELETED') counts.operator(op);
       },
       run: (change, run) => {
-        runs.offer(change, run);
+        cache.offer(change, run);
         counts.run(change, run);
       },
       runsOpen: counts.runsOpen,

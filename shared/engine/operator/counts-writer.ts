@@ -74,7 +74,8 @@ export function runIndex(deps: Pick<EngineDeps, 'config'>): RunIndex {
     const state = deleted ? undefined : runState(run, scenario);
     if (state) runs.set(name, state);
     else runs.delete(name);
-    return before?.phase === state?.phase && before?.ended === state?.ended ? undefined : scenario;
+    const same = before === state || (before && state && before.phase === state.phase && before.ended === state.ended);
+    return same ? undefined : scenario;
   };
   return {
     put,
@@ -88,6 +89,7 @@ export function runIndex(deps: Pick<EngineDeps, 'config'>): RunIndex {
 }
 
 export interface CountsWriter {
+  /** A change of a run: shown by the watch, or written by this process. */
   run(change: 'ADDED' | 'MODIFIED' | 'DELETED', run: CascadeRun): void;
   operator(op: CascadeAutoOperator): void;
   /** The watch of runs opened or closed: the index is listed again when it opens. */
@@ -98,9 +100,10 @@ export interface CountsWriter {
 
 /**
  * The function's writer of the counters. It writes only while this process
- * holds the Lease (`leader`) and its index is whole: listed when the hold or
- * the watch began, kept since by the watch. One write is in flight at a time;
- * the scenarios changed meanwhile are written next, from the index as it is then.
+ * holds the Lease (`leader`) and its index is whole: listed when the hold
+ * began and each time the watch opens, kept since by the watch and by this
+ * process's own writes. One write is in flight at a time; the scenarios
+ * changed meanwhile are written next, from the index as it is then.
  */
 export function countsWriter(
   deps: Pick<EngineDeps, 'store' | 'config' | 'log'>,
@@ -109,7 +112,7 @@ export function countsWriter(
 ): CountsWriter {
   const index = runIndex(deps);
   const dirty = new Set<string>();
-  const state = { whole: false, open: false, busy: false };
+  const state = { whole: false, busy: false };
   const ready = () => state.whole && leader();
 
   async function writeNext(scenario: string): Promise<void> {
@@ -123,7 +126,7 @@ export function countsWriter(
     if (state.busy) return;
     state.busy = true;
     try {
-      if (!state.whole && leader() && state.open) {
+      if (!state.whole && leader()) {
         index.reset(await deps.store.listRuns());
         for (const scenario of caches.keys()) dirty.add(scenario);
         state.whole = true;
@@ -146,8 +149,7 @@ export function countsWriter(
     run: (change, run) => mark(index.put(run, change === 'DELETED')),
     operator: (op) => mark(op.metadata.name),
     runsOpen(open) {
-      state.open = open;
-      state.whole = false;
+      if (open) state.whole = false;
       void drain();
     },
     held(held) {
