@@ -9,7 +9,6 @@ import { auditLinesSince, auditMark, countByClient } from '../local/audit-log.ts
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { benchFunction } from './entry.ts';
-import { parseMetrics } from './prom.ts';
 import { install, scenario, type Install } from './install.ts';
 import { distribution, type Distribution } from './stats.ts';
 import { DEFAULT_BUCKET, ended, kubernetesSteps, sendAll } from './sustained.ts';
@@ -44,17 +43,16 @@ export interface ReplicaLevel {
   /** The replicas' requests, all together (they share one ServiceAccount). */
   operator: OperatorRequests;
   perRun: OperatorRequests;
-  /** Starts and ends the replicas left to the one that writes the counters: counted by it, or written after the wait. */
-  countsLeft: { counted: number; written: number };
+  /** Per run: the replicas' requests on the counters' Lease, and their writes of any kind refused 409. */
+  leasePerRun: number;
+  conflictsPerRun: number;
 }
 
-/** cascade_counts_left_total of every replica, summed, by outcome. */
-async function countsLeft(fns: readonly FunctionProcess[]): Promise<{ counted: number; written: number }> {
-  const texts = await Promise.all(fns.map(async (f) => (await fetch(f.metricsUrl)).text()));
-  const samples = texts.flatMap((t) => parseMetrics(t, 'cascade_counts_left_total'));
-  const of = (outcome: string) =>
-    samples.filter((s) => s.labels['outcome'] === outcome).reduce((sum, s) => sum + s.value, 0);
-  return { counted: of('counted'), written: of('written') };
+/** Requests of `byVerb` on the counters' Lease. */
+function leaseRequests(byVerb: Record<string, number>): number {
+  return Object.entries(byVerb)
+    .filter(([verb]) => verb.startsWith('leases '))
+    .reduce((sum, [, count]) => sum + count, 0);
 }
 
 /** N run requests at once to the replicas the Broker has now. */
@@ -65,7 +63,6 @@ async function level(
   runs: number,
 ): Promise<ReplicaLevel> {
   const replicas = fns.length;
-  const left0 = await countsLeft(fns);
   const mark = auditMark(cp.auditLog);
   const a0 = inst.broker.attempts.length;
   const start = performance.now();
@@ -84,7 +81,7 @@ async function level(
   const operator = operatorRequests(lines, inst.identities.function!);
   const byVerb = countByClient(lines, { function: inst.identities.function! }).function!.byVerb;
   const per = (v: number) => v / Math.max(1, sent.names.length);
-  const left = await countsLeft(fns);
+  const conflicts = conflictsByVerb(lines, inst.identities.function!);
   return {
     replicas,
     runs,
@@ -95,7 +92,7 @@ async function level(
     kubernetesStepMs: distribution(kubernetesSteps(inst, sent.names)),
     replyMs: distribution(sent.replies),
     byVerb,
-    conflictsByVerb: conflictsByVerb(lines, inst.identities.function!),
+    conflictsByVerb: conflicts,
     replies: repliesByKind(inst.broker.attempts.slice(a0)),
     jobPath: jobPathStages(lines, inst.ns),
     operator,
@@ -105,7 +102,8 @@ async function level(
       conflicts: per(operator.conflicts),
       reads: per(operator.reads),
     },
-    countsLeft: { counted: left.counted - left0.counted, written: left.written - left0.written },
+    leasePerRun: per(leaseRequests(byVerb)),
+    conflictsPerRun: per(Object.values(conflicts).reduce((sum, c) => sum + c, 0)),
   };
 }
 
@@ -126,7 +124,7 @@ export async function replicaLevels(
       const l = await level(cp, inst, [inst.fn, ...more], opts.runs);
       out.push(l);
       log(
-        `replicas ${n}, ${l.runs} at once: ${l.seconds.toFixed(1)} s; operator status writes ${l.operator.statusWrites}, 409 ${l.operator.conflicts} (${l.perRun.conflicts.toFixed(2)} per run), reads ${l.operator.reads}; counts left ${l.countsLeft.counted} counted, ${l.countsLeft.written} written; ` +
+        `replicas ${n}, ${l.runs} at once: ${l.seconds.toFixed(1)} s; operator status writes ${l.operator.statusWrites}, 409 ${l.operator.conflicts} (${l.perRun.conflicts.toFixed(2)} per run), reads ${l.operator.reads}; Lease requests per run ${l.leasePerRun.toFixed(2)}; all 409 per run ${l.conflictsPerRun.toFixed(2)}; ` +
           `function requests per run ${l.perRun.requests.toFixed(1)}; progress 429/5xx ${l.replies.progress.r429}/${l.replies.progress.r5xx}, run requests 429/5xx ${l.replies.runRequests.r429}/${l.replies.runRequests.r5xx}; step p99 ${l.stepMs.p99?.toFixed(0)} ms, Job added → complete p50/p99 ${l.kubernetesStepMs.p50?.toFixed(0)}/${l.kubernetesStepMs.p99?.toFixed(0)} ms, unfinished ${l.unfinished}; ${JSON.stringify(l.byVerb)}; 409 ${JSON.stringify(l.conflictsByVerb)}, reply p50/p99 ${l.replyMs.p50?.toFixed(0)}/${l.replyMs.p99?.toFixed(0)} ms`,
       );
     }

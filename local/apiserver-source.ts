@@ -173,35 +173,56 @@ function serial() {
   };
 }
 
+/**
+ * The start's wait for the first lists. A control plane still starting
+ * answers 429 or 503: the informer lists again, for up to RETRY_BUDGET_MS
+ * before the start fails. Any other refusal fails it at once.
+ */
+function firstLists(onError: SourceOptions['onError']) {
+  let fail: (error: unknown) => void = () => {};
+  const failed = new Promise<never>((_resolve, reject) => (fail = reject));
+  // Only the start waits on it; a list failing later is told to onError alone.
+  failed.catch(() => {});
+  let transient: unknown;
+  let synced = false;
+  const budget = setTimeout(() => fail(transient ?? new Error('the first list did not end')), RETRY_BUDGET_MS);
+  return {
+    listFailed: (error: unknown) => {
+      if (!synced && RETRIED.has((error as { code?: number } | undefined)?.code ?? 0)) {
+        transient = error;
+        return;
+      }
+      onError?.(error);
+      fail(error);
+    },
+    wait: async (lists: Promise<unknown>[]) => {
+      try {
+        await Promise.race([Promise.all(lists), failed]);
+      } finally {
+        clearTimeout(budget);
+      }
+    },
+    synced: () => {
+      synced = true;
+    },
+  };
+}
+
 export async function startApiServerSource(opts: SourceOptions): Promise<RunningSource> {
   let count = 0;
   let stopped = false;
   const source = opts.kc.getCurrentCluster()?.server ?? '';
   const conn = connectionOf(opts.kc);
-  let firstListFailed: (error: unknown) => void = () => {};
-  const listFailed = new Promise<never>((_resolve, reject) => (firstListFailed = reject));
-  // Only the start waits on it; a list failing later is told to onError alone.
-  listFailed.catch(() => {});
-  // A control plane still starting answers 429 or 503: the informer lists
-  // again, for up to RETRY_BUDGET_MS before the start fails.
-  let transient: unknown;
-  let synced = false;
-  const budget = setTimeout(() => firstListFailed(transient ?? new Error('the first list did not end')), RETRY_BUDGET_MS);
+  const first = firstLists(opts.onError);
   const watches = (opts.resources ?? ['jobs', 'cascaderuns']).map((name) => {
     const resource = RESOURCES[name];
     const queues = [opts.sink].flat().map((sink) => ({ sink, enqueue: serial() }));
     const query: Record<string, string> = resource.labelSelector ? { labelSelector: resource.labelSelector } : {};
     return inform({
       transport: httpsTransport(conn, resource.path(opts.namespace), query),
-      // A watch lost is opened again by the informer; a list that failed is told, and fails the start.
+      // A watch lost is opened again by the informer; a list that failed is told.
       failed: (what, error) => {
-        if (what !== 'list') return;
-        if (!synced && RETRIED.has((error as { code?: number } | undefined)?.code ?? 0)) {
-          transient = error;
-          return;
-        }
-        opts.onError?.(error);
-        firstListFailed(error);
+        if (what === 'list') first.listFailed(error);
       },
       on: (phase, obj, listed) => {
         const type = TYPES[phase];
@@ -219,13 +240,11 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
     });
   });
   try {
-    await Promise.race([Promise.all(watches.map((w) => w.synced)), listFailed]);
-    synced = true;
+    await first.wait(watches.map((w) => w.synced));
+    first.synced();
   } catch (error) {
     for (const w of watches) w.stop();
     throw error;
-  } finally {
-    clearTimeout(budget);
   }
   return {
     stop: () => {

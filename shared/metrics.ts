@@ -132,10 +132,9 @@ function cascadeOwnMetrics(registers: Registry[]) {
       labelNames: ['from'],
       registers,
     }),
-    countsLeft: new Counter({
-      name: 'cascade_counts_left_total',
-      help: "Run starts and ends this process left to the process that writes the operator's counters: counted by it, or written here after the wait",
-      labelNames: ['outcome'],
+    countersWriter: new Gauge({
+      name: 'cascade_counters_writer',
+      help: "1 while this process holds the Lease whose holder writes the CascadeAutoOperators' counters, else 0",
       registers,
     }),
     queued: new Gauge({
@@ -148,7 +147,6 @@ function cascadeOwnMetrics(registers: Registry[]) {
   for (const kind of TRANSITIONS) m.transitions.labels({ kind }).inc(0);
   for (const reason of IGNORED_REASONS) m.ignoredJobs.labels({ reason }).inc(0);
   for (const from of ['watch', 'read']) m.confirmations.labels({ from }).inc(0);
-  for (const outcome of ['counted', 'written']) m.countsLeft.labels({ outcome }).inc(0);
   return m;
 }
 

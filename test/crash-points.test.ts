@@ -24,7 +24,7 @@ import type { CascadeModule } from '../shared/api/scenario.ts';
 import type { TerminalPhase } from '../shared/api/cascade-run.ts';
 import { failSecondScenario, imageModule, successScenario } from './fixtures/scenarios.ts';
 import { apiWriteProxy, type ApiWriteProxy, type Write } from './support/api-write-proxy.ts';
-import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, post } from './support/cascade-harness.ts';
 import { janitorEnv, runJanitorProcess } from './support/janitor.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { recordingSink } from './support/recording-sink.ts';
@@ -342,9 +342,13 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
   const mark = auditMark(audit);
   const clean = await play('c1ea0-clean', undefined);
   runs.push(...clean.names);
-  // The audit's writes of the function's ServiceAccount, Kubernetes Events aside: the proxy saw each of them.
+  // The audit's writes of the function's ServiceAccount, Kubernetes Events and the Lease aside: the proxy saw each of them.
   const fnUser = serviceAccountUser(h.ns, 'cascade-function');
-  const audited = () => countByClient(auditLinesSince(audit, mark), { fn: fnUser }).fn!.writes;
+  const audited = () => {
+    const fn = countByClient(auditLinesSince(audit, mark), { fn: fnUser }).fn!;
+    const lease = Object.entries(fn.byVerb).filter(([verb]) => verb.startsWith('leases '));
+    return fn.writes - lease.reduce((sum, [verb, n]) => sum + (verb === 'leases get' ? 0 : n), 0);
+  };
   // A run's last writes may follow the reply that ended it: a Job deleted once Complete, a mark riding on a
   // counter write. The reference is taken when the proxy saw no new write for a poll and the audit log shows
   // exactly the writes it saw.
@@ -376,7 +380,9 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
   expect(h.jobs.size).toBe(runs.length * (sc.jobs ?? started));
   expect([...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([n]) => n)).toEqual([]);
   const counter = sc.phase.toLowerCase();
-  expect((await h.operator()).status).toMatchObject({ active: 0, [counter]: runs.length });
+  await expect
+    .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+    .toMatchObject({ active: 0, [counter]: runs.length });
   for (const name of runs) {
     const uid = (await h.getRun(name)).metadata.uid;
     const ids = new Set(

@@ -226,11 +226,11 @@ describe('CascadeRun CRD', () => {
 });
 
 describe('CascadeAutoOperator CRD', () => {
-  it("accepts the Go operator's CascadeAutoOperator and Cascade's dedupe keys", async () => {
+  it("accepts the Go operator's CascadeAutoOperator and Cascade's slots and queue", async () => {
     const cao = goCascadeAutoOperator() as Obj;
     const created = await create(g.CASCADE_AUTO_OPERATOR_PLURAL, without(named(cao, 'cao'), 'status') as Obj);
     expect(created.spec).toEqual(cao.spec); // the Go controller's replicas and template: declared, kept (and ignored)
-    const status = { ...cao.status, countedRuns: ['run-a/end'] };
+    const status = { ...cao.status, holders: ['run-a', 'run-b/r1'], queue: ['run-c'] };
     const updated = await putStatus(g.CASCADE_AUTO_OPERATOR_PLURAL, created, status);
     expect(updated.status).toEqual(status);
     expect(parseCascadeAutoOperator(updated)).toMatchObject({ ok: true });

@@ -9,7 +9,7 @@ import { BatchV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, post, SCENARIO } from './support/cascade-harness.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { parseMetrics, scrape, value } from './support/ops.ts';
@@ -69,7 +69,7 @@ describe('the Kubernetes API unreachable from the function', () => {
     expect(accepted).toMatchObject({ status: 200, body: { run: `${SCENARIO}-a11ce`, phase: 'Pending' } });
     await waitFor(async () => (await created(h!)).jobs.length === 1, { message: 'the first Job' });
     expect(await created(h)).toEqual({ runs: [`${SCENARIO}-a11ce`], jobs: [`${SCENARIO}-grayscale-a11ce`] });
-    expect((await h.operator()).status).toMatchObject({ active: 1 });
+    await expect.poll(async () => (await h!.operator()).status, COUNTERS_SETTLE).toMatchObject({ active: 1 });
     expect(await retries()).toBe(DEFAULT_RETRY.retries);
   });
 });

@@ -12,7 +12,14 @@ import { RUN_CANCEL_REQUESTED } from '../shared/api/events.ts';
 import { sweep } from '../shared/engine/janitor/sweep.ts';
 import { ANNOTATION_CANCEL_REQUESTED_AT, jobName } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, SCENARIO, type Harness, type HarnessOptions } from './support/cascade-harness.ts';
+import {
+  cascadeHarness,
+  COUNTERS_SETTLE,
+  type Harness,
+  type HarnessOptions,
+  post,
+  SCENARIO,
+} from './support/cascade-harness.ts';
 import { janitorDeps, janitorKubeconfig } from './support/janitor.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { kubectl } from './support/ops.ts';
@@ -137,13 +144,15 @@ describe('cancel', () => {
     });
     await expectCancelledAt(h, sink, runs[2]!, 2);
 
-    expect((await h.operator()).status).toMatchObject({
-      active: 0,
-      succeeded: 0,
-      failed: 0,
-      cancelled: 3,
-      result: 'Cancelled',
-    });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({
+        active: 0,
+        succeeded: 0,
+        failed: 0,
+        cancelled: 3,
+        result: 'Cancelled',
+      });
     // The stopped module's late result is recorded; nothing starts.
     expect(await post(h.url(), { runname: runs[0], modulename: 'grayscale', moduleresult: 'success' })).toMatchObject({
       status: 200,
@@ -190,13 +199,15 @@ describe('cancel', () => {
     });
     expect((await h.getRun(run)).metadata.resourceVersion).toBe(cancelled.metadata.resourceVersion);
     expect((await h.getRun(done)).metadata.resourceVersion).toBe(succeeded.metadata.resourceVersion);
-    expect((await h.operator()).status).toMatchObject({
-      active: 0,
-      succeeded: 1,
-      failed: 0,
-      cancelled: 1,
-      result: 'Success',
-    });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({
+        active: 0,
+        succeeded: 1,
+        failed: 0,
+        cancelled: 1,
+        result: 'Success',
+      });
     expect(
       sink.received
         .filter((r) => r.status === 200)
@@ -213,7 +224,9 @@ describe('cancel', () => {
     await kubectl('-n', h.ns, 'annotate', 'cascaderun', run, `${ANNOTATION_CANCEL_REQUESTED_AT}=${at}`, '--overwrite');
     const ended = await expectCancelledAt(h, sink, run, 1);
     expect(ended.status?.lastHandledCancel).toBe(at);
-    expect((await h.operator()).status).toMatchObject({ active: 0, cancelled: 1 });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, cancelled: 1 });
 
     // On a finished run, a new value changes nothing but is recorded handled.
     const done = await startRun(h, 'ca2c2-done');
@@ -228,7 +241,9 @@ describe('cancel', () => {
       { message: 'the request on the finished run recorded handled' },
     );
     expect(handled.status?.phase).toBe('Succeeded');
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, cancelled: 1 });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 1, cancelled: 1 });
   });
 
   it('with kubectl annotate, its event missed: the janitor applies it', async () => {
@@ -248,7 +263,9 @@ describe('cancel', () => {
       [`${swept.metadata.uid}-cancelled`, 'net.cascade.run.cancelled.v1'],
     ]);
     await waitFor(async () => !(await jobExists(h.ns, jobOf(run, 2))), { message: 'the Job gone' });
-    expect((await h.operator()).status).toMatchObject({ active: 0, cancelled: 1 });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, cancelled: 1 });
     // Handled: the next sweep leaves the run alone.
     expect(await sweep(deps, new Date())).toMatchObject({ runsHandled: 0 });
   });
@@ -290,12 +307,14 @@ describe("a cancel racing the last step's completion", () => {
     for (const [i, run] of outcomes.entries()) expectOneOutcome(run, ...replies[i]!);
     const phases = outcomes.map((r) => r.status?.phase);
     const count = (p: string) => phases.filter((x) => x === p).length;
-    expect((await h.operator()).status).toMatchObject({
-      active: 0,
-      succeeded: count('Succeeded'),
-      failed: 0,
-      cancelled: count('Cancelled'),
-    });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({
+        active: 0,
+        succeeded: count('Succeeded'),
+        failed: 0,
+        cancelled: count('Cancelled'),
+      });
 
     // One run-end event per run, of its outcome: sent at least once, always with the same id.
     const delivered = sink.received.filter((r) => r.status === 200).map(asEvent);

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { brokerTrouble, cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { brokerTrouble, cascadeHarness, COUNTERS_SETTLE, type Harness, SCENARIO } from './support/cascade-harness.ts';
 import { waitFor } from './support/kube.ts';
 
 let h: Harness | undefined;
@@ -70,7 +70,9 @@ describe('duplicates and concurrency', () => {
       expect(h.jobs.size).toBe(RUNS * 3);
       const twice = [...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([name]) => name);
       expect(twice).toEqual([]);
-      expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: RUNS, failed: 0, result: 'Success' });
+      await expect
+        .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+        .toMatchObject({ active: 0, succeeded: RUNS, failed: 0, result: 'Success' });
       expect(names.every((n) => n.startsWith(`${SCENARIO}-`))).toBe(true);
       await h.broker.settled();
       expect(brokerTrouble(h.broker), 'deliveries retried after a 5xx or no answer, or failed').toEqual([]);

@@ -17,10 +17,11 @@ import { connectStore } from '../shared/kube/connect.ts';
 import type { Store } from '../shared/kube/store.ts';
 import { LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
 import { imageModule } from './fixtures/scenarios.ts';
-import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, SCENARIO } from './support/cascade-harness.ts';
 import { Crash, crashingStore } from './support/crashing-store.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { janitorEngine } from '../shared/engine/profiles.ts';
+import { sweep } from '../shared/engine/janitor/sweep.ts';
 
 let h: Harness;
 let real: Store;
@@ -121,7 +122,11 @@ describe('a crash between any two API calls', () => {
       expect(new Set(runs).size).toBe(runs.length);
       expect(h.jobs.size).toBe(runs.length * 2);
       expect([...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([n]) => n)).toEqual([]);
-      expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: runs.length, failed: 0 });
+      // No function process runs here: the janitor's sweep writes the counters from the runs.
+      await sweep(deps(real), new Date());
+      await expect
+        .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+        .toMatchObject({ active: 0, succeeded: runs.length, failed: 0 });
       expect(runs.every((r) => r.startsWith(`${SCENARIO}-`))).toBe(true);
     },
   );

@@ -27,7 +27,7 @@ import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { startApiServerSource } from '../local/apiserver-source.ts';
-import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness } from './support/cascade-harness.ts';
 import { etcdHistory } from './support/etcd-history.ts';
 import { whereRunsStand } from './support/where-runs-stand.ts';
 import { adminKubeConfig, useAdminKubeconfig, waitFor } from './support/kube.ts';
@@ -216,7 +216,9 @@ async function expectEveryRunEndedOnce(r: Awaited<ReturnType<typeof burstThrough
   expect(runs.map((run: CascadeRun) => `${run.spec.pid} ${run.status?.phase}`).sort()).toEqual(
     Array.from({ length: RUNS }, (_, i) => `${request(tag, i).iuid} Succeeded`).sort(),
   );
-  expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: RUNS, failed: 0, result: 'Success' });
+  await expect
+    .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+    .toMatchObject({ active: 0, succeeded: RUNS, failed: 0, result: 'Success' });
   // No Job created twice, none left: from etcd's own history, which an API server restart does not cut.
   expect(r.jobs.lost(), 'etcd kept the history').toBeUndefined();
   expect(r.jobs.created.size).toBe(RUNS * 3);

@@ -6,7 +6,7 @@
 import { BatchV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { imageModule } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, post, SCENARIO } from './support/cascade-harness.ts';
 import { adminKubeConfig } from './support/kube.ts';
 
 let h: Harness | undefined;
@@ -43,7 +43,9 @@ describe('a Job the API server refuses', () => {
       ['Failed', 'JobCreationFailed'],
       ['Pending', ''],
     ]);
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 0, failed: 1, result: 'Fail' });
+    await expect
+      .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 0, failed: 1, result: 'Fail' });
 
     const jobs = await adminKubeConfig().makeApiClient(BatchV1Api).listNamespacedJob({ namespace: h.ns });
     expect(jobs.items.filter((j) => !j.metadata?.deletionTimestamp).map((j) => j.metadata?.name)).toEqual([]);

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts';
 import { RUN_REQUESTED } from '../shared/api/events.ts';
 import { imageModule } from './fixtures/scenarios.ts';
-import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, OUT, post, SCENARIO } from './support/cascade-harness.ts';
 import { waitFor } from './support/kube.ts';
 import { parseMetrics, samples, scrape } from './support/ops.ts';
 
@@ -108,7 +108,9 @@ describe('several scenarios per deployment', () => {
         holders: [],
         queue: [],
       });
-      expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1 });
+      await expect
+        .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+        .toMatchObject({ active: 0, succeeded: 1 });
       const all = parseMetrics(await scrape(h.fns[0]!.metricsUrl));
       const success = (scenarioName: string) =>
         samples(all, 'success_scenario_total', { scenarioName }).reduce((n, s) => n + s.value, 0);
@@ -148,12 +150,14 @@ describe('several scenarios per deployment', () => {
       holders: [`${OTHER}-bbbbb`],
       queue: [`${OTHER}-ddddd`],
     });
-    expect((await h.operator()).status).toMatchObject({
-      active: 1,
-      queued: 1,
-      holders: [`${SCENARIO}-aaaaa`],
-      queue: [`${SCENARIO}-ccccc`],
-    });
+    await expect
+      .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({
+        active: 1,
+        queued: 1,
+        holders: [`${SCENARIO}-aaaaa`],
+        queue: [`${SCENARIO}-ccccc`],
+      });
     const queued = async () =>
       samples(parseMetrics(await scrape(h!.fns[0]!.metricsUrl)), 'cascade_queued_runs')
         .map((s) => [s.labels['scenario'], s.value])

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FINALIZER } from '../shared/api/group.ts';
 import { ANNOTATION_SCENARIO_SOURCE } from '../shared/names.ts';
 import { imageModule, successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, post, SCENARIO } from './support/cascade-harness.ts';
 import { janitorEnv, runJanitorProcess, type JanitorExit } from './support/janitor.ts';
 import { adminKubeConfig, apiStatus, waitFor } from './support/kube.ts';
 import { tempDir } from '../local/temp-dir.ts';
@@ -80,7 +80,7 @@ describe('the CascadeAutoOperator finalizer', () => {
       expect((await hh.getRun(`${SCENARIO}-a11ce`)).metadata.annotations).toMatchObject({
         [ANNOTATION_SCENARIO_SOURCE]: `CascadeAutoOperator/${SCENARIO}`,
       });
-      expect((await hh.operator()).status).toMatchObject({ active: 2 });
+      await expect.poll(async () => (await hh.operator()).status, COUNTERS_SETTLE).toMatchObject({ active: 2 });
 
       // Deleted during the runs: it stays, marked for deletion.
       await hh.custom.deleteNamespacedCustomObject({

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts';
 import { sweep } from '../shared/engine/janitor/sweep.ts';
 import { imageModule } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, post, SCENARIO } from './support/cascade-harness.ts';
 import { createRun, janitorDeps, janitorKubeconfig } from './support/janitor.ts';
 import { waitFor } from './support/kube.ts';
 import { watchRuns } from './support/run-watch.ts';
@@ -90,15 +90,14 @@ describe('concurrency limit and queue', () => {
 
       expect(watch.gaps(), 'the watch saw every change').toBe(0);
       expect(watch.maxInProgress()).toBe(LIMIT);
-      // First in first out: slots were given in the order the starts were counted (admitted or queued) on the operator.
-      const status = (await h.operator()).status;
-      const counted = (status?.countedRuns ?? [])
-        .filter((k) => k.startsWith('start:'))
-        .map((k) => k.slice('start:'.length));
+      // First in first out: slots were given in the order the starts were written (admitted or queued) on the operator.
+      const counted = watch.entered(SCENARIO);
       expect(counted).toHaveLength(RUNS);
       expect(watch.granted(SCENARIO)).toEqual(counted);
       expect(new Set(watch.started())).toEqual(new Set(counted));
-      expect(status).toMatchObject({ active: 0, queued: 0, succeeded: RUNS, failed: 0, holders: [], queue: [] });
+      await expect
+        .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+        .toMatchObject({ active: 0, queued: 0, succeeded: RUNS, failed: 0, holders: [], queue: [] });
     },
   );
 
@@ -116,7 +115,9 @@ describe('concurrency limit and queue', () => {
       const b = await createRun({ custom: h.custom, ns: h.ns }, SCENARIO, { iuid: iuid(2), modules: forever });
       for (let i = 0; i < 2; i++)
         expect(await post(h.url(), request(2))).toMatchObject({ status: 200, body: { run: b, phase: 'Queued' } });
-      expect((await h.operator()).status).toMatchObject({ active: 1, queued: 1, holders: [a], queue: [b] });
+      await expect
+        .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+        .toMatchObject({ active: 1, queued: 1, holders: [a], queue: [b] });
       // The reply leaves once the run is counted; its status follows.
       const queued = await waitFor(
         async () => {
@@ -140,7 +141,9 @@ describe('concurrency limit and queue', () => {
       expect((await h.getRun(b)).status?.phase).toBe('Queued');
       await sweepOnce(h);
       expect((await h.getRun(b)).status?.phase).toBe('Running');
-      expect((await h.operator()).status).toMatchObject({ active: 1, queued: 0, holders: [b], queue: [] });
+      await expect
+        .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+        .toMatchObject({ active: 1, queued: 0, holders: [b], queue: [] });
     },
   );
 

@@ -9,7 +9,7 @@ import type { CascadeRun, CascadeRunStatus, ModuleRecord } from '../shared/api/c
 import { RUN_RESUME_REQUESTED } from '../shared/api/events.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import { imageModule } from './fixtures/scenarios.ts';
-import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, OUT, post, SCENARIO } from './support/cascade-harness.ts';
 import { sweep } from '../shared/engine/janitor/sweep.ts';
 import { ANNOTATION_RESUME_REQUESTED_AT } from '../shared/names.ts';
 import { createRun, janitorDeps, janitorKubeconfig } from './support/janitor.ts';
@@ -127,7 +127,9 @@ describe('retries with backoff', () => {
       ],
     });
     expect(run.status?.modules?.[1]?.retryAt).toBeUndefined();
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0 });
+    await expect
+      .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 1, failed: 0 });
     expect([...h.jobs.keys()].sort()).toEqual(
       [jobOf('binarization'), jobOf('binarization', 2), jobOf('diff'), jobOf('grayscale')].sort(),
     );
@@ -157,7 +159,9 @@ describe('retries with backoff', () => {
       [1, 'Failed', 'Initial'],
       [2, 'Failed', 'Retry'],
     ]);
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 0, failed: 1 });
+    await expect
+      .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 0, failed: 1 });
     for (const attempt of [1, 2, 3]) createdOnce(h, jobOf('binarization', attempt));
     expect(h.jobs.has(jobOf('binarization', 4))).toBe(false);
     expect(h.jobs.has(jobOf('diff'))).toBe(false);
@@ -177,7 +181,9 @@ describe('resume', () => {
     await result(h, 'binarization', 'failed');
     const failed = await h.waitEnded(RUN);
     expect(failed.status?.phase).toBe('Failed');
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 0, failed: 1 });
+    await expect
+      .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 0, failed: 1 });
     const uid = failed.metadata.uid!;
     await waitFor(() => sink!.received.some((r) => r.headers['ce-id'] === `${uid}-failed`), {
       message: 'the first failure announced',
@@ -203,7 +209,9 @@ describe('resume', () => {
     await waitFor(async () => (await h!.operator()).status?.active === 1 || undefined, {
       message: 'the resume counted',
     });
-    expect((await h.operator()).status).toMatchObject({ active: 1, succeeded: 0, failed: 0 });
+    await expect
+      .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 1, succeeded: 0, failed: 0 });
     expect(s3path(createdOnce(h, jobOf('binarization', 2)))).toBe(stage(1));
 
     // The same request late (a plain body carrying its id), and a new one while it runs: nothing changes.
@@ -222,7 +230,9 @@ describe('resume', () => {
     await result(h, 'diff', 'success');
     const done = await h.waitEnded(RUN, 90_000);
     expect(done.status?.phase).toBe('Succeeded');
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0 });
+    await expect
+      .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 1, failed: 0 });
     await waitFor(() => sink!.received.some((r) => r.headers['ce-id'] === `${uid}-succeeded-r1`), {
       message: 'the success announced under its own id',
     });
@@ -338,7 +348,9 @@ describe('the janitor: retries whose wake-up was missed, resumes asked with kube
     });
     expect(resumed.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running', 'Pending']);
     expect(await liveJobs(h)).toEqual([jobOf('binarization', 2)]);
-    expect((await h.operator()).status).toMatchObject({ active: 1, failed: 0 });
+    await expect
+      .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 1, failed: 0 });
     // Swept again: handled already, nothing more.
     await sweep(deps, now);
     expect((await h.getRun(RUN)).status).toMatchObject({ resumes: 1 });

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { FUNCTION_SINK_POLICY } from '../shared/engine/sink/sink.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, OUT, post, SCENARIO } from './support/cascade-harness.ts';
 import { janitorEnv, runJanitorProcess } from './support/janitor.ts';
 import { waitFor } from './support/kube.ts';
 import { recordingSink, type SinkRequest } from './support/recording-sink.ts';
@@ -149,7 +149,9 @@ describe('the run-end CloudEvent', () => {
     await h.waitEnded(name);
     expect(sink.received.slice(3).map((r) => [r.status, r.body])).toEqual([[200, sink.received[2]!.body]]);
     expect(asEvent(sink.received[3]!)).toEqual(asEvent(sink.received[2]!));
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0 });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 1, failed: 0 });
   });
 
   it('a run that fails: net.cascade.run.failed.v1; a sink that refuses it fails nothing, the event stays owed and the janitor sends it', async () => {
@@ -162,7 +164,9 @@ describe('the run-end CloudEvent', () => {
     });
     const run = await h.getRun(name);
     expect(run.status).toMatchObject({ phase: 'Failed', info: 'Failed', counted: true, notified: false });
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 0, failed: 1 });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 0, failed: 1 });
     expect(h.fns[0]!.errorLines(), 'a sink that refuses is a warning, not an error').toEqual([]);
 
     const id = `${run.metadata.uid}-failed`;
@@ -196,7 +200,9 @@ describe('the run-end CloudEvent', () => {
     expect(await owed(h, name)).toEqual([true, true]);
     expect(sink.received.slice(sent).map((r) => r.status)).toEqual([200]);
     expect(asEvent(sink.received[sent]!)).toEqual(asEvent(sink.received[0]!));
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 0, failed: 1 });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 0, failed: 1 });
   });
 
   it('a sink that never answers holds no reply: the result that ends the run is answered while the sink holds its event, which is delivered once the sink recovers', async () => {
@@ -213,7 +219,9 @@ describe('the run-end CloudEvent', () => {
     // The event is on its way, held by the sink: the reply did not wait for it.
     await waitFor(() => sink.holding() > 0, { message: 'the sink holds the run-end event' });
     expect(await owed(h, name)).toEqual([true, false]);
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0 });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 1, failed: 0 });
 
     sink.release();
     const run = await h.waitEnded(name);
@@ -252,6 +260,8 @@ describe('the run-end CloudEvent', () => {
       data: summary(run),
     });
     expect(asEvent(delivered[0]!)).toEqual(asEvent(sink.received[0]!));
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0 });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 1, failed: 0 });
   });
 });

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, OUT, post, SCENARIO } from './support/cascade-harness.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -42,7 +42,9 @@ describe('iuids sharing their first 5 characters', () => {
         expected.map((name, i) => [name, iuids[i], 'Succeeded']),
       );
       expect((await h.listRuns()).map((r) => r.metadata.name).sort()).toEqual([...expected].sort());
-      expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 3, failed: 0 });
+      await expect
+        .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+        .toMatchObject({ active: 0, succeeded: 3, failed: 0 });
 
       const suffix = (run: string) => run.slice(SCENARIO.length + 1);
       const jobNames = expected.flatMap((run) =>

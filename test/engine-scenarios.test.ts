@@ -3,7 +3,7 @@
 // under its own ServiceAccount, Job changes reach it as ApiServerSource events.
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, OUT, post, SCENARIO } from './support/cascade-harness.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
 import { adminKubeConfig } from './support/kube.ts';
 
@@ -56,7 +56,9 @@ describe('the Go controller scenarios', () => {
       expect.objectContaining({ type: 'Succeeded', status: 'True', reason: 'Succeeded' }),
     );
     expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0, result: 'Success' });
+    await expect
+      .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 1, failed: 0, result: 'Success' });
 
     expect(env(onlyJob(h, `${SCENARIO}-grayscale-33e65`))).toEqual({
       foo: 'bar',
@@ -113,7 +115,9 @@ describe('the Go controller scenarios', () => {
       expect.objectContaining({ type: 'Succeeded', status: 'False', reason: 'ModuleFailed' }),
     );
     expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Failed', 'Pending']);
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 0, failed: 1, result: 'Fail' });
+    await expect
+      .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 0, failed: 1, result: 'Fail' });
     expect([...h.jobs.keys()].sort()).toEqual([`${SCENARIO}-fail-33e65`, `${SCENARIO}-grayscale-33e65`]);
     const batch = adminKubeConfig().makeApiClient(BatchV1Api);
     await expect

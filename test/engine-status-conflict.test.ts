@@ -21,10 +21,11 @@ import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
 import type { Store } from '../shared/kube/store.ts';
 import { cascadeMetrics } from '../shared/metrics.ts';
 import { imageModule } from './fixtures/scenarios.ts';
-import { cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, SCENARIO } from './support/cascade-harness.ts';
 import { parseMetrics, value } from './support/ops.ts';
 import { racingStore } from './support/racing-store.ts';
 import { janitorEngine, noHooks } from '../shared/engine/profiles.ts';
+import { sweep } from '../shared/engine/janitor/sweep.ts';
 
 let h: Harness;
 let real: Store;
@@ -96,6 +97,10 @@ describe('a status write that loses a race', () => {
       phase: 'Succeeded',
       result: ['first: 50% done\n', 'first: success\n', 'second: success\n'],
     });
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0 });
+    // No function process runs here: the janitor's sweep writes the counters from the runs.
+    await sweep(deps(real), new Date());
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 1, failed: 0 });
   });
 });

@@ -10,7 +10,7 @@ import { FINALIZER } from '../shared/api/group.ts';
 import { sweep } from '../shared/engine/janitor/sweep.ts';
 import { jobName, LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
 import { imageModule, KWOK_DELAY, successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, post, SCENARIO } from './support/cascade-harness.ts';
 import { createRun, janitorDeps, janitorKubeconfig, type TestDeps } from './support/janitor.ts';
 import { adminKubeConfig, apiStatus, waitFor } from './support/kube.ts';
 
@@ -143,7 +143,9 @@ describe('janitor sweep', () => {
 
     const ended = await h.getRun(run);
     expect(ended.status).toMatchObject({ phase: 'Succeeded', notified: true });
-    expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: 1, failed: 0, result: 'Success' });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 1, failed: 0, result: 'Success' });
     expect(d.events.map((e) => e.type)).toEqual(['net.cascade.run.succeeded.v1']);
     const recorded = await h.recorded(NAMES.map((m) => job(m, run)));
     expect([...recorded.keys()].sort()).toEqual(NAMES.map((m) => job(m, run)).sort());
@@ -201,7 +203,9 @@ describe('janitor sweep', () => {
     expect(ended.status?.conditions).toContainEqual(
       expect.objectContaining({ type: 'Succeeded', status: 'False', reason: 'JobMissing' }),
     );
-    expect((await h.operator()).status).toMatchObject({ failed: 1, result: 'Fail' });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ failed: 1, result: 'Fail' });
     expect(d.events.map((e) => [e.type, e.subject])).toEqual([['net.cascade.run.failed.v1', run]]);
   });
 
@@ -271,7 +275,7 @@ describe('janitor sweep', () => {
     });
   });
 
-  it('removes finished runs older than CASCADE_RETENTION_SECONDS with their Jobs, after their end is counted', async () => {
+  it('removes finished runs older than CASCADE_RETENTION_SECONDS with their Jobs, after their end is recorded; the counters count the runs left', async () => {
     const { h, deps } = await setUp(successScenario(0));
     const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
     const old = await createRun(h, SCENARIO, {
@@ -302,7 +306,9 @@ describe('janitor sweep', () => {
       errors: 0,
     });
     expect((await h.getRun(uncounted)).status?.notified).toBe(true);
-    expect((await h.operator()).status).toMatchObject({ succeeded: 1 });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ succeeded: 2, failed: 1 });
 
     const s = await sweep(deps({ CASCADE_RETENTION_SECONDS: '3600' }), new Date());
     expect(s).toMatchObject({
@@ -315,6 +321,9 @@ describe('janitor sweep', () => {
     });
     await expect.poll(async () => (await h.listRuns()).map((r) => r.metadata.name)).toEqual([fresh]);
     expect(await liveJob(h.ns, job('binarization', old))).toBeUndefined();
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ succeeded: 1, failed: 0 });
   });
 
   it('removes the CascadeAutoOperator finalizer once no run is active, as the Go controller did on shutdown', async () => {
@@ -377,7 +386,9 @@ describe('janitor sweep', () => {
     const recorded = await h.recorded(names);
     expect([...recorded.keys()].sort()).toEqual(names);
     for (const [name, byUid] of recorded) expect(byUid.size, `Job ${name} created once`).toBe(1);
-    expect((await h.operator()).status).toMatchObject({ succeeded: 3, failed: 0, active: 0 });
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ succeeded: 3, failed: 0, active: 0 });
     const notified = new Set([...a.events, ...b.events].map((e) => e.id));
     expect(notified.size).toBe(3);
   });

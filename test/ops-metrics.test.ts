@@ -119,7 +119,7 @@ describe('metrics', QUEUE_PROXY_TEST, () => {
       cascade_rate_limited_total: 'counter',
       cascade_ignored_jobs_total: 'counter',
       cascade_job_confirmations_total: 'counter',
-      cascade_counts_left_total: 'counter',
+      cascade_counters_writer: 'gauge',
     });
     // Every Job the runs' events showed was the one Cascade created for its step.
     expect(

@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LABEL_RUN } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, post, serverErrors, type Harness } from './support/cascade-harness.ts';
+import { cascadeHarness, COUNTERS_SETTLE, type Harness, post, serverErrors } from './support/cascade-harness.ts';
 import { startFunction, type FunctionProcess } from '../local/function-process.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
@@ -196,7 +196,9 @@ describe('SIGTERM during a burst', () => {
         [...h.jobs].filter(([, byUid]) => byUid.size !== 1).map(([name]) => name),
         'no Job created twice',
       ).toEqual([]);
-      expect((await h.operator()).status).toMatchObject({ active: 0, succeeded: total, failed: 0, result: 'Success' });
+      await expect
+        .poll(async () => (await h!.operator()).status, COUNTERS_SETTLE)
+        .toMatchObject({ active: 0, succeeded: total, failed: 0, result: 'Success' });
       expect(new Set(sink.received.map((e) => e.subject))).toEqual(new Set(runs.map((r) => r.metadata.name)));
       expect(serverErrors(h.deliveries), 'every Job event was answered without a 5xx').toEqual([]);
       expect(h.deliveries.givenUp).toEqual([]);

@@ -36,6 +36,7 @@ const rows: Row[] = [
   [FN, 'update', `${CASCADE}/cascadeautooperators`, 'own', true],
   [FN, 'update', `${CASCADE}/cascadeautooperators/status`, 'own', true],
   [FN, 'create', 'events', 'own', true],
+  [FN, 'create', 'coordination.k8s.io/leases', 'own', true],
   // ... and nothing more
   [FN, 'update', `${CASCADE}/cascaderuns`, 'own', false],
   [FN, 'delete', `${CASCADE}/cascaderuns`, 'own', false],
@@ -45,6 +46,9 @@ const rows: Row[] = [
   [FN, 'update', `${CASCADE}/cascadeautooperators`, 'other', false],
   [FN, 'delete', `${CASCADE}/cascadeautooperators`, 'own', false],
   [FN, 'update', 'batch/jobs', 'own', false],
+  [FN, 'list', 'coordination.k8s.io/leases', 'own', false],
+  [FN, 'delete', 'coordination.k8s.io/leases', 'own', false],
+  [FN, 'create', 'coordination.k8s.io/leases', 'other', false],
   [FN, 'patch', 'batch/jobs', 'own', false],
   [FN, 'create', 'batch/cronjobs', 'own', false],
   [FN, 'get', 'secrets', 'own', false],

@@ -17,6 +17,11 @@ export interface OperatorObject {
   };
 }
 
+/** The runs a holder list names: a resumed run's slot is `<run>/r<N>` ("/" is in no object name), shown as its run. */
+export function runsHolding(holders: readonly string[]): string[] {
+  return [...new Set(holders.map((slot) => slot.split('/')[0] ?? slot))];
+}
+
 const iso = (t: string | Date | undefined): string => (t === undefined ? '' : new Date(t).toISOString());
 
 /** Steps reached, counted from 1: the current step, else the last record reached. */
@@ -86,7 +91,7 @@ export function scenarioSummary(op: OperatorObject): ScenarioSummary {
     ...(limit === undefined ? {} : { maxConcurrentRuns: limit }),
     ...counters(op),
     queue: status.queue ?? [],
-    holders: status.holders ?? [],
+    holders: runsHolding(status.holders ?? []),
     resourceVersion: metadata.resourceVersion ?? '',
   };
 }

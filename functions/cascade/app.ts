@@ -2,6 +2,8 @@
 // metrics and Kubernetes Events on every transition, the gate, Cascade's
 // metrics port. Loaded lazily by index.ts so the runtime answers probes while
 // the heavy Kubernetes client is still being imported.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../shared/config.ts';
 import type { EngineDeps, EngineHooks } from '../../shared/engine/deps.ts';
@@ -13,10 +15,12 @@ import { sinkOf } from '../../shared/engine/sink/sink-transport.ts';
 import { wakePromoted } from '../../shared/engine/operator/admission.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/api-retry.ts';
 import { connectStoreOpened } from '../../shared/kube/connect.ts';
+import { keepLease, type KeptLease } from '../../shared/kube/lease.ts';
 import { watchJobs, watchOperators, watchRuns } from '../../shared/kube/watches.ts';
 import { watchedJobs, type HeldJobs, type WatchedJobs } from '../../shared/engine/process/watched-jobs.ts';
 import type { Connection } from '../../shared/kube/connection.ts';
 import type { KeptWatch } from '../../shared/kube/watch-stream.ts';
+import type { Rest } from '../../shared/kube/rest.ts';
 import type { Store } from '../../shared/kube/store.ts';
 import { eventOfDecision } from '../../shared/core/transition-event.ts';
 import { cascadeMetrics, type CascadeMetrics } from '../../shared/metrics.ts';
@@ -42,14 +46,14 @@ interface Parts {
   gate: Gate;
   outbox: Outbox;
   heldJobs: HeldJobs;
+  leader: () => boolean;
 }
 
-function engine({ config, log, store, metrics, gate: g, outbox, heldJobs }: Parts): EngineDeps {
+function engine({ config, log, store, metrics, gate: g, outbox, heldJobs, leader }: Parts) {
   const hooks: EngineHooks = {
     conflict: () => metrics.conflicts.inc(),
     ignoredJob: (job) => metrics.ignoredJobs.labels({ reason: job.reason }).inc(),
     confirmed: (from) => metrics.confirmations.labels({ from }).inc(),
-    countLeft: (outcome) => metrics.countsLeft.labels({ outcome }).inc(),
     transitions: (transitions, run) => {
       for (const t of transitions) metrics.transition(t, run.spec);
       const note = eventOfDecision(transitions);
@@ -72,10 +76,14 @@ function engine({ config, log, store, metrics, gate: g, outbox, heldJobs }: Part
       // A run request's start, after its reply: in flight, so the drain after SIGTERM waits for it.
       background: (work) => void g.track(() => work),
       heldJobs,
+      leader,
     },
   );
   return deps;
 }
+
+/** The Lease whose holder writes the CascadeAutoOperators' counters (operator/counts-writer.ts). */
+export const COUNTERS_LEASE = 'cascade-counters';
 
 /** A cold start's first request does not share the CPU with the watches' TLS handshakes: they open this much later. */
 const WATCHES_AFTER_MS = 1000;
@@ -97,7 +105,7 @@ function openWatches(
   const timer = setTimeout(() => {
     const { watched } = to.deps;
     open.push(watchJobs(conn, namespace, { see: to.heldJobs.see, log }));
-    open.push(watchOperators(conn, namespace, { see: watched.operator, opened: watched.operatorsOpen, log }));
+    open.push(watchOperators(conn, namespace, { see: watched.operator, log }));
     open.push(watchRuns(conn, namespace, { see: watched.run, opened: watched.runsOpen, log }));
   }, WATCHES_AFTER_MS);
   timer.unref();
@@ -109,16 +117,26 @@ function openWatches(
   };
 }
 
+/** This process's hold of the counters' Lease, from a second after its start, as its watches. */
+function countersLease(rest: Rest, namespace: string, log: Logger, changed: (held: boolean) => void): KeptLease {
+  const identity = `${hostname()}-${randomBytes(3).toString('hex')}`;
+  return keepLease({ rest, namespace, name: COUNTERS_LEASE, identity, log, changed, startAfterMs: WATCHES_AFTER_MS });
+}
+
 export function createApp(config: Config, log: Logger): App {
   const metrics = cascadeMetrics(config.scenarioName);
-  const { store, conn } = connectStoreOpened(config.namespace, {
+  const { store, conn, rest } = connectStoreOpened(config.namespace, {
     ...DEFAULT_RETRY,
     onRetry: () => metrics.apiRetries.inc(),
   });
   const g: Gate = gate({ ratePerSecond: config.rateLimitPerSecond, burst: config.rateBurst }, Date.now());
   const sends = newOutbox(log);
   const heldJobs = watchedJobs();
-  const deps = engine({ config, log, store, metrics, gate: g, outbox: sends, heldJobs });
+  const lease = countersLease(rest, config.namespace, log, (held) => {
+    metrics.countersWriter.set(held ? 1 : 0);
+    deps.counts.held(held);
+  });
+  const deps = engine({ config, log, store, metrics, gate: g, outbox: sends, heldJobs, leader: lease.held });
   const watches = openWatches(conn, config.namespace, { heldJobs, deps }, log);
   const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;
 
@@ -161,6 +179,7 @@ export function createApp(config: Config, log: Logger): App {
       );
       server?.close();
       watches.stop();
+      await lease.stop();
     },
   };
 }

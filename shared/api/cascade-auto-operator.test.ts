@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COUNTED_RUNS_MAX, parseCascadeAutoOperator, UNMARKED_MAX } from './cascade-auto-operator.ts';
+import { parseCascadeAutoOperator, QUEUE_MAX } from './cascade-auto-operator.ts';
 import { goCascadeAutoOperator } from './testing/fixtures.ts';
 
 type Cao = Record<string, Record<string, unknown>>;
@@ -17,7 +17,7 @@ describe('parseCascadeAutoOperator', () => {
     ['as the Go operator wrote it', (c) => c],
     ['before any run ended (result "")', status({ active: 0, succeeded: 0, failed: 0, result: '' })],
     ['without status', ({ status: _s, ...c }) => c],
-    ['with Cascade dedupe keys', status({ result: 'Fail', countedRuns: ['run-a/end', 'run-b/end'] })],
+    ['with its slots and queue', status({ result: 'Fail', holders: ['run-a', 'run-b/r1'], queue: ['run-c'] })],
   ])('accepts a CascadeAutoOperator %s', (_name, mutate) => {
     const result = parseCascadeAutoOperator(mutate(goCascadeAutoOperator() as Cao));
     if (!result.ok) throw new Error(result.reason);
@@ -44,9 +44,9 @@ describe('parseCascadeAutoOperator', () => {
     ['a limit of 0', spec({ maxConcurrentRuns: 0 }), 'spec.maxConcurrentRuns'],
     ['a fractional limit', spec({ maxConcurrentRuns: 1.5 }), 'spec.maxConcurrentRuns'],
     [
-      'too many dedupe keys',
-      status({ countedRuns: Array.from({ length: COUNTED_RUNS_MAX + UNMARKED_MAX + 1 }, (_, i) => `k${i}`) }),
-      'status.countedRuns: Invalid length',
+      'too long a queue',
+      status({ queue: Array.from({ length: QUEUE_MAX + 1 }, (_, i) => `k${i}`) }),
+      'status.queue: Invalid length',
     ],
   ])('rejects a CascadeAutoOperator with %s', (_name, mutate, reason) => {
     const result = parseCascadeAutoOperator(mutate(goCascadeAutoOperator() as Cao));

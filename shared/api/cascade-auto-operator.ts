@@ -17,12 +17,6 @@ import { CascadeModulesSchema } from './scenario.ts';
 export const CAO_RESULTS = ['', 'Success', 'Fail', 'Cancelled'] as const;
 export type CaoResult = (typeof CAO_RESULTS)[number];
 
-/** Dedupe keys kept in `status.countedRuns` besides the pinned ones; writers drop the oldest unpinned beyond it. */
-export const COUNTED_RUNS_MAX = 256;
-
-/** Most keys pinned (`status.unmarked`): changes counted whose run's mark is not yet known written. */
-export const UNMARKED_MAX = 2000;
-
 /** Most runs a queue holds (`status.queue`): the operator's status must stay well under etcd's object size limit. */
 export const QUEUE_MAX = 2000;
 
@@ -72,7 +66,9 @@ export const CascadeAutoOperatorStatusSchema = v.object({
   holders: v.optional(
     v.pipe(
       v.array(v.string()),
-      v.description('Under spec.maxConcurrentRuns: the runs holding one of its slots (admitted, not yet ended).'),
+      v.description(
+        'Under spec.maxConcurrentRuns: the runs holding one of its slots (admitted, not yet ended); a resumed run as <name>/r<N>.',
+      ),
     ),
   ),
   queue: v.optional(
@@ -80,31 +76,6 @@ export const CascadeAutoOperatorStatusSchema = v.object({
       v.array(v.string()),
       v.maxLength(QUEUE_MAX),
       v.description('Under spec.maxConcurrentRuns: the runs waiting for a slot, oldest first.'),
-    ),
-  ),
-  countedRuns: v.optional(
-    v.pipe(
-      v.array(v.string()),
-      v.maxLength(COUNTED_RUNS_MAX + UNMARKED_MAX),
-      v.description('Dedupe keys of the counter updates already applied, oldest first (exactly-once counting).'),
-    ),
-  ),
-  unmarked: v.optional(
-    v.pipe(
-      v.array(v.string()),
-      v.maxLength(UNMARKED_MAX),
-      v.description(
-        "End keys of countedRuns kept until their run's counted mark is written: never dropped before (exactly-once counting).",
-      ),
-    ),
-  ),
-  writer: v.optional(
-    v.pipe(
-      v.string(),
-      v.maxLength(253),
-      v.description(
-        'The function process that wrote these counters last. While its writes keep coming, the other processes leave their counts to it.',
-      ),
     ),
   ),
 });

@@ -9,7 +9,7 @@ import type { Transition } from '../core/types.ts';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { RunEndEvent } from '../api/events.ts';
-import type { CounterChange } from '../core/counters.ts';
+import type { SlotChange } from '../core/concurrency-limit.ts';
 import type { Outbox } from './process/outbox.ts';
 import type { FinishedJobs } from './process/finished-jobs.ts';
 import type { RunLock } from './process/run-lock.ts';
@@ -31,15 +31,13 @@ export interface EngineHooks {
   ignoredJob: (job: IgnoredJob) => void;
   /** Each Job event's claim confirmed before it moved a run: from the function's watch of its Jobs, or by a read. */
   confirmed: (from: 'watch' | 'read') => void;
-  /** Each start or end left to the process that holds the counters: counted by it, or written here after the wait. */
-  countLeft: (outcome: 'counted' | 'written') => void;
-  /** Runs of `scenario` a counter write moved from its queue to a slot: to be started now (admission.ts wakePromoted). */
+  /** Runs of `scenario` a slot write moved from its queue to a slot: to be started now (admission.ts wakePromoted). */
   promoted: (scenario: string, runs: string[]) => void;
 }
 
-/** One counter change on a scenario's operator, resolved once it is written (operator-counters.ts). */
-export type Counter = (
-  change: CounterChange,
+/** One change of a scenario's concurrency limit, resolved once it is written (operator/admission-writes.ts). */
+export type SlotWriter = (
+  change: SlotChange,
   scenario: string,
   seen?: CascadeAutoOperator,
 ) => Promise<CascadeAutoOperator | undefined>;
@@ -60,8 +58,6 @@ export interface Watched {
   run: (change: WatchChange, run: CascadeRun) => void;
   /** Whether the watch of runs is open. */
   runsOpen: (open: boolean) => void;
-  /** Whether the watch of operators is open. */
-  operatorsOpen: (open: boolean) => void;
 }
 
 /** The engine's parts. The function's are per-process machinery; the janitor's do each thing at once (profiles.ts). */
@@ -69,8 +65,8 @@ export interface EngineDeps extends EngineBase {
   hooks: EngineHooks;
   /** Where run-end events are sent: after the reply in the function, before returning in the janitor. */
   outbox: Outbox;
-  /** Counter changes: a group commit per scenario in the function, one write each in the janitor. */
-  counter: Counter;
+  /** The concurrency limit's changes: a group commit per scenario in the function, one write each in the janitor. */
+  slots: SlotWriter;
   /** One reconcile at a time per run, looks-again shared, in the function; none in the janitor. */
   lock: RunLock;
   /** Each finished Job's events read its run once in the function; every time in the janitor. */
@@ -92,9 +88,8 @@ export interface EngineDeps extends EngineBase {
   /** Finished Jobs as the function's watch of its Jobs shows them: they confirm claims without a read. None in the janitor. */
   heldJobs: HeldJobs;
   /**
-   * Where the function's watches of operators and runs send each change they show. They keep the counters' copies
-   * and the runs this process holds fresh, and tell it who writes the counters (operator/counter-holder.ts).
-   * No-ops in the janitor.
+   * Where the function's watches of operators and runs send each change they show. They keep the operators' copies
+   * and the runs this process holds fresh, and the counters written (operator/counts-writer.ts). No-ops in the janitor.
    */
   watched: Watched;
   /** The starts this process runs after its replies (start-created.ts). */

@@ -1,28 +1,23 @@
 // The two ways the engine runs, each built in one place. The function keeps
 // per-process machinery between events: a lock and a cache per run, timers,
-// an outbox, a group commit of counters. The janitor does each thing at once
+// an outbox, a group commit of the concurrency limit's writes, the counters'
+// writer. The janitor does each thing at once
 // and keeps nothing: its parts are the explicit no-ops below. Both decide
 // the same way; only thrift and timing differ.
+import type { CascadeRun } from '../api/cascade-run.ts';
 import type { EngineBase, EngineDeps, EngineHooks, Watched } from './deps.ts';
 import { deletedJobs, NO_DELETED_JOBS } from './process/deleted-jobs.ts';
 import { NO_HELD_JOBS, type HeldJobs } from './process/watched-jobs.ts';
 import { EVERY_TIME, finishedJobs } from './process/finished-jobs.ts';
-import {
-  batchedCounter,
-  cacheOf,
-  directCounter,
-  offerWatched,
-  type OperatorCaches,
-} from './operator/operator-counters.ts';
-import { counterHolder } from './operator/counter-holder.ts';
-import { countForOthers } from './operator/count-for-others.ts';
+import { batchedSlots, cacheOf, directSlots, offerWatched, type OperatorCaches } from './operator/admission-writes.ts';
+import { countsWriter, type CountsWriter } from './operator/counts-writer.ts';
 import { inlineOutbox, type Outbox } from './process/outbox.ts';
 import { NO_WAKEUPS, retryTimers } from './process/retry-timers.ts';
 import { NO_RUN_CACHE, runCache } from './process/run-cache.ts';
 import { runLock, UNLOCKED } from './process/run-lock.ts';
 
 /** The janitor watches nothing. */
-const NOT_WATCHED: Watched = { operator: () => {}, run: () => {}, runsOpen: () => {}, operatorsOpen: () => {} };
+const NOT_WATCHED: Watched = { operator: () => {}, run: () => {}, runsOpen: () => {} };
 
 /** Hooks that do nothing: the janitor has no metrics to count. */
 export function noHooks(): EngineHooks {
@@ -31,30 +26,45 @@ export function noHooks(): EngineHooks {
     conflict: () => {},
     ignoredJob: () => {},
     confirmed: () => {},
-    countLeft: () => {},
     promoted: () => {},
   };
+}
+
+/** What the function's engine is given besides the base. */
+export interface FunctionParts {
+  hooks: EngineHooks;
+  outbox: Outbox;
+  background: (work: Promise<unknown>) => void;
+  heldJobs?: HeldJobs;
+  /** Whether this process holds the counters' Lease now (kube/lease.ts); none, it never writes the counters. */
+  leader?: () => boolean;
 }
 
 /**
  * The function's engine. `hooks` count and record what it does; `outbox` sends run-end events after the reply;
  * `background` runs a run request's start after its reply. `heldJobs`: what the process's watch of its Jobs shows, if it has one.
+ * `counts` is told when the Lease's hold begins or ends.
  */
-export function functionEngine(
-  base: EngineBase,
-  parts: { hooks: EngineHooks; outbox: Outbox; background: (work: Promise<unknown>) => void; heldJobs?: HeldJobs },
-): EngineDeps {
-  const { hooks, outbox, background, heldJobs = NO_HELD_JOBS } = parts;
+export function functionEngine(base: EngineBase, parts: FunctionParts): EngineDeps & { counts: CountsWriter } {
+  const { hooks, outbox, background, heldJobs = NO_HELD_JOBS, leader = () => false } = parts;
   const operators: OperatorCaches = new Map();
-  const holder = counterHolder();
-  const counter = batchedCounter({ ...base, hooks }, operators, holder);
-  const runs = runCache();
-  const forOthers = countForOthers({ ...base, counter }, holder);
+  const slots = batchedSlots({ ...base, hooks }, operators);
+  const counts = countsWriter(base, operators, leader);
+  const cache = runCache();
+  // The runs this process writes are told to the counters' writer too: a process without its watch still counts its own.
+  const runs = {
+    ...cache,
+    put: (run: CascadeRun) => {
+      cache.put(run);
+      counts.run('MODIFIED', run);
+    },
+  };
   return {
     ...base,
     hooks,
     outbox,
-    counter,
+    slots,
+    counts,
     lock: runLock(),
     finishedJobs: finishedJobs(),
     scenarioSource: {},
@@ -66,14 +76,13 @@ export function functionEngine(
     watched: {
       operator: (change, op) => {
         offerWatched(cacheOf(operators, op.metadata.name), change, op);
-        holder.operatorSeen(change, op);
+        if (change !== 'DELETED') counts.operator(op);
       },
       run: (change, run) => {
-        runs.offer(change, run);
-        forOthers.run(change, run);
+        cache.offer(change, run);
+        counts.run(change, run);
       },
-      runsOpen: holder.runsWatched,
-      operatorsOpen: holder.operatorsWatched,
+      runsOpen: counts.runsOpen,
     },
     starts: new Map(),
   };
@@ -85,7 +94,7 @@ export function janitorEngine(base: EngineBase, hooks: EngineHooks = noHooks()):
     ...base,
     hooks,
     outbox: inlineOutbox(),
-    counter: directCounter({ ...base, hooks }),
+    slots: directSlots({ ...base, hooks }),
     lock: UNLOCKED,
     finishedJobs: EVERY_TIME,
     scenarioSource: {},

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { defaultConnection, fromKubeconfig, type Connection } from './connection.ts';
-import { restClient } from './rest.ts';
+import { restClient, type Rest } from './rest.ts';
 import { restStore } from './rest-store.ts';
 import type { RetryPolicy } from './api-retry.ts';
 import type { Store } from './store.ts';
@@ -25,11 +25,14 @@ export function connectStore(namespace: string, policy: RetryPolicy, kubeconfigF
  * when the first call comes, and the connection is free. GET /readyz would not do:
  * it runs the API server's checks and holds the connection 15-20 ms, so a first
  * call made meanwhile opens a second one. The connection is given too, for
- * the function's watch of its Jobs.
+ * the function's watch of its Jobs, and the client for its Lease.
  */
-export function connectStoreOpened(namespace: string, policy: RetryPolicy): { store: Store; conn: Connection } {
+export function connectStoreOpened(
+  namespace: string,
+  policy: RetryPolicy,
+): { store: Store; conn: Connection; rest: Rest } {
   const conn = defaultConnection();
   const rest = restClient(conn);
   rest('GET', '/version', { text: true }).catch(() => undefined);
-  return { store: restStore(rest, namespace, policy), conn };
+  return { store: restStore(rest, namespace, policy), conn, rest };
 }

@@ -1,8 +1,8 @@
 // The function's watches in its namespace, each one request per process,
 // kept open (watch-stream.ts). Cascade's Jobs, those labelled with a run: each
 // change goes to engine/process/watched-jobs.ts, which keeps the finished
-// ones. The CascadeAutoOperators: each change goes to the counters' cached
-// copies (engine/operator/operator-counters.ts offerWatched). The CascadeRuns:
+// ones. The CascadeAutoOperators: each change goes to the admission's cached
+// copies (engine/operator/admission-writes.ts offerWatched). The CascadeRuns:
 // each change goes to the runs this process holds (engine/process/run-cache.ts).
 import type { Logger } from 'pino';
 import type { CascadeAutoOperator } from '../api/cascade-auto-operator.ts';

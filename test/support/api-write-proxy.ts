@@ -35,9 +35,13 @@ export interface ApiWriteProxy {
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** A write the crash points count: not a read, not a Kubernetes Event (a note, not state). */
+/**
+ * A write the crash points count: not a read, not a Kubernetes Event (a note,
+ * not state), not the counters' Lease (renewed every few seconds, whatever runs).
+ */
 function isWrite(req: IncomingMessage): boolean {
-  return !READS.has(req.method ?? 'GET') && !/\/events(\/|\?|$)/.test(req.url ?? '');
+  const url = req.url ?? '';
+  return !READS.has(req.method ?? 'GET') && !/\/events(\/|\?|$)/.test(url) && !url.includes('/leases');
 }
 
 /** The call's method and path without the query, the namespace's segment kept. */

@@ -30,6 +30,12 @@ import { brokerConfig, type BrokerMode } from './broker-config.ts';
 import { tempDir } from '../../local/temp-dir.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
+
+/**
+ * How long a test waits for the operator's counters to show the runs' states: they are written after them
+ * (counts-writer.ts), by a process that may first wait for a killed holder's Lease to run out.
+ */
+export const COUNTERS_SETTLE = { timeout: 60_000, interval: 200 };
 export const OUT = 'http://minio.test:9000/output/';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 

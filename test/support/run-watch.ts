@@ -71,10 +71,16 @@ export function watchRuns(namespace: string) {
   const base = `/apis/cascade.cascade.net/v1alpha1/namespaces/${namespace}`;
   const runs = watchPath<CascadeRun>(`${base}/cascaderuns`, record);
   const granted = new Map<string, string[]>();
+  const entered = new Map<string, string[]>();
+  const firstSeen = (orders: Map<string, string[]>, name: string, runs: string[]) => {
+    const order = orders.get(name) ?? [];
+    for (const run of runs) if (!order.includes(run)) order.push(run);
+    orders.set(name, order);
+  };
   const operators = watchPath<CascadeAutoOperator>(`${base}/cascadeautooperators`, (_type, op) => {
-    const order = granted.get(op.metadata.name) ?? [];
-    for (const run of op.status?.holders ?? []) if (!order.includes(run)) order.push(run);
-    granted.set(op.metadata.name, order);
+    const holders = op.status?.holders ?? [];
+    firstSeen(granted, op.metadata.name, holders);
+    firstSeen(entered, op.metadata.name, [...holders, ...(op.status?.queue ?? [])]);
   });
   return {
     ready: Promise.all([runs.ready, operators.ready]),
@@ -84,6 +90,8 @@ export function watchRuns(namespace: string) {
     started: () => [...started],
     /** Runs in the order operator `name` gave them a slot. */
     granted: (name: string) => [...(granted.get(name) ?? [])],
+    /** Runs in the order their starts were written on operator `name`: first seen holding a slot or queued. */
+    entered: (name: string) => [...(entered.get(name) ?? [])],
     /** Times a watch lost the API server's history (a gap in what was seen). */
     gaps: () => runs.gaps() + operators.gaps(),
     stop: () => {

@@ -1,17 +1,17 @@
 // A pure model of one run's world for the core's property tests. It holds the
 // stored CascadeRun, whose resourceVersion makes a stale write conflict; the
-// Jobs, where an existing name is refused; and the CascadeAutoOperator's
-// counters. It acts in the engine's order (shared/engine/run/reconcile.ts and
-// finish-run.ts): create Jobs, write status, delete Jobs, transitions, count
-// the end, mark it counted, send the run-end event (with a K_SINK), mark it
+// Jobs, where an existing name is refused; and the slot changes written on the
+// CascadeAutoOperator. It acts in the engine's order (shared/engine/run/reconcile.ts and
+// finish-run.ts): create Jobs, write status, delete Jobs, transitions, release
+// the end's slot, mark it counted, send the run-end event (with a K_SINK), mark it
 // notified. Any delivery may stop ("crash") between two of those steps, and a
 // decision may be made now and acted on later (another replica, paused),
 // against a world that moved on. It also records what a property needs to
 // judge the core independently of it: which steps some fact showed succeeded,
-// every Job creation, every counter change that moved a counter.
-import type { CascadeAutoOperatorStatus } from '../../api/cascade-auto-operator.ts';
-import type { CascadeRun, CascadeRunStatus } from '../../api/cascade-run.ts';
-import { applyCounter, type CounterChange } from '../counters.ts';
+// every Job creation, every slot change written. The counters are the run's tally.
+import type { CascadeRun, CascadeRunStatus, RunPhase } from '../../api/cascade-run.ts';
+import type { SlotChange } from '../concurrency-limit.ts';
+import { runState, tally, type Counts } from '../tally.ts';
 import { decide } from '../decide.ts';
 import type { ObservedJob } from '../observed-job.ts';
 import type { Decision, Fact, Refusal, Transition } from '../types.ts';
@@ -51,9 +51,8 @@ export interface Model {
   /** Job names whose uid a stored status ever recorded. */
   recorded: Set<string>;
   creations: Creation[];
-  operator: CascadeAutoOperatorStatus;
-  /** Counter changes that moved a counter, with the stored run's phase then. */
-  counted: Array<CounterChange & { runPhase: string | undefined }>;
+  /** Slot changes written, with the stored run's phase then. */
+  counted: Array<SlotChange & { runPhase: RunPhase | undefined }>;
   /** Transitions of decisions whose status was written. */
   transitions: Transition[];
   /** Decisions made and not yet acted on. */
@@ -78,7 +77,6 @@ export function model(names: string[], refusedStep?: number, sink = false): Mode
     evidence: names.map(() => false),
     recorded: new Set(),
     creations: [],
-    operator: {},
     counted: [],
     transitions: [],
     pending: [],
@@ -92,11 +90,14 @@ export function model(names: string[], refusedStep?: number, sink = false): Mode
 
 export const nowOf = (m: Model) => new Date(Date.UTC(2026, 10, 29, 12, 0, m.clock)).toISOString();
 
-function count(m: Model, change: CounterChange): void {
-  const next = applyCounter(m.operator, change);
-  if (!next) return;
-  m.operator = next;
+function count(m: Model, change: SlotChange): void {
   m.counted.push({ ...change, runPhase: m.run?.status?.phase });
+}
+
+/** The operator's counters as the writer of the counters computes them from the run (tally.ts). */
+export function countersOf(m: Model): Counts {
+  const state = m.run && runState(m.run, 'scenario');
+  return tally(state ? [state] : []);
 }
 
 /** Loads the run and its Jobs and decides, as reconcile.ts does. */
@@ -149,7 +150,7 @@ function afterWrite(m: Model, d: Decision, crash: Crash): void {
   m.transitions.push(...d.transitions);
   const finish = d.actions.find((a) => a.type === 'FinishRun');
   if (finish) {
-    count(m, { kind: 'ended', run: RUN, phase: finish.phase });
+    count(m, { kind: 'ended', run: RUN });
     if (crash === 'afterCount') return;
     // The marks only move forward (finish-run.ts): a run notified meanwhile stays notified.
     writeStatus(m, {

@@ -21,10 +21,10 @@ import {
 } from '../../names.ts';
 import type { EngineDeps } from '../deps.ts';
 import { holdOperator } from '../operator/hold-operator.ts';
-import { count } from '../operator/operator-counters.ts';
+import { slotChange } from '../operator/admission-writes.ts';
 import { isHeld } from '../operator/operator-finalizer.ts';
 import { accepted, failed, invalid, unavailable, type Outcome } from './outcome.ts';
-import { admissionAfterCount, awaitsAdmission } from '../operator/admission.ts';
+import { admissionAfterStart, awaitsAdmission } from '../operator/admission.ts';
 import { reconcileRun } from '../run/reconcile.ts';
 import { loadScenario } from './scenario-source.ts';
 import { startAfterReply } from './start-created.ts';
@@ -96,7 +96,7 @@ function noteFileSource(deps: EngineDeps, source: string): void {
   );
 }
 
-/** The start was counted on an operator that no longer holds the finalizer (deleted while the run started): say so. */
+/** The start was written on an operator that no longer holds the finalizer (deleted while the run started): say so. */
 function checkHeld(deps: EngineDeps, name: string, counted: CascadeAutoOperator | undefined, scenario: string): void {
   if (isHeld(counted)) return;
   deps.log.warn(
@@ -138,10 +138,9 @@ function limited(op: CascadeAutoOperator | undefined): boolean {
 }
 
 /**
- * The start's count, on the operator as `op` was read. A run whose phase is
- * past admission had its start counted before that phase was written: a
- * request sent again, however late, counts nothing, and gets `op` back. Its
- * key may be long gone from the operator's countedRuns.
+ * The start's slot change, on the operator as `op` was read. A run whose
+ * phase is past admission had its start written before that phase was: a
+ * request sent again, however late, writes nothing, and gets `op` back.
  */
 function countStart(
   deps: EngineDeps,
@@ -150,23 +149,23 @@ function countStart(
   op: CascadeAutoOperator | undefined,
 ): Promise<CascadeAutoOperator | undefined> {
   if (!made.created && !awaitsAdmission(made.run)) return Promise.resolve(op);
-  return count(deps, { kind: 'started', run: made.name }, scenario, op);
+  return slotChange(deps, { kind: 'started', run: made.name }, scenario, op);
 }
 
-/** Counted and moved: at once without a limit, admitted (or queued) first under one. */
+/** Started and moved: at once without a limit, admitted (or queued) first under one. */
 async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: CascadeAutoOperator | undefined) {
   const { name, run, created } = made;
   // A run this request created is moved from the object the create returned,
   // with none of its Jobs shown (no list): one created meanwhile by another
   // delivery is adopted when the create meets it.
   const from = created ? { known: run, jobs: [] } : {};
-  // The operator just read for its finalizer spares the counter write a read of its own.
+  // The operator just read for its finalizer spares the slot write a read of its own.
   if (limited(op)) {
     const counted = await countStart(deps, made, scenario, op);
-    const admission = admissionAfterCount(counted, name);
+    const admission = admissionAfterStart(counted, name);
     return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission }) };
   }
-  // Counted first, then moved: a run with a phase has had its start counted.
+  // Started first, then moved: a run with a phase has had its start written.
   const counted = await countStart(deps, made, scenario, op);
   return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, from) };
 }
@@ -184,9 +183,9 @@ function replyOf(deps: EngineDeps, req: RunRequest, made: Made, phase: string | 
 }
 
 /**
- * Answered once the run is durable: its start is counted and its first Job
+ * Answered once the run is durable: its start is written and its first Job
  * made after the reply, in this process (start-created.ts). Under a limit the
- * count comes first, so that the reply can say `Queued`.
+ * start's admission comes first, so that the reply can say `Queued`.
  */
 async function answerDurable(
   deps: EngineDeps & { background: NonNullable<EngineDeps['background']> },
@@ -200,13 +199,13 @@ async function answerDurable(
     startAfterReply(deps, name, async () => {
       const counted = await countStart(deps, made, scenario, op);
       if (op) checkHeld(deps, name, counted, scenario);
-      await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission: admissionAfterCount(counted, name) });
+      await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission: admissionAfterStart(counted, name) });
     });
     return replyOf(deps, req, made, run.status?.phase);
   }
   const counted = await countStart(deps, made, scenario, op);
   checkHeld(deps, name, counted, scenario);
-  const admission = admissionAfterCount(counted, name);
+  const admission = admissionAfterStart(counted, name);
   startAfterReply(deps, name, async () => {
     await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission });
   });
@@ -226,8 +225,8 @@ export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outco
   const { background } = deps;
   if (background) return answerDurable({ ...deps, background }, req, made, { scenario: scenarioName, op: held.op });
   const { name } = made;
-  // Counted and moved: both must succeed for the reply to be 200, and a
-  // run request sent again counts nothing twice (counters are keyed by run).
+  // Started and moved: both must succeed for the reply to be 200, and a
+  // run request sent again takes no second slot (the lists hold each run once).
   const { counted, result } = await countAndMove(deps, made, scenarioName, held.op);
   if (held.op) checkHeld(deps, name, counted, scenarioName);
   if (result.kind !== 'done') return unavailable(`run ${name} vanished while it was being started`);

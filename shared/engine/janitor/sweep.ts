@@ -16,9 +16,10 @@ import { eachPage } from '../../kube/pages.ts';
 import type { EngineDeps } from '../deps.ts';
 import { reconcileRun } from '../run/reconcile.ts';
 import { annotationResume, pendingResume } from '../../core/resume.ts';
-import { admissionInSweep, releaseGone, sweepWakes } from '../operator/admission.ts';
+import { admissionInSweep, attemptsOf, releaseOver, sweepWakes, type RunAttempts } from '../operator/admission.ts';
+import { writeTally } from '../operator/counts-writer.ts';
+import { runState, type RunState } from '../../core/tally.ts';
 import { scenarioOf } from '../run/finish-run.ts';
-import { unpinSettled } from '../operator/unpin-settled.ts';
 import {
   countNeedingOperator,
   emptyJobIndex,
@@ -114,6 +115,20 @@ interface RunsSeen {
   live: Set<string>;
   /** The scenarios of the runs listed (their slots are checked for runs gone). */
   scenarios: Set<string>;
+  /** Each run listed as it is after its handling: its attempts, and its state for the counters, by scenario. */
+  after: Map<string, RunAttempts>;
+  states: Map<string, RunState[]>;
+}
+
+/** Records the run as the sweep leaves it, for the slots and the counters. */
+function keep(deps: EngineDeps, seen: RunsSeen, run: CascadeRun): void {
+  seen.after.set(run.metadata.name, attemptsOf(run));
+  const scenario = scenarioOf(deps, run);
+  const state = runState(run, scenario);
+  if (!state) return;
+  let states = seen.states.get(scenario);
+  if (!states) seen.states.set(scenario, (states = []));
+  states.push(state);
 }
 
 async function handlePage(deps: EngineDeps, s: SweepSummary, page: CascadeRun[], seen: RunsSeen): Promise<void> {
@@ -126,9 +141,11 @@ async function handlePage(deps: EngineDeps, s: SweepSummary, page: CascadeRun[],
   await eachLimited(fresh, seen.concurrency, async (run) => {
     try {
       const after = await handleRun(deps, s, run, seen.jobs);
+      if (after) keep(deps, seen, after);
       if (after && isActiveRun(after)) s.active++;
     } catch (error) {
       s.runErrors++;
+      keep(deps, seen, run);
       if (isActiveRun(run)) s.active++;
       fail(deps, s, error, { msg: `run ${run.metadata.name} not handled`, run: run.metadata.name });
     }
@@ -241,17 +258,15 @@ async function listJobs(deps: EngineDeps): Promise<JobIndex> {
  * each page of runs handled as it comes. Without both lists whole the sweep
  * cannot tell orphans: undefined (aborted, counted and logged).
  */
-async function listAndHandle(
-  deps: EngineDeps,
-  s: SweepSummary,
-  concurrency: number,
-): Promise<{ jobs: JobIndex; live: Set<string>; seen: Set<string>; scenarios: Set<string> } | undefined> {
+async function listAndHandle(deps: EngineDeps, s: SweepSummary, concurrency: number): Promise<RunsSeen | undefined> {
   const seen: RunsSeen = {
     jobs: emptyJobIndex(),
     concurrency,
     handled: new Set(),
     live: new Set(),
     scenarios: new Set([deps.config.scenarioName]),
+    after: new Map(),
+    states: new Map(),
   };
   try {
     const jobs = await listJobs(deps);
@@ -265,7 +280,7 @@ async function listAndHandle(
           deps.log.info({ handled: seen.handled.size }, 'list of runs expired: listed again, the runs handled skipped'),
       },
     );
-    return { jobs, live: seen.live, seen: seen.handled, scenarios: seen.scenarios };
+    return seen;
   } catch (error) {
     s.aborted = `cannot list runs or Jobs: ${apiMessage(error)}`;
     fail(deps, s, error, { msg: 'sweep aborted' });
@@ -287,12 +302,13 @@ export async function sweep(deps: EngineDeps, now: Date, options: SweepOptions =
   const at = wakes.deps;
   const listed = await listAndHandle(at, s, options.concurrency ?? 8);
   if (listed) {
-    await releaseGone(at, listed.seen, listed.scenarios).catch((error: unknown) =>
-      fail(deps, s, error, { msg: 'slots of deleted runs not released' }),
+    await releaseOver(at, listed.after, listed.scenarios).catch((error: unknown) =>
+      fail(deps, s, error, { msg: 'slots of runs gone or ended not released' }),
     );
-    await unpinSettled(at, listed.scenarios).catch((error: unknown) =>
-      fail(deps, s, error, { msg: 'keys left pinned not unpinned' }),
-    );
+    for (const scenario of listed.scenarios)
+      await writeTally(at, scenario, listed.states.get(scenario) ?? []).catch((error: unknown) =>
+        fail(deps, s, error, { msg: `counters of ${scenario} not written` }),
+      );
     await deleteOrphans(at, s, listed.jobs, listed.live);
     await tendFinalizer(at, s).catch((error: unknown) => fail(deps, s, error, { msg: 'finalizer not tended' }));
     await wakes.settle();

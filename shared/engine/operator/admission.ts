@@ -1,32 +1,33 @@
 // Runs under their scenario's concurrency limit, spec.maxConcurrentRuns,
-// acting on what core/concurrency-limit.ts decides. A run's start is counted
-// on its scenario's CascadeAutoOperator, which admits it or queues it in the
-// same resourceVersion-guarded write. A run's end is counted there too, and
-// hands its slot to the oldest queued run, which is woken at once. The janitor
-// takes up what a crash or a lost wake-up leaves behind, from the operator's
-// status, the only truth: a run created but not counted, a run admitted but
-// still Queued, the slot of a run deleted in flight.
+// acting on what core/concurrency-limit.ts decides. A run's start is written
+// on its scenario's CascadeAutoOperator, which admits it or queues it in a
+// resourceVersion-guarded write. A run's end is written there too, and hands
+// its slot to the oldest queued run, which is woken at once. The janitor takes
+// up what a crash or a lost wake-up leaves behind, from the operator's status,
+// the only truth. That is a run created but on no list, a run admitted but
+// still Queued, or the slot of a run deleted in flight or ended.
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
-import type { CascadeRun } from '../../api/cascade-run.ts';
-import { admissionOf } from '../../core/concurrency-limit.ts';
+import { isTerminalPhase, type CascadeRun, type RunPhase } from '../../api/cascade-run.ts';
+import { admissionOf, attemptOf, type SlotChange } from '../../core/concurrency-limit.ts';
 import type { DecideInput } from '../../core/types.ts';
 import type { EngineDeps } from '../deps.ts';
 import { scenarioOf } from '../run/finish-run.ts';
-import { count, directCounter } from './operator-counters.ts';
+import { isDeleting } from './operator-finalizer.ts';
+import { directSlots, slotChange } from './admission-writes.ts';
 import { reconcileRun } from '../run/reconcile.ts';
 
 export type Admitted = DecideInput['admission'];
 
-/** What the operator the start was counted on says of the run: undefined without an operator (no limit). */
-export function admissionAfterCount(op: CascadeAutoOperator | undefined, run: string): Admitted {
+/** What the operator the start was written on says of the run: undefined without an operator (no limit). */
+export function admissionAfterStart(op: CascadeAutoOperator | undefined, run: string): Admitted {
   if (!op) return undefined;
-  // Counted, yet on no list: counted after its own end, or promoted without a limit.
+  // On no list: no limit, or released already (a start written after its own end).
   return admissionOf(op.status, run) === 'queued' ? 'queued' : 'admitted';
 }
 
-/** Counts run `name`'s start on `scenario`'s operator (admitted or queued there, once) and says which. */
+/** Writes run `name`'s start on `scenario`'s operator (admitted or queued there, once) and says which. */
 export async function admitRun(deps: EngineDeps, name: string, scenario: string): Promise<Admitted> {
-  return admissionAfterCount(await count(deps, { kind: 'started', run: name }, scenario), name);
+  return admissionAfterStart(await slotChange(deps, { kind: 'started', run: name }, scenario), name);
 }
 
 /** A run not started yet: no phase, or Queued. Only these need the operator's word. */
@@ -35,7 +36,7 @@ export function awaitsAdmission(run: CascadeRun): boolean {
   return phase === undefined || phase === 'Queued';
 }
 
-/** Starts runs a counter write moved from the queue to a slot; one that fails is left to the janitor. */
+/** Starts runs a slot write moved from the queue to a slot; one that fails is left to the janitor. */
 export async function wakePromoted(deps: EngineDeps, scenario: string, runs: readonly string[]): Promise<void> {
   await Promise.all(
     runs.map(async (name) => {
@@ -65,7 +66,7 @@ function readOnce(deps: EngineDeps, scenario: string): Promise<CascadeAutoOperat
 
 /**
  * The janitor's view of a run not started yet: from its operator's status,
- * counting the start first when it never was (the process that created the
+ * writing the start first when it is on no list (the process that created the
  * run died before). A stale read is safe: a run the read shows admitted stays
  * so until it ends; one it shows queued waits one more sweep or its wake-up.
  */
@@ -79,38 +80,72 @@ export async function admissionInSweep(deps: EngineDeps, run: CascadeRun): Promi
   return now === 'unknown' ? admitRun(deps, name, scenario) : now;
 }
 
-/** Runs a holder list or a queue names that are gone (deleted before their end was counted). */
-async function goneRuns(deps: EngineDeps, op: CascadeAutoOperator, listed: ReadonlySet<string>): Promise<string[]> {
-  const named = [...(op.status?.holders ?? []), ...(op.status?.queue ?? [])].filter((r) => !listed.has(r));
-  // Listed earlier, a run may have been created since: only a run the API server says is gone is released.
-  const found = await Promise.all(named.map(async (r) => ((await deps.store.getRun(r)) ? undefined : r)));
-  return found.filter((r): r is string => r !== undefined);
+/** What of a run tells whether an attempt of it is over. */
+export interface RunAttempts {
+  deleting: boolean;
+  resumes: number;
+  phase: RunPhase | undefined;
 }
 
-/** Frees the slots (and queue places) of runs deleted in flight, in every scenario the sweep saw; the oldest queued runs take them. */
-export async function releaseGone(
+export function attemptsOf(run: CascadeRun): RunAttempts {
+  return { deleting: isDeleting(run), resumes: run.status?.resumes ?? 0, phase: run.status?.phase };
+}
+
+/** The attempt of a run is over: it ended, or the run is gone. Both stay so. */
+export function attemptOver(run: RunAttempts | undefined, attempt: number): boolean {
+  if (!run || run.deleting) return true;
+  return run.resumes > attempt || (run.resumes === attempt && isTerminalPhase(run.phase));
+}
+
+/**
+ * The slot changes that free what runs gone or ended still hold. An entry is
+ * released only when a read of its run shows that attempt over, which stays
+ * so: a late start, or an end whose write was lost, leaves no slot taken.
+ * `listed`: the runs of the sweep's listing, which picks the runs to read.
+ */
+async function overEntries(
   deps: EngineDeps,
-  listed: ReadonlySet<string>,
+  op: CascadeAutoOperator,
+  listed: ReadonlyMap<string, RunAttempts>,
+): Promise<SlotChange[]> {
+  const entries = [...(op.status?.holders ?? []), ...(op.status?.queue ?? [])].map(attemptOf);
+  const suspects = entries.filter((e) => attemptOver(listed.get(e.run), e.attempt));
+  const found = await Promise.all(
+    suspects.map(async (e): Promise<SlotChange | undefined> => {
+      const read = await deps.store.getRun(e.run);
+      const run = read && attemptsOf(read);
+      if (!attemptOver(run, e.attempt)) return undefined;
+      return run && !run.deleting ? { kind: 'ended', run: e.run, attempt: e.attempt } : { kind: 'gone', run: e.run };
+    }),
+  );
+  return found.filter((c): c is SlotChange => c !== undefined);
+}
+
+/** Frees the slots (and queue places) of runs deleted in flight or ended, in every scenario the sweep saw; the oldest queued runs take them. */
+export async function releaseOver(
+  deps: EngineDeps,
+  listed: ReadonlyMap<string, RunAttempts>,
   scenarios: ReadonlySet<string>,
 ): Promise<number> {
   let released = 0;
   for (const scenario of scenarios) {
     const op = await readOnce(deps, scenario);
     if (!op) continue;
-    const gone = await goneRuns(deps, op, listed);
-    for (const run of gone) await count(deps, { kind: 'gone', run }, scenario);
-    if (gone.length > 0) deps.log.info({ scenario, runs: gone }, 'slots of runs deleted in flight released');
-    released += gone.length;
+    const over = await overEntries(deps, op, listed);
+    for (const change of over) await slotChange(deps, change, scenario);
+    if (over.length > 0)
+      deps.log.info({ scenario, runs: over.map((c) => c.run) }, 'slots of runs gone or ended released');
+    released += over.length;
   }
   return released;
 }
 
-/** The sweep's deps: each counter change written at once, its wake-ups collected, and the promise that they are all done. The janitor answers no one, so it waits. */
+/** The sweep's deps: each slot change written at once, its wake-ups collected, and the promise that they are all done. The janitor answers no one, so it waits. */
 export function sweepWakes(deps: EngineDeps): { deps: EngineDeps; settle: () => Promise<void> } {
   const pending: Promise<void>[] = [];
   const at: EngineDeps = { ...deps };
   at.hooks = { ...deps.hooks, promoted: (scenario, runs) => void pending.push(wakePromoted(at, scenario, runs)) };
-  at.counter = directCounter(at);
+  at.slots = directSlots(at);
   return {
     deps: at,
     settle: async () => {

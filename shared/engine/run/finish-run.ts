@@ -10,14 +10,13 @@ import {
   CONDITION_SUCCEEDED,
   type CascadeRun,
   type CascadeRunStatus,
-  type RunPhase,
   type TerminalPhase,
 } from '../../api/cascade-run.ts';
 import { RUN_CANCELLED, RUN_FAILED, RUN_SUCCEEDED, type RunEndEvent } from '../../api/events.ts';
 import { apiErrorKind } from '../../kube/errors.ts';
 import { conflictPause } from './conflict-pause.ts';
 import type { EngineDeps } from '../deps.ts';
-import { count } from '../operator/operator-counters.ts';
+import { slotChange } from '../operator/admission-writes.ts';
 
 const MAX_ATTEMPTS = 10;
 
@@ -112,35 +111,17 @@ async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<Ca
   return run;
 }
 
-/** Counts the end, then records it counted, and notified unless the event is owed. */
-export async function finishRun(
-  deps: EngineDeps,
-  run: CascadeRun,
-  phase: TerminalPhase,
-  eventOwed: boolean,
-): Promise<CascadeRun> {
-  const outcome = { run: run.metadata.name, resumes: run.status?.resumes };
-  await count(deps, { kind: 'ended', ...outcome, phase, uid: run.metadata.uid }, scenarioOf(deps, run));
-  const marked = await mark(deps, run, { counted: true, notified: !eventOwed });
-  // The mark is written: the end's key may be dropped from now on (core/counters.ts).
-  if (marked.status?.counted && sameOutcome(marked, run))
-    await count(deps, { kind: 'marked', ...outcome }, scenarioOf(deps, run));
-  return marked;
+/** Releases the ended attempt's slot, then records it (`counted`), and notified unless the event is owed. */
+export async function finishRun(deps: EngineDeps, run: CascadeRun, eventOwed: boolean): Promise<CascadeRun> {
+  const change = { kind: 'ended', run: run.metadata.name, attempt: run.status?.resumes } as const;
+  await slotChange(deps, change, scenarioOf(deps, run));
+  return mark(deps, run, { counted: true, notified: !eventOwed });
 }
 
-/** Counts resume number `resumes` (`from`-1, active+1), then records it counted, then unpins its key. */
-export async function countResume(
-  deps: EngineDeps,
-  run: CascadeRun,
-  from: RunPhase,
-  resumes: number,
-): Promise<CascadeRun> {
-  const name = run.metadata.name;
-  await count(deps, { kind: 'resumed', run: name, from, resumes }, scenarioOf(deps, run));
-  const marked = await mark(deps, run, { resumeCounted: resumes });
-  if ((marked.status?.resumeCounted ?? 0) >= resumes)
-    await count(deps, { kind: 'marked', of: 'resume', run: name, resumes }, scenarioOf(deps, run));
-  return marked;
+/** Gives resume number `resumes` its slot, then records it (`resumeCounted`). */
+export async function countResume(deps: EngineDeps, run: CascadeRun, resumes: number): Promise<CascadeRun> {
+  await slotChange(deps, { kind: 'resumed', run: run.metadata.name, attempt: resumes }, scenarioOf(deps, run));
+  return mark(deps, run, { resumeCounted: resumes });
 }
 
 /** Sends the run-end event, then records it sent; true when both are done, false (owed) when the sink did not take it. */

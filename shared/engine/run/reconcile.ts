@@ -17,8 +17,7 @@ import type { EngineDeps } from '../deps.ts';
 import { confirmJobs } from './confirm-jobs.ts';
 import { conflictPause } from './conflict-pause.ts';
 import { decideSettings } from './decide-settings.ts';
-import { count } from '../operator/operator-counters.ts';
-import { countResume, finishRun, scenarioOf, sendRunEndEvent } from './finish-run.ts';
+import { countResume, finishRun, sendRunEndEvent } from './finish-run.ts';
 
 const MAX_ATTEMPTS = 10;
 
@@ -89,9 +88,9 @@ async function afterWrite(
   if (decision.transitions.length > 0) deps.hooks.transitions(decision.transitions, run);
   deps.wakeups.wake(run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
   const resume = decision.actions.find((a) => a.type === 'CountResume');
-  const resumed = resume ? await countResume(deps, run, resume.from, resume.resumes) : run;
+  const resumed = resume ? await countResume(deps, run, resume.resumes) : run;
   const finish = decision.actions.find((a) => a.type === 'FinishRun');
-  const current = finish ? await finishRun(deps, resumed, finish.phase, finish.eventOwed) : resumed;
+  const current = finish ? await finishRun(deps, resumed, finish.eventOwed) : resumed;
   const send = decision.actions.find((a) => a.type === 'SendRunEndEvent');
   if (send) await sendRunEndEvent(deps, current, send.phase);
   return current;
@@ -267,9 +266,6 @@ async function writeFirst(
     await afterConflict(source, decision);
     return { step: 'again' };
   }
-  // The run's first phase is its start's mark: the start's key is unpinned (core/counters.ts).
-  if (run.status?.phase === undefined && written.status?.phase !== undefined)
-    await count(deps, { kind: 'marked', of: 'start', run: written.metadata.name }, scenarioOf(deps, written));
   return { written };
 }
 

@@ -1,21 +1,19 @@
-// Group commit for the CascadeAutoOperator's counters. Every run start and end
-// changes that one object; a burst of runs would have every request race for
-// it. Instead each process keeps one write in flight and folds all changes that
-// arrived meanwhile into the next one, so writers are as many as processes.
-// A caller is answered only once its change is written (with what the write
-// returned): nothing is counted before it is durable, and applyCounter's keys
-// keep it exactly-once.
-import type { CounterChange } from '../../core/counters.ts';
+// Group commit for the concurrency limit's writes. Under a limit every run
+// start and end changes the one CascadeAutoOperator; a burst of runs would
+// have every request race for it. Instead each process keeps one write in
+// flight and folds all changes that arrived meanwhile into the next one, so
+// writers are as many as processes. A caller is answered only once its change
+// is written (with what the write returned): nothing is admitted before it is
+// durable, and each change is idempotent (core/concurrency-limit.ts).
+import type { SlotChange } from '../../core/concurrency-limit.ts';
 
 interface Waiting<R> {
-  change: CounterChange;
+  change: SlotChange;
   resolve: (written: R) => void;
   reject: (error: unknown) => void;
 }
 
-export function counterBatcher<R>(
-  write: (changes: CounterChange[]) => Promise<R>,
-): (change: CounterChange) => Promise<R> {
+export function slotBatcher<R>(write: (changes: SlotChange[]) => Promise<R>): (change: SlotChange) => Promise<R> {
   let queue: Waiting<R>[] = [];
   let writing = false;
   const drain = async () => {
@@ -42,12 +40,12 @@ export function counterBatcher<R>(
 /**
  * One group commit per scenario (each has its own CascadeAutoOperator), made
  * on first use. `seen`, a copy of the operator the caller has just read, is
- * passed on to that scenario's function (operator-counters.ts offerOperator).
+ * passed on to that scenario's function (admission-writes.ts offerOperator).
  */
 export function perScenario<R, S>(
-  make: (scenario: string) => (change: CounterChange, seen?: S) => Promise<R>,
-): (change: CounterChange, scenario: string, seen?: S) => Promise<R> {
-  const batchers = new Map<string, (change: CounterChange, seen?: S) => Promise<R>>();
+  make: (scenario: string) => (change: SlotChange, seen?: S) => Promise<R>,
+): (change: SlotChange, scenario: string, seen?: S) => Promise<R> {
+  const batchers = new Map<string, (change: SlotChange, seen?: S) => Promise<R>>();
   return (change, scenario, seen) => {
     let batcher = batchers.get(scenario);
     if (!batcher) batchers.set(scenario, (batcher = make(scenario)));

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { CounterChange } from '../../core/counters.ts';
-import { counterBatcher } from './counter-batcher.ts';
+import type { SlotChange } from '../../core/concurrency-limit.ts';
+import { slotBatcher } from './slot-batcher.ts';
 
-const start = (run: string): CounterChange => ({ kind: 'started', run });
+const start = (run: string): SlotChange => ({ kind: 'started', run });
 
-describe('counter group commit', () => {
+describe('slot group commit', () => {
   it('folds the changes that arrive during a write into the next write', async () => {
     const writes: string[][] = [];
     let release: () => void = () => {};
-    const count = counterBatcher(async (changes) => {
+    const count = slotBatcher(async (changes) => {
       writes.push(changes.map((c) => c.run));
       if (writes.length === 1)
         await new Promise<void>((r) => {
@@ -24,7 +24,7 @@ describe('counter group commit', () => {
 
   it('rejects every caller of a failed write, and goes on with later ones', async () => {
     let fail = true;
-    const count = counterBatcher(async () => {
+    const count = slotBatcher(async () => {
       if (fail) throw new Error('API down');
     });
     await expect(count(start('a'))).rejects.toThrow('API down');
@@ -35,7 +35,7 @@ describe('counter group commit', () => {
   it('answers every caller of a write with what that write returned', async () => {
     let writes = 0;
     let release: () => void = () => {};
-    const count = counterBatcher(async (changes) => {
+    const count = slotBatcher(async (changes) => {
       writes++;
       if (writes === 1)
         await new Promise<void>((r) => {
