@@ -47,17 +47,46 @@ function startedPhase(run: CascadeRun | undefined): string | undefined {
 }
 
 /**
+ * A start that may have died between its status write and its Job's create:
+ * the run is running and its current step has no Job recorded yet. Only a
+ * look with the run's Jobs listed tells whether that Job exists.
+ */
+export function jobMaybeMissing(run: CascadeRun | undefined): boolean {
+  const status = run?.status;
+  if (status?.phase !== 'Running' || status.currentStep === undefined) return false;
+  const step = status.modules?.find((m) => m.step === status.currentStep);
+  return step?.phase === 'Running' && step.jobUid === undefined && step.retryAt === undefined;
+}
+
+/**
+ * Started, but its first Job may be missing: moved once with its Jobs listed,
+ * which creates that Job when it is not there (reconcile.ts).
+ */
+async function repairStart(deps: EngineDeps, name: string, phase: string): Promise<Outcome> {
+  const result = await reconcileRun(deps, name, { kind: 'Observe' });
+  const now = result.kind === 'done' ? result.run.status?.phase : phase;
+  return accepted({ run: name, verdict: 'started', phase: now });
+}
+
+/**
  * A CascadeRun with no phase was added or changed: start it unless it is
  * started already. One this process is starting costs no API call; nor does
  * one it wrote last. Any other is read once and, still not started, counted
- * and moved as the janitor would.
+ * and moved as the janitor would. One started whose current Job is not
+ * recorded yet is moved with its Jobs listed: its starter may have died
+ * before it made that Job.
  */
 export async function startCreatedRun(deps: EngineDeps, name: string): Promise<Outcome> {
   if (await startedHere(deps, name)) return accepted({ run: name, verdict: 'started by this process' });
-  const cached = deps.runs.get(name)?.status?.phase;
-  if (cached) return accepted({ run: name, verdict: 'started', phase: cached });
+  const copy = deps.runs.get(name);
+  const cached = copy?.status?.phase;
+  if (cached)
+    return jobMaybeMissing(copy)
+      ? repairStart(deps, name, cached)
+      : accepted({ run: name, verdict: 'started', phase: cached });
   const run = await deps.store.getRun(name);
   const phase = startedPhase(run);
+  if (phase !== undefined && jobMaybeMissing(run)) return repairStart(deps, name, phase);
   if (phase !== undefined || !run) return accepted({ run: name, verdict: 'started', phase });
   const admission = await admitRun(deps, name, scenarioOf(deps, run));
   const result = await reconcileRun(deps, name, { kind: 'Observe' }, { known: run, admission });
