@@ -356,11 +356,14 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
   const writes = await waitFor(
     () => {
       const now = proxy!.sent();
-      const settled = now === seen && audited() === now;
+      const logged = audited();
+      const settled = now === seen && logged === now;
       seen = now;
-      return settled ? proxy!.writes() : undefined;
+      // not settled: said, so that a timeout tells how far apart the two were
+      if (!settled) throw new Error(`the proxy saw ${now} writes, the audit log shows ${logged}`);
+      return proxy!.writes();
     },
-    { timeoutMs: 60_000, intervalMs: 1000, message: 'the writes settled and the audit log shows each of them' },
+    { timeoutMs: 120_000, intervalMs: 1000, message: 'the writes settled and the audit log shows each of them' },
   );
   const total = writes.length;
   const lines: string[] = [];
