@@ -17,13 +17,13 @@
 // (CASCADE_CRASH_POINTS=all).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
-import { freePort, startFunction, type FunctionProcess } from '../local/function-process.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import type { TerminalPhase } from '../shared/api/cascade-run.ts';
 import { failSecondScenario, imageModule, successScenario } from './fixtures/scenarios.ts';
-import { apiWriteProxy, type ApiWriteProxy, type Write } from './support/api-write-proxy.ts';
+import type { Write } from './support/api-write-proxy.ts';
+import { killableFunction } from './support/killable-function.ts';
 import { cascadeHarness, COUNTERS_SETTLE, type Harness, post } from './support/cascade-harness.ts';
 import { janitorEnv, runJanitorProcess } from './support/janitor.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
@@ -32,37 +32,11 @@ import { recordingSink } from './support/recording-sink.ts';
 const ALL = process.env.CASCADE_CRASH_POINTS === 'all';
 
 let h: Harness;
-let proxy: ApiWriteProxy | undefined;
 let sink: Awaited<ReturnType<typeof recordingSink>>;
-let env: Record<string, string> = {};
-let current: FunctionProcess | undefined;
-let restarting: Promise<void> = Promise.resolve();
+/** The function behind the write proxy, on a port that outlives it: the Broker and the sender reach each new process there. */
+let fn = killableFunction();
 /** What a scenario sends once the run is requested: module results, run control, more runs (their names). */
 let drive: ((name: string, iuid: string) => Promise<string[] | void>) | undefined;
-const restarts: number[] = [];
-
-/** The function behind the write proxy, on a port that outlives it: the Broker and the sender reach each new process there. */
-async function startBehindProxy(harnessEnv: Record<string, string>): Promise<FunctionProcess> {
-  proxy ??= await apiWriteProxy(harnessEnv.KUBECONFIG!);
-  env = { ...harnessEnv, KUBECONFIG: proxy.kubeconfig, FUNC_PORT: String(await freePort()), K_SINK: sink.url };
-  current = await startFunction(env);
-  return current;
-}
-
-/** SIGKILL now; a new process is started once the old one is gone. */
-function killAndRestart(): void {
-  const dying = current!;
-  const started = Date.now();
-  dying.child.kill('SIGKILL');
-  restarting = (async () => {
-    await new Promise<void>((r) =>
-      dying.child.exitCode !== null || dying.child.signalCode ? r() : dying.child.once('exit', () => r()),
-    );
-    proxy!.revive();
-    current = await startFunction(env);
-    restarts.push(Date.now() - started);
-  })();
-}
 
 async function setUp(sc: Scenario): Promise<void> {
   drive = sc.drive;
@@ -71,19 +45,16 @@ async function setUp(sc: Scenario): Promise<void> {
     modules: sc.modules,
     operatorSpec: sc.operatorSpec,
     faults: true,
-    start: startBehindProxy,
+    start: (harnessEnv) => fn.start(harnessEnv, { K_SINK: sink.url }),
   });
 }
 
 async function tearDown(): Promise<void> {
-  await restarting.catch(() => undefined);
-  if (current && current !== h?.fns[0]) await current.stop();
+  await fn.stopRestarted(h?.fns[0]);
   await h?.stop();
-  await proxy?.close();
+  await fn.proxy?.close();
   sink?.close();
-  proxy = undefined;
-  current = undefined;
-  restarts.length = 0;
+  fn = killableFunction();
 }
 
 /** The run request, sent again (as a sender does) until it is answered 200; the run's name. */
@@ -91,7 +62,7 @@ async function request(iuid: string): Promise<string> {
   const body = { turlinfo: `s3://in/${iuid}.tgz`, iuid, oname: 'org', sname: 'src' };
   return waitFor(
     async () => {
-      await restarting;
+      await fn.restarting;
       const answer = await post(h.url(), body).catch(() => undefined);
       return answer?.status === 200 ? String(answer.body.run) : undefined;
     },
@@ -113,7 +84,7 @@ async function ended(name: string): Promise<void> {
   for (let sweeps = 0; sweeps <= 6; sweeps++) {
     const run = await h.waitEnded(name, sweeps === 0 ? 15_000 : 8_000).catch(() => undefined);
     if (run) return;
-    await restarting;
+    await fn.restarting;
     await sweep();
   }
   throw new Error(`run ${name} did not end, even with the janitor`);
@@ -132,17 +103,17 @@ interface Played {
 
 /** One run with the function killed right after its `at`-th write (none when undefined); its writes. */
 async function play(iuid: string, at: number | undefined): Promise<Played> {
-  await restarting;
-  proxy!.arm(at, killAndRestart);
+  await fn.restarting;
+  fn.proxy!.arm(at, fn.killAndRestart);
   const before = sweepsRun;
   const name = await request(iuid);
   const more = (await drive?.(name, iuid)) ?? [];
   await ended(name);
   const sweeps = sweepsRun - before;
-  await restarting;
-  const writes = proxy!.writes();
-  const sent = proxy!.sent();
-  const killedAfter = at !== undefined && proxy!.killed() ? writes[at - 1]?.call : undefined;
+  await fn.restarting;
+  const writes = fn.proxy!.writes();
+  const sent = fn.proxy!.sent();
+  const killedAfter = at !== undefined && fn.proxy!.killed() ? writes[at - 1]?.call : undefined;
   return { names: [name, ...more], writes, sent, sweeps, killedAfter };
 }
 
@@ -183,7 +154,7 @@ function stepState(run: CascadeRun, step: number): 'past' | 'job-runs' | 'wait' 
 async function reportOnceJobRuns(name: string, step: number, module: string): Promise<true | undefined> {
   const state = stepState(await h.getRun(name), step);
   if (state !== 'job-runs') return state === 'past' || undefined;
-  await restarting;
+  await fn.restarting;
   const answer = await post(h.url(), { runname: name, modulename: module, moduleresult: 'success' }).catch(
     () => undefined,
   );
@@ -200,7 +171,7 @@ async function resultsBeforeJobs(name: string): Promise<void> {
       }).catch(() => undefined);
       if (reported) break;
       if (sweeps === 5) throw new Error(`module ${module} of ${name} never reported, even with the janitor`);
-      await restarting;
+      await fn.restarting;
       await sweep();
     }
   }
@@ -216,12 +187,12 @@ async function cancelAtSecondStep(name: string): Promise<void> {
     if (running) break;
     // a crash cut a step's Job off: the janitor creates it
     if (sweeps === 5) throw new Error(`the second step of ${name} never ran, even with the janitor`);
-    await restarting;
+    await fn.restarting;
     await sweep();
   }
   await waitFor(
     async () => {
-      await restarting;
+      await fn.restarting;
       const answer = await post(h.url(), { action: 'cancel', runname: name }).catch(() => undefined);
       return answer?.status === 200 || undefined;
     },
@@ -234,7 +205,7 @@ async function resumeOnceFailed(name: string): Promise<void> {
   await ended(name);
   await waitFor(
     async () => {
-      await restarting;
+      await fn.restarting;
       const body = { action: 'resume', runname: name, requestId: `resume-${name}` };
       const answer = await post(h.url(), body).catch(() => undefined);
       return answer?.status === 200 || undefined;
@@ -355,13 +326,13 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
   let seen = -1;
   const writes = await waitFor(
     () => {
-      const now = proxy!.sent();
+      const now = fn.proxy!.sent();
       const logged = audited();
       const settled = now === seen && logged === now;
       seen = now;
       // not settled: said, so that a timeout tells how far apart the two were
       if (!settled) throw new Error(`the proxy saw ${now} writes, the audit log shows ${logged}`);
-      return proxy!.writes();
+      return fn.proxy!.writes();
     },
     { timeoutMs: 120_000, intervalMs: 1000, message: 'the writes settled and the audit log shows each of them' },
   );
@@ -393,7 +364,7 @@ async function crashEveryPoint(sc: Scenario): Promise<string> {
     );
     expect([...ids].sort(), `run-end event ids of ${name}`).toEqual(sc.endIds?.(uid!) ?? [`${uid}-${counter}`]);
   }
-  const p50 = [...restarts].sort((a, b) => a - b)[Math.floor(restarts.length / 2)];
+  const p50 = [...fn.restarts].sort((a, b) => a - b)[Math.floor(fn.restarts.length / 2)];
   return `crash points, ${sc.label}: ${total} writes, ${points(total).length} played in ${Math.round((Date.now() - began) / 1000)} s, restart p50 ${p50} ms\n${lines.join('\n')}`;
 }
 

@@ -8,38 +8,14 @@
 // request sent again makes the next step's Job.
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startFunction, type FunctionProcess } from '../local/function-process.ts';
 import { LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { apiWriteProxy, type ApiWriteProxy } from './support/api-write-proxy.ts';
+import { killableFunction } from './support/killable-function.ts';
 import { cascadeHarness, post, type Harness } from './support/cascade-harness.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 
 let h: Harness;
-let proxy: ApiWriteProxy | undefined;
-let env: Record<string, string> = {};
-let current: FunctionProcess | undefined;
-let restarting: Promise<void> = Promise.resolve();
-
-/** The function behind the write proxy, on a port that outlives it. */
-async function startBehindProxy(harnessEnv: Record<string, string>): Promise<FunctionProcess> {
-  proxy ??= await apiWriteProxy(harnessEnv.KUBECONFIG!);
-  env = { ...harnessEnv, KUBECONFIG: proxy.kubeconfig, FUNC_PORT: String(await freePort()) };
-  current = await startFunction(env);
-  return current;
-}
-
-function killAndRestart(): void {
-  const dying = current!;
-  dying.child.kill('SIGKILL');
-  restarting = (async () => {
-    await new Promise<void>((r) =>
-      dying.child.exitCode !== null || dying.child.signalCode ? r() : dying.child.once('exit', () => r()),
-    );
-    proxy!.revive();
-    current = await startFunction(env);
-  })();
-}
+const fn = killableFunction();
 
 beforeAll(async () => {
   // modules that run 2 s: a step's Job is still there when the test looks
@@ -48,15 +24,14 @@ beforeAll(async () => {
     source: false,
     faults: true,
     queueProxy: {},
-    start: startBehindProxy,
+    start: (harnessEnv) => fn.start(harnessEnv),
   });
 });
 
 afterAll(async () => {
-  await restarting.catch(() => undefined);
-  if (current && current !== h?.fns[0]) await current.stop();
+  await fn.stopRestarted(h?.fns[0]);
   await h?.stop();
-  await proxy?.close();
+  await fn.proxy?.close();
 });
 
 /** The request sent until answered 200 (the Broker retries a refused or unanswered delivery); the run's name. */
@@ -64,7 +39,7 @@ function request(iuid: string): Promise<string> {
   const body = { turlinfo: `s3://in/${iuid}.tgz`, iuid };
   return waitFor(
     async () => {
-      await restarting;
+      await fn.restarting;
       const answer = await post(h.url(), body).catch(() => undefined);
       return answer?.status === 200 ? String(answer.body.run) : undefined;
     },
@@ -79,11 +54,11 @@ async function jobsOf(run: string): Promise<V1Job[]> {
 
 /** The writes of a clean start, up to and including the first Job's create. */
 async function writesToFirstJob(): Promise<string[]> {
-  proxy!.arm(undefined, () => {});
+  fn.proxy!.arm(undefined, () => {});
   const name = await request('c1ea0001');
   const calls = await waitFor(
     () => {
-      const made = proxy!.writes().map((w) => w.call);
+      const made = fn.proxy!.writes().map((w) => w.call);
       return made.some((c) => c.endsWith('/jobs')) && made;
     },
     { message: `the first Job of ${name}, as the proxy saw it` },
@@ -101,10 +76,10 @@ describe('a run request sent again after a crash', () => {
     // the writes before the run's own create (the operator's finalizer, once) are not made again
     for (const [i, call] of points.entries()) {
       const iuid = `dead${String(i).padStart(4, '0')}`;
-      proxy!.arm(i + 1, killAndRestart);
+      fn.proxy!.arm(i + 1, fn.killAndRestart);
       // the kill may follow the reply: the start is made after it
       await post(h.url(), { turlinfo: `s3://in/${iuid}.tgz`, iuid }).catch(() => undefined);
-      await waitFor(() => proxy!.killed(), { message: `killed after ${call}` });
+      await waitFor(() => fn.proxy!.killed(), { message: `killed after ${call}` });
       const name = await request(iuid);
       // no add event, no Job event, no janitor: the request sent again did it
       const jobs = await waitFor(
@@ -124,11 +99,11 @@ describe('a run request sent again after a crash', () => {
   it.each([30, 60, 90, 130])(
     'starts each of 16 runs whose requests were in flight when the function was killed %i ms in',
     async (ms) => {
-      proxy!.arm(undefined, () => {});
+      fn.proxy!.arm(undefined, () => {});
       const iuids = Array.from({ length: 16 }, (_, i) => `k${ms}x${String(i).padStart(3, '0')}`);
       const sent = iuids.map((iuid) => post(h.url(), { turlinfo: `s3://in/${iuid}.tgz`, iuid }).catch(() => undefined));
       await new Promise((r) => setTimeout(r, ms));
-      killAndRestart();
+      fn.killAndRestart();
       await Promise.all(sent);
       // every request sent again, as the Broker does, each answered 200
       const names = await Promise.all(iuids.map(request));
@@ -148,7 +123,7 @@ describe('a run request sent again after a crash', () => {
   );
 
   it("makes the next step's Job when the first one ended and no event said so", async () => {
-    proxy!.arm(undefined, () => {});
+    fn.proxy!.arm(undefined, () => {});
     const name = await request('ended001');
     await waitFor(
       async () => (await jobsOf(name)).some((j) => j.status?.conditions?.some((c) => c.type === 'Complete')),
