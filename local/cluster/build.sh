@@ -12,6 +12,8 @@ KWOK_VERSION="${CASCADE_KWOK_VERSION:-v0.8.0}"
 CACHE="${CASCADE_CLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cascade-cluster}"
 BIN="$CACHE/bin/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 SRC="$CACHE/src"
+# shellcheck source=k8s-module.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/k8s-module.sh"
 LOGS="$CACHE/logs"
 mkdir -p "$BIN" "$SRC" "$LOGS"
 
@@ -55,21 +57,6 @@ GO
   (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$BIN/etcd.tmp" . && mv "$BIN/etcd.tmp" "$BIN/etcd") >"$log" 2>&1 || fail etcd "$log"
 }
 
-k8s_module() {
-  local dir="$SRC/kubernetes-$K8S_VERSION" staging modfile
-  mkdir -p "$dir"
-  [ -f "$dir/go.mod" ] && return 0
-  modfile=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
-  staging="v0.${K8S_VERSION#v1.}"
-  {
-    printf 'module cascade.local/kubernetes\n\ngo 1.24\n\nrequire k8s.io/kubernetes %s\n\n' "$K8S_VERSION"
-    # every k8s.io staging module points at its published release
-    grep -E '^\s+k8s\.io/[a-z0-9-]+ => \./staging/' "$modfile" |
-      awk -v v="$staging" '{ printf "replace %s => %s %s\n", $1, $1, v }'
-  } >"$dir/go.mod.tmp"
-  mv "$dir/go.mod.tmp" "$dir/go.mod"
-}
-
 build_k8s() { # component
   local dir="$SRC/kubernetes-$K8S_VERSION" log="$LOGS/$1.log" minor ld
   minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
@@ -89,7 +76,7 @@ build_kwok() {
 want() { [ -x "$BIN/$1" ] && return 1; echo "cluster build: building $1 (first time only, several minutes)" >&2; }
 
 want etcd && build_etcd
-k8s_module
+k8s_module "$SRC/kubernetes-$K8S_VERSION"
 for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
   want "$c" && build_k8s "$c"
 done

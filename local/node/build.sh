@@ -27,6 +27,8 @@ LOGS="$CACHE/logs"
 mkdir -p "$BIN/cni" "$SRC" "$LOGS"
 
 "$HERE/apt-deps.sh"
+# shellcheck source=../cluster/k8s-module.sh
+source "$HERE/../cluster/k8s-module.sh"
 
 if command -v flock >/dev/null 2>&1; then
   exec 9>"$CACHE/node-build.lock"
@@ -79,21 +81,6 @@ build_cni() { # plugin's package under plugins/
     "github.com/containernetworking/plugins/plugins/$1@$CNI_VERSION"
 }
 
-# the control plane's module (build.sh of local/cluster writes it the same way)
-k8s_module() {
-  local dir="$SRC/kubernetes-$K8S_VERSION-node" staging modfile
-  mkdir -p "$dir"
-  [ -f "$dir/go.mod" ] && return 0
-  modfile=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
-  staging="v0.${K8S_VERSION#v1.}"
-  {
-    printf 'module cascade.local/kubernetes\n\ngo 1.24\n\nrequire k8s.io/kubernetes %s\n\n' "$K8S_VERSION"
-    grep -E '^\s+k8s\.io/[a-z0-9-]+ => \./staging/' "$modfile" |
-      awk -v v="$staging" '{ printf "replace %s => %s %s\n", $1, $1, v }'
-  } >"$dir/go.mod.tmp"
-  mv "$dir/go.mod.tmp" "$dir/go.mod"
-}
-
 build_k8s() { # command
   local dir="$SRC/kubernetes-$K8S_VERSION-node" minor ld
   minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
@@ -124,7 +111,7 @@ step cni/bridge build_cni main/bridge
 step cni/host-local build_cni ipam/host-local
 step cni/loopback build_cni main/loopback
 step cni/portmap build_cni meta/portmap
-k8s_module
+k8s_module "$SRC/kubernetes-$K8S_VERSION-node"
 step kube-proxy build_k8s kube-proxy
 step kubelet build_k8s kubelet
 step coredns build_coredns
