@@ -30,7 +30,7 @@ import { CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../shared/
 import { inform } from '../shared/kube/informer.ts';
 import { httpsTransport } from '../shared/kube/watch-stream.ts';
 import { LABEL_RUN } from '../shared/names.ts';
-import { RETRY_BUDGET_MS } from './kube-client.ts';
+import { apiStatus, RETRY_BUDGET_MS } from './kube-client.ts';
 import { connectionOf } from './kube-connection.ts';
 import { RETRIED } from './retry-after.ts';
 
@@ -188,7 +188,7 @@ function firstLists(onError: SourceOptions['onError']) {
   const budget = setTimeout(() => fail(transient ?? new Error('the first list did not end')), RETRY_BUDGET_MS);
   return {
     listFailed: (error: unknown) => {
-      if (!synced && RETRIED.has((error as { code?: number } | undefined)?.code ?? 0)) {
+      if (!synced && RETRIED.has(apiStatus(error) ?? 0)) {
         transient = error;
         return;
       }

@@ -10,7 +10,8 @@ import { nextWaitMs } from './retry-after.ts';
 /** How long one call keeps trying, by default. */
 export const RETRY_BUDGET_MS = 60_000;
 
-function statusOf(error: unknown): number | undefined {
+/** HTTP status of a failed call (client-node's ApiException.code, the light client's ApiError.code), if any. */
+export function apiStatus(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'number' ? code : undefined;
 }
@@ -29,7 +30,7 @@ export async function retryingCall<T>(call: () => Promise<T>, budgetMs = RETRY_B
       return await call();
     } catch (error) {
       const wait = nextWaitMs(
-        { status: statusOf(error), retryAfter: retryAfterOf(error) },
+        { status: apiStatus(error), retryAfter: retryAfterOf(error) },
         attempt,
         Date.now() - started,
         budgetMs,
@@ -68,7 +69,7 @@ export function objectApi(kc: KubeConfig): KubernetesObjectApi {
  * server's message.
  */
 export function oneLine(error: unknown): string {
-  const status = statusOf(error);
+  const status = apiStatus(error);
   if (status === undefined || !(error instanceof Error)) {
     return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
   }

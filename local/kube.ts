@@ -6,7 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { pollUntil } from './cluster/poll.ts';
-import { apiClient } from './kube-client.ts';
+import { apiClient, apiStatus } from './kube-client.ts';
+
+export { apiStatus } from './kube-client.ts';
 
 export { sleep } from './cluster/poll.ts';
 
@@ -14,12 +16,6 @@ export function kubeConfigFromFile(path: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(path);
   return kc;
-}
-
-/** HTTP status of a failed client-node call (ApiException.code), if any. */
-export function apiStatus(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
 }
 
 export interface WaitForOptions {
