@@ -83,6 +83,9 @@ export const controllers = [
   'clusterrole-aggregation-controller',
   'replicaset-controller',
   'deployment-controller',
+  // the Services of a real node's pods (Knative's among them) get their endpoints
+  'endpoints-controller',
+  'endpointslice-controller',
 ];
 
 export function etcdCommand(c: CommandContext): Command {
@@ -138,6 +141,8 @@ export function apiserverCommand(c: CommandContext): Command {
       `--service-cluster-ip-range=${serviceClusterIpRange}`,
       // 127.0.0.1 is not a valid endpoint for the `kubernetes` Service
       '--endpoint-reconciler-type=none',
+      // webhooks and aggregated APIs are called at their pods' addresses, which this host reaches on the node's bridge
+      '--enable-aggregator-routing=true',
       // every request as one Metadata line, written asynchronously: each client's requests can be counted
       `--audit-policy-file=${auditPolicyFile}`,
       `--audit-log-path=${c.auditLog}`,
