@@ -14,7 +14,8 @@
 // namespace and apiversion).
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditLogOf, auditMark } from '../local/audit-log.ts';
+import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
+import { serviceAccountUser } from '../local/function-rbac.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { binaryEvent, cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { functionRequests } from './support/function-requests.ts';
@@ -60,7 +61,9 @@ async function confirmReads(i: number): Promise<Record<string, number>> {
 describe('Job events and API reads', () => {
   it("a running Job's events make no request; a finished Job's first event hands over from the run as this process wrote it; its later events none", async () => {
     const modules = [imageModule('a', {}, { delayMs: 0 }), imageModule('b', {}, { delayMs: 600_000 })];
+    const beforeStart = auditMark(auditLogOf(adminKubeconfigPath()));
     h = await cascadeHarness({ modules, from: 'file', source: false });
+    await counterHoldBegun(beforeStart, 1);
     const started = auditMark(auditLogOf(adminKubeconfigPath()));
     const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
     expect((await post(h.url(), start.body, start.headers)).status).toBe(200);
@@ -152,7 +155,9 @@ describe('Job events and API reads', () => {
 /** A run of a (done at once) and b (10 min) started through replica 0, its Job a complete; no source runs. */
 async function runWithModuleADone(replicas: number) {
   const modules = [imageModule('a', {}, { delayMs: 0 }), imageModule('b', {}, { delayMs: 600_000 })];
+  const mark = auditMark(auditLogOf(adminKubeconfigPath()));
   h = await cascadeHarness({ modules, from: 'file', source: false, replicas });
+  await counterHoldBegun(mark, replicas);
   const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
   expect((await post(h.url(0), start.body, start.headers)).status).toBe(200);
   const batch = adminKubeConfig().makeApiClient(BatchV1Api);
@@ -164,4 +169,32 @@ async function runWithModuleADone(replicas: number) {
     { message: 'Job a complete' },
   );
   return { batch, done };
+}
+
+/**
+ * A replica holds the counters' Lease and has listed the runs, as its hold
+ * begins (counts-writer.ts). Waited for before the first run request: the
+ * hold's own reads then fall before any request a test counts.
+ */
+async function counterHoldBegun(mark: number, replicas: number): Promise<void> {
+  const holds = async (i: number) =>
+    value(parseMetrics(await scrape(h!.fns[i]!.metricsUrl)), 'cascade_counters_writer', {}) === 1;
+  const anyHolds = async () => (await Promise.all(Array.from({ length: replicas }, (_, i) => holds(i)))).includes(true);
+  await waitFor(async () => (await anyHolds()) || undefined, {
+    timeoutMs: 60_000,
+    message: "the counters' Lease held",
+  });
+  const clients = { fn: serviceAccountUser(h!.ns, 'cascade-function') };
+  const verbs = (lines: string[]) => countByClient(lines, clients).fn!.byVerb;
+  await waitFor(
+    () => {
+      const lines = auditLinesSince(auditLogOf(adminKubeconfigPath()), mark);
+      const taken = lines.findIndex((_, i) => {
+        const v = verbs(lines.slice(i, i + 1));
+        return Boolean(v['leases create'] ?? v['leases update']);
+      });
+      return (taken >= 0 && verbs(lines.slice(taken))['cascaderuns list']) || undefined;
+    },
+    { timeoutMs: 60_000, message: 'the runs listed once the Lease was held' },
+  );
 }
