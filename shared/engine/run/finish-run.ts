@@ -1,6 +1,7 @@
 // The end of a run, done once however often it is asked:
-// - the CascadeAutoOperator's counters, exactly once by key, then
-//   `status.counted`, so that it is not asked again;
+// - its concurrency slot freed on the CascadeAutoOperator (when it holds
+//   one), then `status.counted`, so that it is not asked again; the counters
+//   follow from the runs' phases (counts-writer.ts);
 // - the run-end CloudEvent to K_SINK, at least once, with a stable id for
 //   consumers to dedupe. It is owed in the run's status until
 //   `status.notified` records it sent. The function sends it after
