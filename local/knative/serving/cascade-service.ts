@@ -72,6 +72,19 @@ export async function applyCascadeService(kubeconfigPath: string, namespace: str
   await runCommand(kubectlPath(), [kubeconfig, 'apply', '--server-side', '-f', file]);
 }
 
+/** Deletes the Service and waits until it is gone, while Serving's controller still runs to drop its Route's finalizer. */
+export async function deleteCascadeService(kubeconfigPath: string, namespace: string): Promise<void> {
+  await runCommand(kubectlPath(), [
+    `--kubeconfig=${kubeconfigPath}`,
+    'delete',
+    '--ignore-not-found',
+    '--timeout=120s',
+    '-n',
+    namespace,
+    'services.serving.knative.dev/cascade',
+  ]);
+}
+
 type Condition = { type: string; status: string; reason?: string; message?: string };
 export type KnativeObject = {
   metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };

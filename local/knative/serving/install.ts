@@ -131,18 +131,33 @@ export async function installServing(kubeconfig: string, options: InstallOptions
 /**
  * Removes what installServing made that would stand in a later install's way:
  * the webhook configurations (their webhook gone, they would refuse every
- * write they match) and the two namespaces, waiting until they are gone. The
- * CRDs and cluster roles stay.
+ * write they match) and the two namespaces. The pods go first, at once: the
+ * activator's grace period is 600 s, and the namespace controller would wait
+ * that long before it looks again. The CRDs and cluster roles stay. Delete the
+ * Knative Services first: a Route's finalizer needs Serving's controller.
  */
 export async function uninstallServing(kubeconfig: string): Promise<void> {
   const objects = [...servingObjects(await servingManifestTexts()), ...traefikObjects()];
   const [, , webhooks] = applyPhases(objects);
   const names = webhooks!.map((o) => `${o.kind.toLowerCase()}/${o.metadata.name}`);
   await kubectl(kubeconfig, ['delete', '--ignore-not-found', '--wait=false', ...names]);
+  for (const ns of [SERVING_NAMESPACE, TRAEFIK_NAMESPACE]) {
+    await kubectl(kubeconfig, ['scale', 'deployment', '--all', '-n', ns, '--replicas=0']);
+    await kubectl(kubeconfig, [
+      'delete',
+      'pod',
+      '--all',
+      '-n',
+      ns,
+      '--ignore-not-found',
+      '--grace-period=0',
+      '--force',
+    ]);
+  }
   await kubectl(kubeconfig, [
     'delete',
     '--ignore-not-found',
-    '--timeout=180s',
+    '--timeout=120s',
     'namespace',
     SERVING_NAMESPACE,
     TRAEFIK_NAMESPACE,
