@@ -15,6 +15,7 @@ import {
   applyCascadeService,
   condition,
   deleteCascadeService,
+  getFromPod,
   getInCluster,
   getKnative,
   servicePods,
@@ -106,9 +107,11 @@ describe("Cascade's Knative Service on real Knative Serving", () => {
     ]);
   });
 
-  it('answers at its cluster-local address through the cluster DNS and Traefik', async () => {
+  it('answers at its cluster-local address through the cluster DNS and Traefik, from a pod and from the host', async () => {
     await ready(ksvc, 'Service cascade');
-    const reply = await getInCluster(`http://cascade.${ns}.svc.cluster.local`, '/healthz');
+    const url = `http://cascade.${ns}.svc.cluster.local`;
+    expect(JSON.parse(await getFromPod(adminKubeconfigPath(), ns, url, '/healthz'))).toMatchObject({ status: 'OK' });
+    const reply = await getInCluster(url, '/healthz');
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.body)).toMatchObject({ status: 'OK' });
   });

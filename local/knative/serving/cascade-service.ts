@@ -14,12 +14,12 @@ import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { kubectlPath } from '../../cluster/crds.ts';
 import { repoRoot } from '../../cluster/paths.ts';
 import { runCommand } from '../../cluster/run-command.ts';
-import { kubeConfigFromFile } from '../../kube.ts';
+import { kubeConfigFromFile, waitFor } from '../../kube.ts';
 import { apiClient } from '../../kube-client.ts';
 import { REAL_NODE } from '../../node/node-config.ts';
-import { FUNCTION_IMAGE } from '../../node/images.ts';
+import { FUNCTION_IMAGE, MODULE_IMAGE } from '../../node/images.ts';
+import { onRealNode, restrictedContainer } from '../../node/real-modules.ts';
 import { tempDir } from '../../temp-dir.ts';
-import { REAL_NODE_TOLERATION } from './manifests.ts';
 
 /**
  * The kinds the Service needs; the rest of knative/ (Broker, Triggers, sources,
@@ -49,9 +49,9 @@ export function overlay(dir: string, namespace: string): string {
           {
             op: 'add',
             path: '/spec/template/spec/nodeSelector',
-            value: { [REAL_NODE.label.key]: REAL_NODE.label.value },
+            value: onRealNode.nodeSelector,
           },
-          { op: 'add', path: '/spec/template/spec/tolerations', value: [REAL_NODE_TOLERATION] },
+          { op: 'add', path: '/spec/template/spec/tolerations', value: onRealNode.tolerations },
         ]),
       },
     ],
@@ -131,7 +131,66 @@ export async function resolveInCluster(name: string, depth = 0): Promise<string>
   return resolveInCluster(target, depth + 1);
 }
 
-/** GET `path` of `url` (a cluster-local URL) as a pod sends it. */
+/**
+ * Debian's static busybox cannot resolve names itself (its wget crashes in
+ * glibc's static resolver, and with -T): nslookup asks the cluster's DNS, and
+ * wget sends the request to the last address it gave, the name as Host.
+ */
+const WGET = [
+  'ip=$(/bin/busybox nslookup "$0" | /bin/busybox awk \'/^Address: /{a=$2} END{print a}\')',
+  'exec /bin/busybox wget -q -O - --header "Host: $0" "http://$ip$1"',
+].join('; ');
+
+/**
+ * GET `path` of `url` (a cluster-local URL) from a pod on the real node, with
+ * busybox in the module image: resolves to what it printed, the body, or
+ * fails with the pod's log.
+ */
+export async function getFromPod(
+  kubeconfigPath: string,
+  namespace: string,
+  url: string,
+  path: string,
+): Promise<string> {
+  const core = apiClient(kubeConfigFromFile(kubeconfigPath), CoreV1Api);
+  const name = `wget-${Date.now().toString(36)}`;
+  await core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name },
+      spec: {
+        ...onRealNode,
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'wget',
+            image: MODULE_IMAGE,
+            imagePullPolicy: 'IfNotPresent',
+            command: ['/bin/busybox', 'sh', '-c', WGET, new URL(url).hostname, path],
+            securityContext: restrictedContainer,
+          },
+        ],
+      },
+    },
+  });
+  try {
+    let phase: string | undefined;
+    await waitFor(
+      async () => {
+        phase = (await core.readNamespacedPod({ namespace, name })).status?.phase;
+        return phase === 'Succeeded' || phase === 'Failed';
+      },
+      { timeoutMs: 120_000, intervalMs: 500, message: `pod ${name} ended` },
+    );
+    const log = await core.readNamespacedPodLog({ namespace, name });
+    if (phase !== 'Succeeded') throw new Error(`GET ${url}${path} from a pod failed: ${log}`);
+    return log;
+  } finally {
+    await core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 });
+  }
+}
+
+/** GET `path` of `url` (a cluster-local URL) as a pod sends it, from the host. */
 export async function getInCluster(url: string, path: string): Promise<{ status: number; body: string }> {
   const host = new URL(url).hostname;
   const address = await resolveInCluster(host);

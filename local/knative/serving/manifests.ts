@@ -10,7 +10,7 @@
 //     that let a Service say where its pods run, the ingress class, and the
 //     caller's autoscaler settings.
 import { loadAll } from 'js-yaml';
-import { REAL_NODE } from '../../node/node-config.ts';
+import { onRealNode } from '../../node/real-modules.ts';
 import { IMAGE_REGISTRY, SERVING_COMMANDS, servingImageReference } from './images.ts';
 
 export type KubeObject = {
@@ -45,13 +45,6 @@ export function resolveKoImages(text: string): string {
   });
 }
 
-export const REAL_NODE_TOLERATION = {
-  key: REAL_NODE.taint.key,
-  operator: 'Equal',
-  value: REAL_NODE.taint.value,
-  effect: REAL_NODE.taint.effect,
-};
-
 type PodSpec = {
   nodeSelector?: Record<string, string>;
   tolerations?: unknown[];
@@ -60,7 +53,7 @@ type PodSpec = {
 };
 
 /** A Deployment patched to run on the real node with images that are never pulled. */
-export function onRealNode(deployment: KubeObject): KubeObject {
+export function placedOnRealNode(deployment: KubeObject): KubeObject {
   const spec = deployment.spec as { template: { spec: PodSpec } };
   const pod = spec.template.spec;
   const container = <T extends object>(c: T) => ({ ...c, imagePullPolicy: 'IfNotPresent' });
@@ -72,8 +65,8 @@ export function onRealNode(deployment: KubeObject): KubeObject {
         ...spec.template,
         spec: {
           ...pod,
-          nodeSelector: { ...pod.nodeSelector, [REAL_NODE.label.key]: REAL_NODE.label.value },
-          tolerations: [...(pod.tolerations ?? []), REAL_NODE_TOLERATION],
+          nodeSelector: { ...pod.nodeSelector, ...onRealNode.nodeSelector },
+          tolerations: [...(pod.tolerations ?? []), ...onRealNode.tolerations],
           containers: pod.containers.map(container),
           ...(pod.initContainers ? { initContainers: pod.initContainers.map(container) } : {}),
         },
@@ -116,7 +109,7 @@ export function servingObjects(texts: string[], settings: ServingSettings = {}):
   const config = configSettings(settings);
   return parseObjects(texts.map(resolveKoImages)).map((object) => {
     if (object.metadata.namespace !== SERVING_NAMESPACE) return object;
-    if (object.kind === 'Deployment') return onRealNode(object);
+    if (object.kind === 'Deployment') return placedOnRealNode(object);
     if (object.kind === 'ConfigMap') return withData(object, config[object.metadata.name] ?? {});
     return object;
   });

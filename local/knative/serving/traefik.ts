@@ -3,7 +3,7 @@
 // class, routes each host to the Ingress's backends (Kubernetes Services, by
 // ClusterIP) and reports the Ingress's load balancer: `traefik` for public
 // hosts and `traefik-internal` for cluster-local ones. Pure: objects out.
-import { onRealNode, type KubeObject } from './manifests.ts';
+import { placedOnRealNode, type KubeObject } from './manifests.ts';
 import { TRAEFIK_IMAGE } from './images.ts';
 
 export const TRAEFIK_NAMESPACE = 'knative-traefik';
@@ -46,7 +46,7 @@ function service(name: string, targetPort: number): KubeObject {
 }
 
 function deployment(name: string): KubeObject {
-  return onRealNode({
+  return placedOnRealNode({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, namespace: TRAEFIK_NAMESPACE, labels },
