@@ -1,66 +1,33 @@
-// The function from its own image, as a real pod on the real node: the
-// image is the Containerfile's run stage (test/support/image-stages.ts) with
-// Node.js and the libraries it links, written as an OCI archive with no
-// daemon (local/node/image-build.ts) and imported into the node's containerd.
-// Its Deployment has knative/service.yaml's pod spec (read-only root file
+// The function from its own image (test/support/function-image.ts), as a
+// real pod on the real node. Its Deployment has knative/service.yaml's pod spec (read-only root file
 // system, non-root, no capabilities, RuntimeDefault seccomp) in a namespace
 // that enforces the `restricted` Pod Security Standard. It reaches the API
 // server through the `kubernetes` Service with its ServiceAccount's token,
 // and serves a run whose modules are real containers too.
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../local/cluster/paths.ts';
-import { buildImage as writeImage } from '../local/node/image-build.ts';
-import { functionImage } from '../local/node/images.ts';
-import { importIntoRealNode } from '../local/node/node.ts';
 import { realModule } from '../local/node/real-modules.ts';
-import { tempDir } from '../local/temp-dir.ts';
-import { ofKind, parseContainerfile } from '../scripts/containerfile.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
+import { importFunctionImage } from './support/function-image.ts';
 import { functionPodSpec, startFunctionPod } from './support/function-pod.ts';
-import { buildImage, cleanContext, type Image } from './support/image-stages.ts';
 import { adminKubeConfig, createTestNamespace } from './support/kube.ts';
 import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './support/real-node.ts';
 
 useRealNode();
 
-const containerfile = parseContainerfile(readFileSync(join(repoRoot, 'Containerfile'), 'utf8'));
-const runStage = containerfile.stages.at(-1)!;
 const IUID = '33e65374-ee8e-4da6-a2e7-71a9cc39d222';
 const RUN = `${SCENARIO}-33e65`;
-let stages: Image | undefined;
-let context: string | undefined;
+let removeStages: (() => void) | undefined;
 let h: Harness | undefined;
 
 beforeAll(async () => {
-  context = cleanContext();
-  stages = await buildImage(containerfile, context);
-  const archive = join(tempDir('cascade-function-image-'), 'function.tar');
-  const started = Date.now();
-  await writeImage(
-    functionImage({
-      app: stages.workdir,
-      node: process.execPath,
-      user: `${stages.uid}:${stages.gid}`,
-      env: Object.assign({}, ...ofKind(runStage, 'ENV').map((e) => e.vars)) as Record<string, string>,
-      cmd: stages.cmd,
-      workingDir: ofKind(runStage, 'WORKDIR').at(-1)!.path,
-    }),
-    archive,
-  );
-  await importIntoRealNode(archive);
-  process.stderr.write(`function image: written and imported in ${Date.now() - started} ms\n`);
-  rmSync(archive);
+  removeStages = await importFunctionImage();
 }, REAL_NODE_HOOK_TIMEOUT);
 afterEach(async () => {
   await h?.stop();
   h = undefined;
 });
-afterAll(() => {
-  for (const dir of [context, ...(stages?.dirs ?? [])]) if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => removeStages?.());
 
 describe("the function's image as a pod on the real node", () => {
   it('runs under the restricted profile with a read-only root: serves a run, /healthz and metrics, and ends on SIGTERM within its grace', async () => {

@@ -86,6 +86,9 @@ export const controllers = [
   // the Services of a real node's pods (Knative's among them) get their endpoints
   'endpoints-controller',
   'endpointslice-controller',
+  // Knative's ServerlessServices write the Endpoints of Services with no
+  // selector (the activator's address); kube-proxy reads EndpointSlices only
+  'endpointslice-mirroring-controller',
 ];
 
 export function etcdCommand(c: CommandContext): Command {
