@@ -143,9 +143,11 @@ export async function installEventing(options: InstallOptions): Promise<void> {
 }
 
 /**
- * Removes what runs: the webhook configurations (so that no API call waits
- * for a webhook that is gone) and the namespace, until its pods are gone.
- * The CRDs and cluster roles stay; a later install applies them again.
+ * Removes what runs, for a test's real node that goes next: the webhook
+ * configurations (so that no API call waits for a webhook that is gone), the
+ * namespace, and its pods at once: the webhook and the IMC controller drain
+ * for up to their 300 s grace period otherwise. The CRDs and cluster roles
+ * stay; a later install applies them again.
  */
 export async function uninstallEventing(kubeconfig: string): Promise<void> {
   const kc = kubeConfigFromFile(kubeconfig);
@@ -165,11 +167,19 @@ export async function uninstallEventing(kubeconfig: string): Promise<void> {
   const core = apiClient(kc, CoreV1Api);
   await core.deleteNamespace({ name: EVENTING_NAMESPACE }).catch(ignoreGone);
   await pollUntil(
-    () =>
-      core.readNamespace({ name: EVENTING_NAMESPACE }).then(
+    async () => {
+      const pods = await core.listNamespacedPod({ namespace: EVENTING_NAMESPACE });
+      for (const pod of pods.items) {
+        const name = pod.metadata?.name ?? '';
+        await core
+          .deleteNamespacedPod({ namespace: EVENTING_NAMESPACE, name, gracePeriodSeconds: 0 })
+          .catch(ignoreGone);
+      }
+      return core.readNamespace({ name: EVENTING_NAMESPACE }).then(
         () => false,
         (error: unknown) => apiStatus(error) === 404,
-      ),
+      );
+    },
     { timeoutMs: 120_000, intervalMs: 1000, what: `namespace ${EVENTING_NAMESPACE} gone` },
   );
 }
