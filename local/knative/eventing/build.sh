@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds Knative Eventing's binaries from the Go module proxy into the cache
-# beside the local control plane's: the module knative.dev/eventing at an exact
-# version, built in a copy of its own directory with its own go.mod, so every
-# dependency is the one Eventing pins. One build at a time per cache (flock); a
+# beside the local control plane's. The module knative.dev/eventing is taken at
+# an exact version and built in a copy of its own directory, with its own
+# go.mod: every dependency is the one Eventing pins. One build at a time per cache (flock); a
 # later call finds the binaries and returns at once.
 # Prints the directory holding one binary per command on its last line.
 set -euo pipefail

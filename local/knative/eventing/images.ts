@@ -1,9 +1,9 @@
 // The images of Knative Eventing's commands, laid out as ko lays them out on
-// Eventing's base image (gcr.io/distroless/static:nonroot, its .ko.yaml):
-// the static binary at /ko-app/<name>, KO_DATA_PATH=/var/run/ko, the user
-// nonroot (65532), and what distroless gives a static binary (/etc/passwd,
-// /etc/group, /etc/nsswitch.conf, the CA bundle, /tmp). Written with no daemon
-// by local/node/image-build.ts.
+// Eventing's base image, gcr.io/distroless/static:nonroot (its .ko.yaml). The
+// static binary is at /ko-app/<name>, KO_DATA_PATH is /var/run/ko, the user is
+// nonroot, 65532. Beside it is what distroless gives a static binary:
+// /etc/passwd, /etc/group, /etc/nsswitch.conf, the CA bundle, /tmp. Written
+// with no daemon by local/node/image-build.ts.
 import { existsSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { ImageDefinition, ImageFile } from '../../node/image-build.ts';

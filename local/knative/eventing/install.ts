@@ -1,8 +1,8 @@
 // Installs Knative Eventing on a local cluster whose real node runs
-// (local/node/): its binaries built (build.sh, cached), their images written
-// and imported into the node's containerd, then the release's own YAMLs
-// (manifests.ts) applied with the bundled kubectl, until every Deployment is
-// Available.
+// (local/node/). Its binaries are built by build.sh, cached. Their images are
+// written and imported into the node's containerd. Then the release's own
+// YAMLs (manifests.ts) are applied with the bundled kubectl, until every
+// Deployment is Available.
 import { existsSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -143,11 +143,11 @@ export async function installEventing(options: InstallOptions): Promise<void> {
 }
 
 /**
- * Removes what runs, for a test's real node that goes next: the webhook
- * configurations (so that no API call waits for a webhook that is gone), the
- * namespace, and its pods at once: the webhook and the IMC controller drain
- * for up to their 300 s grace period otherwise. The CRDs and cluster roles
- * stay; a later install applies them again.
+ * Removes what runs, for a test's real node that goes next. The webhook
+ * configurations go first, so that no API call waits for a webhook that is
+ * gone. Then the namespace goes, its pods at once: the webhook and the IMC
+ * controller drain for up to their 300 s grace period otherwise. The CRDs and
+ * cluster roles stay; a later install applies them again.
  */
 export async function uninstallEventing(kubeconfig: string): Promise<void> {
   const kc = kubeConfigFromFile(kubeconfig);

@@ -1,10 +1,10 @@
-// Knative Eventing's own YAMLs, as its release assembles them (hack/generate-yamls.sh:
-// eventing-core.yaml from config/core/, mt-channel-broker.yaml from
-// config/brokers/mt-channel-broker/, in-memory-channel.yaml from
-// config/channels/in-memory-channel/), resolved as `ko resolve` resolves them
-// but to the images built here, and patched as a kustomization would patch
-// them for the real node. Knative's files are read, never edited. Pure: YAML
-// text in, objects out.
+// Knative Eventing's own YAMLs, as its release assembles them in
+// hack/generate-yamls.sh: eventing-core.yaml from config/core/,
+// mt-channel-broker.yaml from config/brokers/mt-channel-broker/,
+// in-memory-channel.yaml from config/channels/in-memory-channel/. They are
+// resolved as `ko resolve` resolves them, but to the images built here. They
+// are patched as a kustomization would patch them for the real node.
+// Knative's files are read, never edited. Pure: YAML text in, objects out.
 import { loadAll } from 'js-yaml';
 import { onRealNode } from '../../node/real-modules.ts';
 import { imageReference, koCommand } from './components.ts';
