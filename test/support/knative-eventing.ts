@@ -53,7 +53,12 @@ export async function deployOnRealNode(namespace: string, name: string, containe
         selector: { matchLabels: labels },
         template: {
           metadata: { labels },
-          spec: { ...onRealNode, containers: [{ imagePullPolicy: 'IfNotPresent', ...container, name }] },
+          spec: {
+            ...onRealNode,
+            // busybox's httpd, as pid 1, ignores SIGTERM: the namespace's deletion would wait 30 s for it
+            terminationGracePeriodSeconds: 1,
+            containers: [{ imagePullPolicy: 'IfNotPresent', ...container, name }],
+          },
         },
       },
     },
