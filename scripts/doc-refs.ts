@@ -32,7 +32,8 @@ export const NOT_REPOSITORY_FILES: RegExp[] = [
   // another project's files: func's template, knative/specs, a Knative release, an OCI image layout
   /^src\/index\.ts$/,
   /^(data-plane|broker)\.md$/,
-  /^eventing-crds\.yaml$/,
+  /^(eventing-crds|eventing-core|mt-channel-broker|in-memory-channel)\.yaml$/,
+  /^hack\/generate-yamls\.sh$/,
   /^index\.json$/,
   // a user's own files in examples
   /^(\.\/)?(scenario|config|run-requested)\.(json|yaml)$/,

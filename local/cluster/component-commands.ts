@@ -89,6 +89,8 @@ export const controllers = [
   // Knative's ServerlessServices write the Endpoints of Services with no
   // selector (the activator's address); kube-proxy reads EndpointSlices only
   'endpointslice-mirroring-controller',
+  // Knative Eventing's request-reply is a StatefulSet
+  'statefulset-controller',
 ];
 
 export function etcdCommand(c: CommandContext): Command {
@@ -135,7 +137,9 @@ export function apiserverCommand(c: CommandContext): Command {
       `--kubelet-client-certificate=${pki.client('apiserver-kubelet-client').cert}`,
       `--kubelet-client-key=${pki.client('apiserver-kubelet-client').key}`,
       '--kubelet-preferred-address-types=InternalIP',
-      '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount,LimitRanger,DefaultTolerationSeconds,ResourceQuota,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy',
+      // PodNodeSelector and PodTolerationRestriction: a namespace's annotations may send its pods to the real node,
+      // those of controllers that give no way to set a pod's placement (Knative's ApiServerSource adapter)
+      '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount,LimitRanger,DefaultTolerationSeconds,ResourceQuota,PodNodeSelector,PodTolerationRestriction,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy',
       // fake nodes have no node-lifecycle controller to lift the not-ready taint
       '--disable-admission-plugins=TaintNodesByCondition',
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',

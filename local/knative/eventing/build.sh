@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds Knative Eventing's binaries from the Go module proxy into the cache
+# beside the local control plane's. The module knative.dev/eventing is taken at
+# an exact version and built in a copy of its own directory, with its own
+# go.mod: every dependency is the one Eventing pins. One build at a time per cache (flock); a
+# later call finds the binaries and returns at once.
+# Prints the directory holding one binary per command on its last line.
+set -euo pipefail
+
+VERSION="${CASCADE_KNATIVE_EVENTING_VERSION:-v0.50.0}"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=../../cached-build.sh
+source "$HERE/../../cached-build.sh"
+SRC="$CACHE/src/knative-eventing-$VERSION"
+BIN="$CACHE/bin/knative-eventing-$VERSION"
+
+# The commands whose images the YAMLs of config/core, config/brokers/mt-channel-broker
+# and config/channels/in-memory-channel name (ko://knative.dev/eventing/cmd/<cmd>),
+# and event_display, the image of Cascade's dead-letter sink. components.ts lists
+# the same.
+CMDS=(
+  controller
+  webhook
+  mtchannel_broker
+  in_memory/channel_controller
+  in_memory/channel_dispatcher
+  broker/ingress
+  broker/filter
+  apiserver_receive_adapter
+  jobsink
+  requestreply
+  mtping
+  auth_proxy
+  event_display
+)
+
+# The module's directory, copied writable once: the module cache's copy is read-only.
+source_dir() {
+  if [ ! -f "$SRC/go.mod" ]; then
+    local dir
+    dir="$(go mod download -json "knative.dev/eventing@$VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+    [ -n "$dir" ]
+    rm -rf "$SRC.tmp"
+    mkdir -p "$(dirname "$SRC")"
+    cp -r "$dir" "$SRC.tmp"
+    chmod -R u+w "$SRC.tmp"
+    mv "$SRC.tmp" "$SRC"
+  fi
+}
+
+# Binary names: the command's path with / made -, e.g. broker-ingress.
+binary_name() { echo "${1//\//-}"; }
+
+build_cmd() {
+  local cmd="$CURRENT_CMD"
+  source_dir
+  cd "$SRC"
+  GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0 \
+    nice go build -trimpath -ldflags "-s -w" -o "$1/$(binary_name "$cmd")" "./cmd/$cmd"
+}
+
+for CURRENT_CMD in "${CMDS[@]}"; do
+  cached_build knative-eventing "Knative Eventing $VERSION cmd/$CURRENT_CMD" knative-eventing \
+    "$BIN/$(binary_name "$CURRENT_CMD")" build_cmd >/dev/null
+done
+source_dir
+echo "$BIN"

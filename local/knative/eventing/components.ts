@@ -1,0 +1,57 @@
+// Knative Eventing's commands as this repository builds them (build.sh): the
+// version, each command's binary in the cache, and the image reference each
+// gets on the real node. Pure: names in, names out.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const EVENTING_VERSION = process.env.CASCADE_KNATIVE_EVENTING_VERSION ?? 'v0.50.0';
+
+/** The commands build.sh builds, as paths under knative.dev/eventing/cmd/. */
+export const EVENTING_COMMANDS = [
+  'controller',
+  'webhook',
+  'mtchannel_broker',
+  'in_memory/channel_controller',
+  'in_memory/channel_dispatcher',
+  'broker/ingress',
+  'broker/filter',
+  'apiserver_receive_adapter',
+  'jobsink',
+  'requestreply',
+  'mtping',
+  'auth_proxy',
+  'event_display',
+] as const;
+
+export type EventingCommand = (typeof EVENTING_COMMANDS)[number];
+
+/** What the release YAMLs write where an image goes: ko resolves it to an image of the command. */
+export const KO_PREFIX = 'ko://knative.dev/eventing/cmd/';
+
+/** build.sh's file name of a command's binary: its path with `/` made `-`. */
+export function binaryName(cmd: string): string {
+  return cmd.replaceAll('/', '-');
+}
+
+/** The reference of a command's image in the node's containerd. */
+export function imageReference(cmd: string, version = EVENTING_VERSION): string {
+  return `cascade.local/knative-eventing/${binaryName(cmd)}:${version}`;
+}
+
+/** The command a `ko://` reference names, or undefined for any other string. */
+export function koCommand(value: string): string | undefined {
+  return value.startsWith(KO_PREFIX) ? value.slice(KO_PREFIX.length) : undefined;
+}
+
+/** The cache build.sh writes to (cached-build.sh's rule). */
+export function eventingCacheDir(): string {
+  const cache =
+    process.env.CASCADE_CLUSTER_CACHE ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'cascade-cluster');
+  return cache;
+}
+
+/** The copy of the module that build.sh builds in; its `config/` holds the release YAMLs' sources. */
+export function eventingSourceDir(version = EVENTING_VERSION): string {
+  return join(eventingCacheDir(), 'src', `knative-eventing-${version}`);
+}

@@ -1,0 +1,123 @@
+// Knative Eventing's own YAMLs, as its release assembles them in
+// hack/generate-yamls.sh: eventing-core.yaml from config/core/,
+// mt-channel-broker.yaml from config/brokers/mt-channel-broker/,
+// in-memory-channel.yaml from config/channels/in-memory-channel/. They are
+// resolved as `ko resolve` resolves them, but to the images built here. They
+// are patched as a kustomization would patch them for the real node.
+// Knative's files are read, never edited. Pure: YAML text in, objects out.
+import { loadAll } from 'js-yaml';
+import { onRealNode } from '../../node/real-modules.ts';
+import { imageReference, koCommand } from './components.ts';
+
+/** The folders of the module's `config/` that the three release YAMLs are made of, in the release's order. */
+export const RELEASE_FOLDERS = ['config/core', 'config/brokers/mt-channel-broker', 'config/channels/in-memory-channel'];
+
+/**
+ * The ConfigMaps the controller's env reads (eventing-integrations-images,
+ * eventing-transformations-images): config/core/configmaps links them from
+ * here, and a module's zip drops links.
+ */
+export const LINKED_FOLDERS = ['third_party/eventing-integrations-latest'];
+
+export const EVENTING_NAMESPACE = 'knative-eventing';
+
+export type Manifest = Record<string, unknown> & {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string };
+};
+
+/** The objects of YAML texts, empty documents dropped. */
+export function parseManifests(texts: string[]): Manifest[] {
+  return texts.flatMap((text) =>
+    loadAll(text).filter((doc): doc is Manifest => typeof doc === 'object' && doc !== null),
+  );
+}
+
+/** `value` with every `ko://knative.dev/eventing/cmd/<cmd>` string made the image reference of <cmd>, as `ko resolve` does. */
+export function resolveKo<T>(value: T, version?: string): T {
+  if (typeof value === 'string') {
+    const cmd = koCommand(value);
+    return (cmd === undefined ? value : imageReference(cmd, version)) as T;
+  }
+  if (Array.isArray(value)) return value.map((v: unknown) => resolveKo(v, version)) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveKo(v, version)])) as T;
+  }
+  return value;
+}
+
+interface PodTemplate {
+  spec?: {
+    nodeSelector?: Record<string, string>;
+    tolerations?: unknown[];
+    containers?: { imagePullPolicy?: string }[];
+    initContainers?: { imagePullPolicy?: string }[];
+  };
+}
+
+/** The kinds whose pod template the patch places on the real node. */
+export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet'];
+
+/**
+ * A Deployment (or StatefulSet) patched as a strategic-merge patch of a kustomization would
+ * patch it: the real node's nodeSelector and toleration merged in, and
+ * `imagePullPolicy: IfNotPresent` on each container (the images are imported,
+ * no registry serves them).
+ */
+export function placeOnRealNode(workload: Manifest): Manifest {
+  const spec = workload.spec as { template?: PodTemplate } | undefined;
+  const template = spec?.template ?? {};
+  const podSpec = template.spec ?? {};
+  const pull = (c: { imagePullPolicy?: string }) => ({ ...c, imagePullPolicy: 'IfNotPresent' });
+  return {
+    ...workload,
+    spec: {
+      ...spec,
+      template: {
+        ...template,
+        spec: {
+          ...podSpec,
+          nodeSelector: { ...podSpec.nodeSelector, ...onRealNode.nodeSelector },
+          tolerations: [...(podSpec.tolerations ?? []), ...onRealNode.tolerations],
+          containers: (podSpec.containers ?? []).map(pull),
+          ...(podSpec.initContainers ? { initContainers: podSpec.initContainers.map(pull) } : {}),
+        },
+      },
+    },
+  };
+}
+
+/** Namespace first, then CRDs, then the rest in the release's order: one `kubectl apply` can take them. */
+function applyOrder(m: Manifest): number {
+  if (m.kind === 'Namespace') return 0;
+  if (m.kind === 'CustomResourceDefinition') return 1;
+  return 2;
+}
+
+/** The objects to apply: the release's, resolved to the images built here, each workload placed on the real node. */
+export function eventingManifests(docs: Manifest[], version?: string): Manifest[] {
+  return docs
+    .map((doc) => resolveKo(doc, version))
+    .map((doc) => (WORKLOAD_KINDS.includes(doc.kind ?? '') ? placeOnRealNode(doc) : doc))
+    .map((doc, index) => ({ doc, index }))
+    .sort((a, b) => applyOrder(a.doc) - applyOrder(b.doc) || a.index - b.index)
+    .map(({ doc }) => doc);
+}
+
+export interface Workload {
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/** The Deployments and StatefulSets among them: each must become ready. */
+export function workloadsOf(manifests: Manifest[]): Workload[] {
+  return manifests
+    .filter((m) => WORKLOAD_KINDS.includes(m.kind ?? ''))
+    .map((m) => ({
+      kind: m.kind!,
+      namespace: m.metadata?.namespace ?? EVENTING_NAMESPACE,
+      name: m.metadata?.name ?? '',
+    }));
+}
