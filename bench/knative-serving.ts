@@ -3,11 +3,12 @@
 // whose real node runs and holds the function's image (the real-node tests
 // import it). Installs Serving with the tests' 6 s stable window, then:
 //   cold start  request sent → reply, for BENCH_COLD_STARTS (default 10)
-//               requests, each once the function has no pod: through
-//               CoreDNS, Traefik, the activator, a new pod and queue-proxy
+//               requests, each once the function has no pod. Each goes
+//               through CoreDNS, Traefik, the activator, a new pod and
+//               queue-proxy.
 //   idle memory RSS of each Serving and Traefik pod's processes, from the
 //               node's memory cgroups, BENCH_IDLE_SECONDS (default 60) after
-//               the last request
+//               the last request.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds Knative Serving's controller, webhook, activator and autoscaler
-# (knative.dev/serving/cmd/...) from the Go module proxy into the cache beside
-# the local control plane's binaries, through the pinned wrapper module of
-# local/knative-serving-module.sh (so the binaries mix versions, see
-# docs/local-stack.md). The queue-proxy sidecar comes from local/queue-proxy/.
+# (knative.dev/serving/cmd/...) from the Go module proxy. They go into the
+# cache beside the local control plane's binaries. The build goes through the
+# pinned wrapper module of local/knative-serving-module.sh, so the binaries
+# mix versions: see docs/local-stack.md. The queue-proxy sidecar comes from
+# local/queue-proxy/.
 # One build at a time per cache (flock); a second call finds the binaries.
 # Prints the directory of the binaries on its last line.
 set -euo pipefail

@@ -1,9 +1,9 @@
-// Cascade's Knative Service on real Knative Serving: applied as
+// Cascade's Knative Service on real Knative Serving. It is applied as
 // `kubectl apply -k knative/` applies it, from an overlay that changes only
-// what a user changes (namespace, image, where the pods may run), and reached
-// at its cluster-local address as a pod reaches it: the name resolved by the
-// cluster's DNS (CoreDNS on the real node's bridge), the request sent to the
-// address it gives with the name as Host, over the host's route to the
+// what a user changes: namespace, image, where the pods may run. It is reached
+// at its cluster-local address as a pod reaches it. The cluster's DNS, CoreDNS
+// on the real node's bridge, resolves the name. The request goes to the
+// address it gives, with the name as Host, over the host's route to the
 // Service range.
 import { request } from 'node:http';
 import { Resolver } from 'node:dns/promises';

@@ -1,8 +1,8 @@
 // Installs Knative Serving and Traefik, its networking layer, on the local
-// cluster's real node: the images built here and imported into the node's
-// containerd, then Serving's own config/core manifests (manifests.ts) and
-// Traefik's (traefik.ts) applied with the control plane's kubectl, until every
-// Deployment is Available. Applying again changes nothing that is in place.
+// cluster's real node. The images built here are imported into the node's
+// containerd. Then Serving's own config/core manifests (manifests.ts) and
+// Traefik's (traefik.ts) are applied with the control plane's kubectl, until
+// every Deployment is Available. Applying again changes nothing that is in place.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { dump } from 'js-yaml';
