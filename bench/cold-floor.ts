@@ -1,7 +1,7 @@
 // The floor under the cold phase's figure: faas-js-runtime serving a function
 // that does nothing (bench/floor-function.ts), timed from spawn to its first
 // answered request. It is bundled as the build bundles Cascade: rolldown, the
-// same lazy stand-ins, server.cjs from scripts/launcher.ts, and V8's code
+// same options, server.cjs from scripts/launcher.ts, and V8's code
 // cache written after a warm-up under the image's node flags. What is left of
 // a cold-start budget past it is what Cascade may spend: its engine, the API
 // server's connection, and the API calls a run request waits for.

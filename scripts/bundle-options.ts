@@ -1,7 +1,6 @@
 // How a function is bundled (scripts/bundle.ts says why each output option),
 // shared by the build and by the bench's empty-function floor
 // (bench/cold-floor.ts), so that the floor is bundled exactly as Cascade is.
-// A few modules are replaced by lazy stand-ins (bundle-shims.ts).
 //
 // Module wrappers are not wrapped in parentheses. Rolldown wraps each bundled
 // module's function in them. V8 reads that as "called at once" and compiles
@@ -11,11 +10,10 @@
 // cache holds what the build's warm-up ran. `pifeForModuleWrappers: false`
 // does this for the ES modules' wrappers. Rolldown has no option for the
 // CommonJS modules' wrappers, so they are rewritten here, and the build
-// fails if one is left in parentheses. Paired cold starts of bundles without
-// the stand-ins: the main thread's CPU to the first answered run request is
-// 191 ms without the rewrite and 168 ms with it (20 pairs).
+// fails if one is left in parentheses. Paired cold starts: the main thread's
+// CPU to the first answered run request is 191 ms without the rewrite and
+// 168 ms with it (20 pairs).
 import { RolldownMagicString, type BuildOptions, type Plugin } from 'rolldown';
-import { lazyShims } from './bundle-shims.ts';
 
 /** A CommonJS module's wrapper with its function in parentheses: `__commonJSMin(((exports, module) => {`, `__commonJSMin((() => {`. */
 const EAGER_WRAPPER = /\b__commonJSMin\(\((?=\()/g;
@@ -59,7 +57,7 @@ export function bundleOptions(input: Record<string, string>, dir: string): Build
     input,
     platform: 'node',
     logLevel: 'warn',
-    plugins: [lazyShims(), lazyModuleWrappers()],
+    plugins: [lazyModuleWrappers()],
     optimization: { pifeForModuleWrappers: false },
     output: {
       dir,

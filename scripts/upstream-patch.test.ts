@@ -2,7 +2,8 @@
 // faas-js-runtime and does what docs/upstream/faas-js-runtime.md says: the
 // runtime calls `configure` with its Fastify instance before its routes, a
 // refused request stops no timer it never started, a malformed CloudEvent
-// does not reach the function, and OPTIONS answers the origins `cors` allows.
+// does not reach the function, OPTIONS answers the origins `cors` allows, and
+// the default probes' overload protection starts no timer until one is served.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -90,6 +91,29 @@ describe('the faas-js-runtime patch of docs/upstream/', () => {
     });
     expect(res.status, await res.text()).toBeGreaterThanOrEqual(400);
     expect(seen.calls).toBe(before);
+  });
+
+  it("makes the default probes' overload protection, whose sampler keeps a timer, only when a default probe is served", async () => {
+    // In a child process: each call of overload-protection's factory is printed.
+    const madeOnLoad = (file: string) =>
+      execFileSync(
+        process.execPath,
+        [
+          '-e',
+          `const M = require('node:module');
+           const load = M.prototype.require;
+           M.prototype.require = function (id) {
+             const real = load.apply(this, arguments);
+             return id === 'overload-protection' ? (...a) => (process.stdout.write('made '), real(...a)) : real;
+           };
+           require(${JSON.stringify(file)});`,
+        ],
+        { encoding: 'utf8' },
+      ).trim();
+    expect(madeOnLoad(join(repoRoot, 'node_modules', 'faas-js-runtime', 'lib', 'health-check.js'))).toBe('made');
+    expect(madeOnLoad(join(dir, 'lib', 'health-check.js'))).toBe('');
+    const probe = await fetch(`${url}/health/readiness`);
+    expect([probe.status, await probe.text()]).toEqual([200, 'OK']);
   });
 
   it('answers OPTIONS with the origin cors() allows, and no origin for another', async () => {
