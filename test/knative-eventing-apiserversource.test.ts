@@ -18,13 +18,14 @@ import {
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { apiClient, apiStatus } from '../local/kube-client.ts';
+import { apiClient } from '../local/kube-client.ts';
 import { imageReference } from '../local/knative/eventing/components.ts';
 import { onRealNode } from '../local/node/real-modules.ts';
 import { REAL_NODE } from '../local/node/node-config.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import {
   cascadeManifest,
+  deleteNamespaceGone,
   deployOnRealNode,
   deploymentLog,
   displayedEvents,
@@ -97,16 +98,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!namespace) return;
-  const core = apiClient(adminKubeConfig(), CoreV1Api);
-  await core.deleteNamespace({ name: namespace });
-  await waitFor(
-    () =>
-      core.readNamespace({ name: namespace }).then(
-        () => false,
-        (error: unknown) => apiStatus(error) === 404,
-      ),
-    { timeoutMs: 120_000, intervalMs: 1000, message: `namespace ${namespace} gone` },
-  );
+  await deleteNamespaceGone(namespace);
 }, 180_000);
 
 describe("Cascade's ApiServerSource under Knative Eventing v0.50.0", () => {

@@ -10,9 +10,9 @@
 // a Service named as dead-letter-sink.yaml's Knative Service, running its
 // container.
 import { randomUUID } from 'node:crypto';
-import { CoreV1Api, CustomObjectsApi, type V1Container } from '@kubernetes/client-node';
+import { CustomObjectsApi, type V1Container } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, apiStatus } from '../local/kube-client.ts';
+import { apiClient } from '../local/kube-client.ts';
 import { createNamespace } from '../local/kube.ts';
 import { imageReference } from '../local/knative/eventing/components.ts';
 import { MODULE_IMAGE } from '../local/node/images.ts';
@@ -20,6 +20,7 @@ import { adminKubeConfig, waitFor } from './support/kube.ts';
 import {
   brokerIngressUrl,
   cascadeManifest,
+  deleteNamespaceGone,
   deployOnRealNode,
   deploymentLog,
   displayedEvents,
@@ -91,17 +92,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!namespace) return;
-  const core = apiClient(adminKubeConfig(), CoreV1Api);
-  await core.deleteNamespace({ name: namespace });
   // gone before Knative's controllers are, so that their finalizers are done
-  await waitFor(
-    () =>
-      core.readNamespace({ name: namespace }).then(
-        () => false,
-        (error: unknown) => apiStatus(error) === 404,
-      ),
-    { timeoutMs: 120_000, intervalMs: 1000, message: `namespace ${namespace} gone` },
-  );
+  await deleteNamespaceGone(namespace);
 }, 180_000);
 
 describe('Knative Eventing v0.50.0 on the real node', () => {

@@ -10,7 +10,7 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1Container } from '@kuber
 import { load as parseYaml } from 'js-yaml';
 import { afterAll, beforeAll } from 'vitest';
 import { repoRoot } from '../../local/cluster/paths.ts';
-import { apiClient } from '../../local/kube-client.ts';
+import { apiClient, apiStatus } from '../../local/kube-client.ts';
 import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
 import { EVENTING_NAMESPACE } from '../../local/knative/eventing/manifests.ts';
 import { realNodeRunning } from '../../local/node/node.ts';
@@ -176,4 +176,18 @@ export function displayedEvents(log: string): Record<string, string>[] {
       for (const m of head.matchAll(/^ {2}([a-z0-9]+): (.*)$/gm)) fields[m[1]!] = m[2]!;
       return fields;
     });
+}
+
+/** Deletes the test's namespace and waits until it is gone, while Knative's controllers still run to finish its objects. */
+export async function deleteNamespaceGone(namespace: string): Promise<void> {
+  const core = apiClient(adminKubeConfig(), CoreV1Api);
+  await core.deleteNamespace({ name: namespace });
+  await waitFor(
+    () =>
+      core.readNamespace({ name: namespace }).then(
+        () => false,
+        (error: unknown) => apiStatus(error) === 404,
+      ),
+    { timeoutMs: 120_000, intervalMs: 1000, message: `namespace ${namespace} gone` },
+  );
 }
