@@ -1,0 +1,107 @@
+// Cascade deployed on real Knative Serving and Eventing as a user deploys it:
+// `kubectl apply -k` of an overlay of knative/ that changes only what a user
+// changes. The images are the ones built here. The namespace's annotations
+// send every pod of it to the real node, through the control plane's
+// admission plugins PodNodeSelector and PodTolerationRestriction; knative/'s
+// own objects are not touched for it. The scenario ConfigMap may hold a test's
+// scenario, and the Broker may be the synchronous one.
+import { writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { dump } from 'js-yaml';
+import { kubectlPath } from '../cluster/crds.ts';
+import { repoRoot } from '../cluster/paths.ts';
+import { sleep } from '../cluster/poll.ts';
+import { runCommand } from '../cluster/run-command.ts';
+import { FUNCTION_IMAGE } from '../node/images.ts';
+import { REAL_NODE } from '../node/node-config.ts';
+import { onRealNode } from '../node/real-modules.ts';
+import { tempDir } from '../temp-dir.ts';
+import { imageReference } from './eventing/components.ts';
+
+/** The image knative/dead-letter-sink.yaml names. */
+export const EVENT_DISPLAY_RELEASE_IMAGE = 'gcr.io/knative-releases/knative.dev/eventing/cmd/event_display';
+const ASYNC_HANDLER = 'messaging.knative.dev/async-handler';
+
+export interface CascadeDeployment {
+  /** The namespace knative/ goes to (kustomize renames the Namespace too). */
+  namespace: string;
+  /** The scenario of the ConfigMap cascade-scenario-config, `{cascademodules: [...]}`. */
+  scenario?: object;
+  /** knative/broker.yaml's asynchronous Broker (true), or the default synchronous one. */
+  asyncBroker?: boolean;
+}
+
+/** The annotations that put every pod of a namespace on the real node. */
+export function realNodeNamespaceAnnotations(): Record<string, string> {
+  return {
+    'scheduler.alpha.kubernetes.io/node-selector': `${REAL_NODE.label.key}=${REAL_NODE.label.value}`,
+    'scheduler.alpha.kubernetes.io/defaultTolerations': JSON.stringify(onRealNode.tolerations),
+  };
+}
+
+function splitReference(reference: string): { newName: string; newTag: string } {
+  const at = reference.lastIndexOf(':');
+  return { newName: reference.slice(0, at), newTag: reference.slice(at + 1) };
+}
+
+/** The overlay's kustomization.yaml, for an overlay in `dir`. */
+export function cascadeOverlay(dir: string, deployment: CascadeDeployment): string {
+  const patches: object[] = [
+    {
+      target: { kind: 'Namespace' },
+      patch: dump([
+        { op: 'add', path: '/metadata/annotations', value: realNodeNamespaceAnnotations() },
+        { op: 'add', path: '/metadata/labels/cascade.cascade.net~1test', value: 'true' },
+      ]),
+    },
+  ];
+  if (deployment.asyncBroker === false) {
+    const key = ASYNC_HANDLER.replace('/', '~1');
+    patches.push({
+      target: { group: 'eventing.knative.dev', kind: 'Broker', name: 'default' },
+      patch: dump([{ op: 'remove', path: `/metadata/annotations/${key}` }]),
+    });
+  }
+  if (deployment.scenario) {
+    patches.push({
+      target: { kind: 'ConfigMap', name: 'cascade-scenario-config' },
+      patch: dump([{ op: 'replace', path: '/data/config.json', value: JSON.stringify(deployment.scenario) }]),
+    });
+  }
+  return dump({
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    namespace: deployment.namespace,
+    // kustomize takes a base's path relative to the overlay only
+    resources: [relative(dir, join(repoRoot, 'knative'))],
+    images: [
+      { name: 'ghcr.io/cascade/cascade', ...splitReference(FUNCTION_IMAGE) },
+      { name: EVENT_DISPLAY_RELEASE_IMAGE, ...splitReference(imageReference('event_display')) },
+    ],
+    patches,
+  });
+}
+
+/**
+ * Writes the overlay and runs `kubectl apply -k` on it, server-side, again
+ * for up to `budgetMs` while a webhook that just started refuses it.
+ */
+export async function applyCascade(
+  kubeconfig: string,
+  deployment: CascadeDeployment,
+  budgetMs = 120_000,
+): Promise<void> {
+  const dir = tempDir('cascade-knative-overlay-');
+  writeFileSync(join(dir, 'kustomization.yaml'), cascadeOverlay(dir, deployment));
+  const args = [`--kubeconfig=${kubeconfig}`, 'apply', '--server-side', '--field-manager=cascade-user', '-k', dir];
+  const started = Date.now();
+  for (;;) {
+    try {
+      await runCommand(kubectlPath(), args);
+      return;
+    } catch (error) {
+      if (Date.now() - started > budgetMs) throw error;
+      await sleep(2000);
+    }
+  }
+}
