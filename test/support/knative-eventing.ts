@@ -138,8 +138,12 @@ export async function brokerIngressUrl(namespace: string, broker: string): Promi
   return `http://${service.spec!.clusterIP}/${namespace}/${broker}`;
 }
 
-/** Posts a binary-mode CloudEvent; resolves to the status once the ingress answered. */
-export async function postEvent(url: string, event: { id: string; type: string; data?: unknown }): Promise<number> {
+/** Posts a binary-mode CloudEvent, with its extensions; resolves to the status once the ingress answered. */
+export async function postEvent(
+  url: string,
+  event: { id: string; type: string; data?: unknown; extensions?: Record<string, string> },
+): Promise<number> {
+  const extensions = Object.entries(event.extensions ?? {}).map(([name, value]) => [`ce-${name}`, value]);
   const response = await fetch(url, {
     method: 'POST',
     headers: {
@@ -148,6 +152,7 @@ export async function postEvent(url: string, event: { id: string; type: string; 
       'ce-type': event.type,
       'ce-source': 'cascade.test/knative-eventing',
       'content-type': 'application/json',
+      ...Object.fromEntries(extensions),
     },
     body: JSON.stringify(event.data ?? {}),
   });

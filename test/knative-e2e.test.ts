@@ -1,0 +1,339 @@
+// Cascade end to end on real Knative: Serving v0.51.0 with Traefik and
+// Eventing v0.50.0 as pods on the real node, and all of knative/ applied with
+// `kubectl apply -k` of an overlay that changes only the images, the
+// namespace, its annotations and the scenario (test/support/knative-cascade.ts).
+// The namespace's annotations put every pod of it on the real node, the
+// module Jobs' too: the scenario's modules name no node. Every request goes
+// to the real Broker's ingress, as a client in the cluster sends it.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi, type V1Container, type V1Job } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { applyCascade } from '../local/knative/cascade-deploy.ts';
+import { imageReference } from '../local/knative/eventing/components.ts';
+import { servicePods } from '../local/knative/serving/cascade-service.ts';
+import { apiClient } from '../local/kube-client.ts';
+import { REAL_NODE } from '../local/node/node-config.ts';
+import { realModule } from '../local/node/real-modules.ts';
+import type { CascadeModule } from '../shared/api/scenario.ts';
+import type { CascadeRun } from '../shared/api/cascade-run.ts';
+import {
+  brokerIngressUrl,
+  deployOnRealNode,
+  displayedEvents,
+  deploymentLog,
+  postEvent,
+  readKnative,
+  waitDeploymentsAvailable,
+  waitKnativeReady,
+} from './support/knative-eventing.ts';
+import { ended, runOf, useKnativeCascade, waitCascadeReady, waitRun } from './support/knative-cascade.ts';
+import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
+import { parseMetrics, samples, scrape } from './support/ops.ts';
+
+/** A module of the module image that names no node: the namespace places it. */
+function module(name: string, configuration: Record<string, string>): CascadeModule {
+  const m = realModule(name, configuration);
+  const spec = { ...m.template.spec! };
+  delete spec.nodeSelector;
+  delete spec.tolerations;
+  return { ...m, template: { ...m.template, spec } };
+}
+
+/** The seed's success scenario (/work/shared/reference/scenarios/test_success.json), its modules real containers. */
+const SUCCESS = {
+  cascademodules: [
+    module('grayscale', { foo: 'bar', spamm: 'eggs', test1: 'test2' }),
+    module('binarization', { eggs: 'spamm', test2: 'test1', thresh: '128' }),
+    module('diff', { bar: 'foo', eggs: 'spamm', test2: 'test1' }),
+  ],
+};
+
+/** The seed's fail-first scenario: its second module exits 1. */
+const FAIL_FIRST = [
+  module('grayscale', { foo: 'bar', spamm: 'eggs', test1: 'test2' }),
+  module('fail', { eggs: 'spamm', test2: 'test1', thresh: '128', exitcode: '1' }),
+  module('diff', { bar: 'foo', eggs: 'spamm', test2: 'test1' }),
+];
+
+/** A first module that runs 20 s, time enough to forge its Job's end. */
+const SLOW = [module('slow', { lines: '10', interval: '2' }), module('diff', {})];
+
+const OUT = 'http://minio-service:9000/output/';
+const RUN_REQUESTED = 'net.cascade.run.requested.v1';
+const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
+
+const namespace = useKnativeCascade({
+  scenario: SUCCESS,
+  // scale to zero in seconds (the Serving test's settings)
+  autoscaler: { 'stable-window': '6s', 'scale-to-zero-grace-period': '6s' },
+});
+
+let extrasReady: Promise<void> | undefined;
+/** The test's own parts: the scenarios as CascadeAutoOperators, and a display of the run-end events. */
+function extras(): Promise<void> {
+  extrasReady ??= (async () => {
+    const ns = namespace();
+    const custom = apiClient(adminKubeConfig(), CustomObjectsApi);
+    for (const [name, modules] of [
+      ['fail-first', FAIL_FIRST],
+      ['slow', SLOW],
+    ] as const) {
+      await custom.createNamespacedCustomObject({
+        ...G,
+        namespace: ns,
+        plural: 'cascadeautooperators',
+        body: {
+          apiVersion: 'cascade.cascade.net/v1alpha1',
+          kind: 'CascadeAutoOperator',
+          metadata: { name },
+          spec: { scenarioconfig: { cascademodules: modules } },
+        },
+      });
+    }
+    await deployOnRealNode(ns, 'run-ends', { name: '', image: imageReference('event_display') });
+    for (const end of ['succeeded', 'failed']) {
+      await custom.createNamespacedCustomObject({
+        group: 'eventing.knative.dev',
+        version: 'v1',
+        namespace: ns,
+        plural: 'triggers',
+        body: {
+          apiVersion: 'eventing.knative.dev/v1',
+          kind: 'Trigger',
+          metadata: { name: `run-${end}` },
+          spec: {
+            broker: 'default',
+            filter: { attributes: { type: `net.cascade.run.${end}.v1` } },
+            subscriber: { ref: { apiVersion: 'v1', kind: 'Service', name: 'run-ends' } },
+          },
+        },
+      });
+      await waitKnativeReady(ns, 'eventing.knative.dev', 'v1', 'triggers', `run-${end}`);
+    }
+    await waitDeploymentsAvailable(ns, ['run-ends']);
+  })();
+  return extrasReady;
+}
+
+/** Posts a run request to the Broker's ingress; resolves to its iuid once the ingress took it. */
+async function requestRun(scenario?: string, iuid = randomUUID()): Promise<string> {
+  const url = await brokerIngressUrl(namespace(), 'default');
+  const data = { turlinfo: 's3://incoming/in.tgz', iuid, ...(scenario ? { scenario } : {}) };
+  const status = await postEvent(url, { id: randomUUID(), type: RUN_REQUESTED, data });
+  // 202 from the asynchronous Broker; the synchronous one answers with the delivery's status
+  expect([200, 202]).toContain(status);
+  return iuid;
+}
+
+/** The run-end events the Broker delivered to the run-ends display, for `run`. */
+async function runEnds(run: string): Promise<Record<string, string>[]> {
+  return displayedEvents(await deploymentLog(namespace(), 'run-ends')).filter((e) => e.subject === run);
+}
+
+/** Each hand-off's time: the next Job's creation after the previous Job's completion, in ms. */
+async function stepLatencies(run: CascadeRun): Promise<number[]> {
+  const batch = apiClient(adminKubeConfig(), BatchV1Api);
+  const jobs: V1Job[] = [];
+  for (const m of run.status?.modules ?? []) {
+    if (m.jobName) jobs.push(await batch.readNamespacedJob({ namespace: namespace(), name: m.jobName }));
+  }
+  return jobs.slice(1).map((next, i) => {
+    const done = jobs[i]!.status?.completionTime;
+    return new Date(next.metadata!.creationTimestamp!).getTime() - new Date(done!).getTime();
+  });
+}
+
+async function functionPods() {
+  return (await servicePods(adminKubeconfigPath(), namespace(), 'cascade')).filter(
+    (p) => !p.metadata?.deletionTimestamp,
+  );
+}
+
+async function succeeds(scenario?: string): Promise<CascadeRun> {
+  const iuid = await requestRun(scenario);
+  const run = await waitRun(namespace(), iuid, ended, 'ended');
+  expect(run.status?.phase).toBe('Succeeded');
+  return run;
+}
+
+describe('Cascade on real Knative Serving and Eventing, deployed from knative/', () => {
+  it("every object of knative/ is Ready under Knative's controllers, and every pod of its namespace is on the real node", async () => {
+    const ns = namespace();
+    await waitCascadeReady(ns);
+    // the SinkBinding gave the function's template K_SINK, the Broker's address, past Serving's webhook
+    const broker = await readKnative(ns, 'eventing.knative.dev', 'v1', 'brokers', 'default');
+    const service = await readKnative(ns, 'serving.knative.dev', 'v1', 'services', 'cascade');
+    const template = service.spec?.template as { spec: { containers: V1Container[] } };
+    const fn = template.spec.containers.find((c) => c.name === 'function');
+    expect(fn?.env?.find((e) => e.name === 'K_SINK')?.value).toBe(broker.status?.address?.url);
+    const pods = await apiClient(adminKubeConfig(), CoreV1Api).listNamespacedPod({ namespace: ns });
+    expect(pods.items.length).toBeGreaterThanOrEqual(3);
+    for (const p of pods.items)
+      expect([p.metadata?.name, p.spec?.nodeName]).toEqual([p.metadata?.name, REAL_NODE.name]);
+    // the adapter of the ApiServerSource among them
+    expect(pods.items.some((p) => p.metadata?.labels?.['eventing.knative.dev/sourceName'] === 'cascade-jobs')).toBe(
+      true,
+    );
+  });
+
+  it("a run request through the Broker runs the success scenario's real containers to Succeeded, and its run-end event reaches K_SINK", async () => {
+    await extras();
+    const run = await succeeds();
+    const iuid = run.spec.pid;
+    expect(run.status).toMatchObject({ info: `${OUT}cascadeautooperator-ip/${iuid}/${iuid}-final.zip` });
+    expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+    const batch = apiClient(adminKubeConfig(), BatchV1Api);
+    const core = apiClient(adminKubeConfig(), CoreV1Api);
+    for (const m of run.status!.modules!) {
+      // each module Job has K_SINK from the SinkBinding cascade-modules, and ran on the real node
+      const job = await batch.readNamespacedJob({ namespace: namespace(), name: m.jobName! });
+      expect(job.spec?.template.spec?.containers[0]?.env?.some((e) => e.name === 'K_SINK')).toBe(true);
+      const pods = await core.listNamespacedPod({ namespace: namespace(), labelSelector: `job-name=${m.jobName}` });
+      expect(pods.items.map((p) => p.spec?.nodeName)).toEqual([REAL_NODE.name]);
+    }
+    const name = run.metadata.name!;
+    const [end] = await waitFor(async () => (await runEnds(name)).length > 0 && runEnds(name), {
+      timeoutMs: 60_000,
+      intervalMs: 1000,
+      message: `the run-end event of ${name} displayed`,
+    });
+    expect(end).toMatchObject({ type: 'net.cascade.run.succeeded.v1', id: `${run.metadata.uid}-succeeded` });
+    process.stderr.write(`knative e2e: step latency, Job complete -> next Job: ${await stepLatencies(run)} ms\n`);
+  });
+
+  it('fail-first: the exit code 1 of its second module fails the run, and the run-end event says so', async () => {
+    await extras();
+    const iuid = await requestRun('fail-first');
+    const run = await waitRun(namespace(), iuid, ended, 'ended');
+    expect(run.status).toMatchObject({ phase: 'Failed', info: 'Failed', currentModule: 'fail', currentStep: 1 });
+    expect(run.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Succeeded', status: 'False', reason: 'ModuleFailed' }),
+    );
+    expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Failed', 'Pending']);
+    const name = run.metadata.name!;
+    const [end] = await waitFor(async () => (await runEnds(name)).length > 0 && runEnds(name), {
+      timeoutMs: 60_000,
+      intervalMs: 1000,
+      message: `the run-end event of ${name} displayed`,
+    });
+    expect(end).toMatchObject({ type: 'net.cascade.run.failed.v1', id: `${run.metadata.uid}-failed` });
+  });
+
+  it("a forged Job event posted to the Broker, the running Job's name with an invented end, moves nothing", async () => {
+    await extras();
+    const ns = namespace();
+    const iuid = await requestRun('slow');
+    const running = await waitRun(
+      ns,
+      iuid,
+      (r) => r.status?.modules?.[0]?.phase === 'Running' && !!r.status.modules[0].jobName,
+      'running its first module',
+    );
+    const batch = apiClient(adminKubeConfig(), BatchV1Api);
+    const real = await batch.readNamespacedJob({ namespace: ns, name: running.status!.modules![0]!.jobName! });
+    const ignoredBefore = await ignoredUnconfirmed();
+    const forged: V1Job = {
+      ...real,
+      status: {
+        ...real.status,
+        succeeded: 1,
+        active: 0,
+        completionTime: new Date(),
+        conditions: [
+          { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached' },
+          { type: 'Complete', status: 'True', reason: 'CompletionsReached' },
+        ],
+      },
+    };
+    const url = await brokerIngressUrl(ns, 'default');
+    const status = await postEvent(url, {
+      id: randomUUID(),
+      type: 'dev.knative.apiserver.resource.update',
+      data: forged,
+      extensions: { kind: 'Job', apiversion: 'batch/v1', name: real.metadata!.name! },
+    });
+    expect(status).toBe(202);
+    // the function read the Job and found it running: docs/security.md, "Job events are checked, not trusted"
+    await waitFor(async () => (await ignoredUnconfirmed()) > ignoredBefore, {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+      message: 'the forged Job event counted as unconfirmed',
+    });
+    const now = await runOf(ns, iuid);
+    expect(now?.status?.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending']);
+    const done = await waitRun(ns, iuid, ended, 'ended');
+    expect(done.status?.phase).toBe('Succeeded');
+  });
+
+  it('a run request the function refuses (400) lands in the dead-letter sink with the extensions Knative adds', async () => {
+    const bad = `bad-${randomBytes(3).toString('hex')}`;
+    const url = await brokerIngressUrl(namespace(), 'default');
+    const id = randomUUID();
+    // an iuid that breaks its rule: docs/contract.md, Fields
+    expect(await postEvent(url, { id, type: RUN_REQUESTED, data: { turlinfo: bad, iuid: '!' } })).toBe(202);
+    const [dead] = await waitFor(
+      async () => {
+        const seen = displayedEvents(await deadLetterLog()).filter((e) => e.id === id);
+        return seen.length > 0 && seen;
+      },
+      { timeoutMs: 60_000, intervalMs: 1000, message: 'the refused event in the dead-letter sink' },
+    );
+    expect(dead).toMatchObject({ type: RUN_REQUESTED, knativeerrorcode: '400' });
+    expect(dead!.knativeerrordest).toContain(`cascade.${namespace()}`);
+    const reason = Buffer.from(dead!.knativeerrordata!, 'base64').toString('utf8');
+    expect(JSON.parse(reason)).toMatchObject({ error: expect.stringContaining('iuid') });
+  });
+
+  it('on the synchronous Broker (broker.yaml without messaging.knative.dev/async-handler) a run Succeeds', async () => {
+    await extras();
+    await applyCascade(adminKubeconfigPath(), { namespace: namespace(), scenario: SUCCESS, asyncBroker: false });
+    const broker = await readKnative(namespace(), 'eventing.knative.dev', 'v1', 'brokers', 'default');
+    expect(broker.metadata.annotations?.['messaging.knative.dev/async-handler']).toBeUndefined();
+    await waitCascadeReady(namespace());
+    const run = await succeeds();
+    process.stderr.write(`knative e2e: step latency, synchronous Broker: ${await stepLatencies(run)} ms\n`);
+  });
+
+  it('after the stable window the function has no pod; a run request through the Broker wakes it, and the run Succeeds', async () => {
+    await extras();
+    await waitFor(async () => (await functionPods()).length === 0, {
+      timeoutMs: 240_000,
+      intervalMs: 1000,
+      message: 'the function has no pod',
+    });
+    const started = Date.now();
+    const iuid = await requestRun();
+    await waitRun(namespace(), iuid, (r) => !!r.status?.phase, 'created');
+    process.stderr.write(`knative e2e: run request from zero -> run created: ${Date.now() - started} ms\n`);
+    const run = await waitRun(namespace(), iuid, ended, 'ended');
+    expect(run.status?.phase).toBe('Succeeded');
+  });
+});
+
+/** cascade_ignored_jobs_total{reason="unconfirmed"} over the function's pods. */
+async function ignoredUnconfirmed(): Promise<number> {
+  let sum = 0;
+  // a pod that is going still counts what it saw
+  for (const pod of await servicePods(adminKubeconfigPath(), namespace(), 'cascade')) {
+    const ip = pod.status?.podIP;
+    if (!ip) continue;
+    const text = await scrape(`http://${ip}:9095/metrics`).catch(() => '');
+    const all = parseMetrics(text);
+    sum += samples(all, 'cascade_ignored_jobs_total', { reason: 'unconfirmed' }).reduce((s, x) => s + x.value, 0);
+  }
+  return sum;
+}
+
+/** The log of the dead-letter sink's pods. */
+async function deadLetterLog(): Promise<string> {
+  const core = apiClient(adminKubeConfig(), CoreV1Api);
+  const pods = await servicePods(adminKubeconfigPath(), namespace(), 'cascade-dead-letters');
+  const logs = await Promise.all(
+    pods.map((p) =>
+      core
+        .readNamespacedPodLog({ namespace: namespace(), name: p.metadata!.name!, container: 'user-container' })
+        .catch(() => ''),
+    ),
+  );
+  return logs.join('\n');
+}

@@ -1,0 +1,154 @@
+// Cascade on real Knative Serving and Eventing on the real node, for the
+// test files that ask for it: the real node joined, Serving (with Traefik) and
+// Eventing installed by their own installers, the function's image imported,
+// then all of knative/ applied with `kubectl apply -k` of an overlay
+// (local/knative/cascade-deploy.ts), once, in the file's beforeAll. Removed in
+// its afterAll: the namespace always, Knative when the file started the node.
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { afterAll, beforeAll } from 'vitest';
+import { applyCascade, type CascadeDeployment } from '../../local/knative/cascade-deploy.ts';
+import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
+import { installServing, uninstallServing } from '../../local/knative/serving/install.ts';
+import { apiClient, apiStatus } from '../../local/kube-client.ts';
+import { realNodeRunning } from '../../local/node/node.ts';
+import type { CascadeRun } from '../../shared/api/cascade-run.ts';
+import { importFunctionImage } from './function-image.ts';
+import { waitKnativeReady } from './knative-eventing.ts';
+import { adminKubeConfig, adminKubeconfigPath, waitFor } from './kube.ts';
+import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './real-node.ts';
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+/** Every object of knative/ that has a Ready condition: group, version, plural, names. */
+export const KNATIVE_READY: [string, string, string, string[]][] = [
+  ['serving.knative.dev', 'v1', 'services', ['cascade', 'cascade-dead-letters']],
+  ['eventing.knative.dev', 'v1', 'brokers', ['default']],
+  [
+    'eventing.knative.dev',
+    'v1',
+    'triggers',
+    [
+      'cascade-run-requested',
+      'cascade-run-resume-requested',
+      'cascade-module-finished',
+      'cascade-run-cancel-requested',
+      'cascade-job-add',
+      'cascade-job-update',
+      'cascade-job-delete',
+      'cascade-cascaderun-add',
+      'cascade-cascaderun-update',
+    ],
+  ],
+  ['sources.knative.dev', 'v1', 'apiserversources', ['cascade-jobs']],
+  ['sources.knative.dev', 'v1', 'sinkbindings', ['cascade-modules', 'cascade-function', 'cascade-janitor']],
+];
+
+/** Waits until every object of KNATIVE_READY is Ready; a timeout names the object and its conditions. */
+export async function waitCascadeReady(namespace: string, timeoutMs = 300_000): Promise<void> {
+  for (const [group, version, plural, names] of KNATIVE_READY) {
+    for (const name of names) await waitKnativeReady(namespace, group, version, plural, name, timeoutMs);
+  }
+}
+
+/** Deletes the namespace while Knative's controllers still run to drop their finalizers; its pods go at once. */
+async function removeNamespace(namespace: string): Promise<void> {
+  const core = apiClient(adminKubeConfig(), CoreV1Api);
+  const gone = (error: unknown) => {
+    if (apiStatus(error) !== 404) throw error;
+  };
+  await core.deleteNamespace({ name: namespace }).catch(gone);
+  await waitFor(
+    async () => {
+      const pods = await core.listNamespacedPod({ namespace });
+      for (const pod of pods.items) {
+        await core.deleteNamespacedPod({ namespace, name: pod.metadata!.name!, gracePeriodSeconds: 0 }).catch(gone);
+      }
+      return core.readNamespace({ name: namespace }).then(
+        () => false,
+        (error: unknown) => apiStatus(error) === 404,
+      );
+    },
+    { timeoutMs: 180_000, intervalMs: 1000, message: `namespace ${namespace} gone` },
+  );
+}
+
+export interface KnativeCascadeOptions extends Omit<CascadeDeployment, 'namespace'> {
+  /** config-autoscaler's settings for Serving, such as a short stable window. */
+  autoscaler?: Record<string, string>;
+}
+
+/**
+ * Joins the real node, installs Serving and Eventing, deploys knative/ in a
+ * namespace of its own, and waits until every object is Ready. Resolves the
+ * namespace through the returned getter.
+ */
+export function useKnativeCascade(options: KnativeCascadeOptions): () => string {
+  let namespace = '';
+  let nodeWasRunning = false;
+  let removeStages: (() => void) | undefined;
+  beforeAll(() => {
+    nodeWasRunning = realNodeRunning(dirname(adminKubeconfigPath()));
+  });
+  useRealNode();
+  beforeAll(async () => {
+    const kubeconfig = adminKubeconfigPath();
+    const started = Date.now();
+    const [, , remove] = await Promise.all([
+      installServing(kubeconfig, { autoscaler: options.autoscaler, log }),
+      installEventing({ kubeconfig, log }),
+      importFunctionImage(),
+    ]);
+    removeStages = remove;
+    log(`knative cascade: Serving and Eventing installed in ${Date.now() - started} ms`);
+    namespace = `cascade-e2e-${randomBytes(4).toString('hex')}`;
+    const deployed = Date.now();
+    await applyCascade(kubeconfig, { ...options, namespace });
+    await waitCascadeReady(namespace);
+    log(`knative cascade: knative/ applied and every object Ready in ${Date.now() - deployed} ms`);
+  }, REAL_NODE_HOOK_TIMEOUT);
+  // hooks run in reverse at the end: this one before the node goes
+  afterAll(async () => {
+    removeStages?.();
+    if (namespace) await removeNamespace(namespace);
+    if (nodeWasRunning) return;
+    await uninstallEventing(adminKubeconfigPath());
+    await uninstallServing(adminKubeconfigPath());
+  }, 600_000);
+  return () => namespace;
+}
+
+const RUNS = { group: 'cascade.cascade.net', version: 'v1alpha1', plural: 'cascaderuns' };
+
+/** The run of a run request's iuid, once the function made it. */
+export async function runOf(namespace: string, iuid: string): Promise<CascadeRun | undefined> {
+  const custom = apiClient(adminKubeConfig(), CustomObjectsApi);
+  const list = (await custom.listNamespacedCustomObject({ ...RUNS, namespace })) as { items: CascadeRun[] };
+  return list.items.find((run) => run.spec?.pid === iuid);
+}
+
+/** Waits until the run of `iuid` satisfies `done`; a timeout names its last status. */
+export async function waitRun(
+  namespace: string,
+  iuid: string,
+  done: (run: CascadeRun) => boolean,
+  what: string,
+  timeoutMs = 180_000,
+): Promise<CascadeRun> {
+  let last: CascadeRun | undefined;
+  try {
+    return await waitFor(
+      async () => {
+        last = await runOf(namespace, iuid);
+        return last && done(last) && last;
+      },
+      { timeoutMs, intervalMs: 500, message: `run of ${iuid} ${what}` },
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; its status: ${JSON.stringify(last?.status ?? null)}`);
+  }
+}
+
+/** Whether a run ended. */
+export const ended = (run: CascadeRun) => ['Succeeded', 'Failed', 'Cancelled'].includes(run.status?.phase ?? '');
