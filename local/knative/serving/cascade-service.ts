@@ -1,16 +1,16 @@
 // Cascade's Knative Service on real Knative Serving. It is applied as
 // `kubectl apply -k knative/` applies it, from an overlay that changes only
-// what a user changes: namespace, image, where the pods may run. It is reached
-// at its cluster-local address as a pod reaches it. The cluster's DNS, CoreDNS
-// on the real node's bridge, resolves the name. The request goes to the
-// address it gives, with the name as Host, over the host's route to the
-// Service range.
+// what a user changes (namespace, image). The namespace's annotations put its
+// pods on the real node. It is reached at its cluster-local address as a pod
+// reaches it. The cluster's DNS (CoreDNS on the real node's bridge) resolves
+// the name. The request goes to the address it gives, with the name as Host,
+// over the host's route to the Service range.
 import { request } from 'node:http';
 import { Resolver } from 'node:dns/promises';
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { dump, loadAll } from 'js-yaml';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { kubectlPath } from '../../cluster/crds.ts';
 import { repoRoot } from '../../cluster/paths.ts';
 import { runCommand } from '../../cluster/run-command.ts';
@@ -20,6 +20,7 @@ import { REAL_NODE } from '../../node/node-config.ts';
 import { FUNCTION_IMAGE, MODULE_IMAGE } from '../../node/images.ts';
 import { onRealNode, restrictedContainer } from '../../node/real-modules.ts';
 import { tempDir } from '../../temp-dir.ts';
+import { realNodeNamespaceAnnotations } from '../cascade-deploy.ts';
 
 /**
  * The kinds the Service needs; the rest of knative/ (Broker, Triggers, sources,
@@ -28,10 +29,9 @@ import { tempDir } from '../../temp-dir.ts';
 const SERVICE_KINDS = new Set(['CustomResourceDefinition', 'ServiceAccount', 'Role', 'RoleBinding', 'ConfigMap']);
 
 /**
- * The overlay: knative/ in `namespace`, the image built here, and the real
- * node's nodeSelector and toleration on the Service's pod template, which
- * Serving accepts with its podspec-nodeselector and podspec-tolerations
- * features (the installer turns them on).
+ * The overlay: knative/ in `namespace` and the image built here. The pods
+ * reach the real node through the namespace's annotations
+ * (applyCascadeService), not through the Service's pod template.
  */
 export function overlay(dir: string, namespace: string): string {
   const [name, tag] = FUNCTION_IMAGE.split(':');
@@ -42,24 +42,19 @@ export function overlay(dir: string, namespace: string): string {
     // kustomize takes a base's path relative to the overlay only
     resources: [relative(dir, join(repoRoot, 'knative'))],
     images: [{ name: 'ghcr.io/cascade/cascade', newName: name, newTag: tag }],
-    patches: [
-      {
-        target: { group: 'serving.knative.dev', kind: 'Service', name: 'cascade' },
-        patch: dump([
-          {
-            op: 'add',
-            path: '/spec/template/spec/nodeSelector',
-            value: onRealNode.nodeSelector,
-          },
-          { op: 'add', path: '/spec/template/spec/tolerations', value: onRealNode.tolerations },
-        ]),
-      },
-    ],
   });
 }
 
-/** Applies the Service, its RBAC, ConfigMap and CRDs from the overlay into `namespace`. */
+/**
+ * Annotates `namespace` so that every pod of it runs on the real node, then
+ * applies the Service, its RBAC, ConfigMap and CRDs from the overlay into it.
+ */
 export async function applyCascadeService(kubeconfigPath: string, namespace: string): Promise<void> {
+  const core = apiClient(kubeConfigFromFile(kubeconfigPath), CoreV1Api);
+  await core.patchNamespace(
+    { name: namespace, body: { metadata: { annotations: realNodeNamespaceAnnotations() } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
   const dir = tempDir('cascade-knative-overlay-');
   writeFileSync(join(dir, 'kustomization.yaml'), overlay(dir, namespace));
   const kubeconfig = `--kubeconfig=${kubeconfigPath}`;
