@@ -83,8 +83,12 @@ export function cascadeOverlay(dir: string, deployment: CascadeDeployment): stri
 }
 
 /**
- * Writes the overlay and runs `kubectl apply -k` on it, server-side, again
- * for up to `budgetMs` while a webhook that just started refuses it.
+ * Writes the overlay and runs `kubectl apply -k` on it, as docs/deploy/kustomize.md
+ * says, again for up to `budgetMs` while a webhook that just started refuses
+ * it. Client-side, as a user runs it: the SinkBinding cascade-function writes
+ * the Service's `containers`, an atomic list, so a server-side apply of it
+ * again conflicts; a client-side one replaces the list, and the SinkBinding's
+ * webhook puts K_SINK back.
  */
 export async function applyCascade(
   kubeconfig: string,
@@ -93,7 +97,7 @@ export async function applyCascade(
 ): Promise<void> {
   const dir = tempDir('cascade-knative-overlay-');
   writeFileSync(join(dir, 'kustomization.yaml'), cascadeOverlay(dir, deployment));
-  const args = [`--kubeconfig=${kubeconfig}`, 'apply', '--server-side', '--field-manager=cascade-user', '-k', dir];
+  const args = [`--kubeconfig=${kubeconfig}`, 'apply', '-k', dir];
   const started = Date.now();
   for (;;) {
     try {

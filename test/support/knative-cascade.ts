@@ -6,7 +6,14 @@
 // its afterAll: the namespace always, Knative when the file started the node.
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import {
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Job,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll } from 'vitest';
 import { applyCascade, type CascadeDeployment } from '../../local/knative/cascade-deploy.ts';
 import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
@@ -52,12 +59,28 @@ export async function waitCascadeReady(namespace: string, timeoutMs = 300_000): 
   }
 }
 
-/** Deletes the namespace while Knative's controllers still run to drop their finalizers; its pods go at once. */
+/**
+ * Deletes the namespace while Knative's controllers still run to drop their
+ * finalizers; its pods go at once. The CascadeAutoOperators' finalizer goes
+ * too: the janitor, whose pods go, would remove it at its next sweep.
+ */
 async function removeNamespace(namespace: string): Promise<void> {
-  const core = apiClient(adminKubeConfig(), CoreV1Api);
+  const kc = adminKubeConfig();
+  const core = apiClient(kc, CoreV1Api);
+  const custom = apiClient(kc, CustomObjectsApi);
   const gone = (error: unknown) => {
     if (apiStatus(error) !== 404) throw error;
   };
+  const operators = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace, plural: 'cascadeautooperators' };
+  const list = (await custom.listNamespacedCustomObject(operators)) as { items: { metadata: { name: string } }[] };
+  for (const { metadata } of list.items) {
+    await custom
+      .patchNamespacedCustomObject(
+        { ...operators, name: metadata.name, body: { metadata: { finalizers: null } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      )
+      .catch(gone);
+  }
   await core.deleteNamespace({ name: namespace }).catch(gone);
   await waitFor(
     async () => {
@@ -152,3 +175,52 @@ export async function waitRun(
 
 /** Whether a run ended. */
 export const ended = (run: CascadeRun) => ['Succeeded', 'Failed', 'Cancelled'].includes(run.status?.phase ?? '');
+
+export interface JobRecord {
+  job: V1Job;
+  /** When the host first saw the Job, and first saw it Complete, in ms. */
+  seen: number;
+  completeSeen?: number;
+  /** The node of its pod. */
+  node?: string;
+}
+
+/**
+ * Records the Jobs of the runs in `namespace` (label cascade.cascade.net/run)
+ * and their pods' nodes, polling every 100 ms until stopped: a run's Jobs are
+ * deleted once it succeeded.
+ */
+export function recordJobs(namespace: string): { stop: () => Promise<Map<string, JobRecord>> } {
+  const kc = adminKubeConfig();
+  const batch = apiClient(kc, BatchV1Api);
+  const core = apiClient(kc, CoreV1Api);
+  const jobs = new Map<string, JobRecord>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const now = Date.now();
+      const [listed, pods] = await Promise.all([
+        batch.listNamespacedJob({ namespace, labelSelector: 'cascade.cascade.net/run' }),
+        core.listNamespacedPod({ namespace, labelSelector: 'job-name' }),
+      ]).catch(() => [{ items: [] }, { items: [] }] as const);
+      for (const job of listed.items) {
+        const name = job.metadata!.name!;
+        const record = jobs.get(name) ?? { job, seen: now };
+        record.job = job;
+        const complete = job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
+        if (complete && record.completeSeen === undefined) record.completeSeen = now;
+        const pod = pods.items.find((p) => p.metadata?.labels?.['job-name'] === name && p.spec?.nodeName);
+        record.node ??= pod?.spec?.nodeName;
+        jobs.set(name, record);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return jobs;
+    },
+  };
+}
