@@ -6,8 +6,16 @@
 // module Jobs' too: the scenario's modules name no node. Every request goes
 // to the real Broker's ingress, as a client in the cluster sends it.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { BatchV1Api, CoreV1Api, CustomObjectsApi, type V1Container, type V1Job } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import {
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Container,
+  type V1Job,
+} from '@kubernetes/client-node';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { applyCascade } from '../local/knative/cascade-deploy.ts';
 import { imageReference } from '../local/knative/eventing/components.ts';
 import { servicePods } from '../local/knative/serving/cascade-service.ts';
@@ -63,6 +71,9 @@ const FAIL_FIRST = [
   module('diff', { bar: 'foo', eggs: 'spamm', test2: 'test1' }),
 ];
 
+/** A module that runs 75 s, time enough for the function to scale to zero meanwhile. */
+const LONG = [module('long', { lines: '25', interval: '3' })];
+
 /** A first module that runs 20 s, time enough to forge its Job's end. */
 const SLOW = [module('slow', { lines: '10', interval: '2' }), module('diff', {})];
 
@@ -85,6 +96,7 @@ function extras(): Promise<void> {
     for (const [name, modules] of [
       ['fail-first', FAIL_FIRST],
       ['slow', SLOW],
+      ['long', LONG],
     ] as const) {
       await custom.createNamespacedCustomObject({
         ...G,
@@ -319,7 +331,33 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
     const run = await waitRun(namespace(), iuid, ended, 'ended');
     expect(run.status?.phase).toBe('Succeeded');
   }, 300_000);
+
+  it('a Job that completes while the function has no pod wakes it through the ApiServerSource, and the run Succeeds', async () => {
+    await extras();
+    // the janitor's sweep could end the run too: suspended, it leaves the Job's event the only way
+    await suspendJanitor(true);
+    onTestFinished(() => suspendJanitor(false));
+    const iuid = await requestRun('long');
+    await waitRun(namespace(), iuid, (r) => r.status?.modules?.[0]?.phase === 'Running', 'running its module');
+    await waitFor(async () => (await functionPods()).length === 0, {
+      timeoutMs: 120_000,
+      intervalMs: 1000,
+      message: 'the function has no pod while the module runs',
+    });
+    const meanwhile = await runOf(namespace(), iuid);
+    expect(meanwhile?.status?.modules?.map((m) => m.phase)).toEqual(['Running']);
+    // nothing but the Job's change through the ApiServerSource and the Broker can wake it now
+    const run = await waitRun(namespace(), iuid, ended, 'ended', 180_000);
+    expect(run.status?.phase).toBe('Succeeded');
+  }, 300_000);
 });
+
+async function suspendJanitor(suspend: boolean): Promise<void> {
+  await apiClient(adminKubeConfig(), BatchV1Api).patchNamespacedCronJob(
+    { namespace: namespace(), name: 'cascade-janitor', body: { spec: { suspend } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}
 
 /** cascade_ignored_jobs_total{reason="unconfirmed"} over the function's pods. */
 async function ignoredUnconfirmed(): Promise<number> {
