@@ -16,7 +16,7 @@
 // The function refuses to start, with one fatal line and exit code 1, when the
 // runtime is not of the shape these were written for (shapeProblem).
 // The change the runtime's project could take is in docs/upstream/: a
-// `configure` export and three fixes. With it, `execTimer` and the
+// `configure` export and four fixes. With it, `execTimer` and the
 // diagnostics channel go, and the others are set in `configure`.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Logger } from 'pino';
