@@ -9,7 +9,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts';
 import { RUN_REQUESTED } from '../shared/api/events.ts';
 import { imageModule } from './fixtures/scenarios.ts';
-import { cascadeHarness, COUNTERS_SETTLE, type Harness, OUT, post, SCENARIO } from './support/cascade-harness.ts';
+import {
+  cascadeHarness,
+  COUNTERS_SETTLE,
+  createOperator,
+  type Harness,
+  OUT,
+  post,
+  SCENARIO,
+} from './support/cascade-harness.ts';
 import { waitFor } from './support/kube.ts';
 import { parseMetrics, samples, scrape } from './support/ops.ts';
 
@@ -23,20 +31,6 @@ const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 const OTHER = 'resizer';
 const env = (job: V1Job | undefined, name: string) =>
   job?.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === name)?.value;
-
-async function createOperator(harness: Harness, name: string, spec: Record<string, unknown>): Promise<void> {
-  await harness.custom.createNamespacedCustomObject({
-    ...G,
-    namespace: harness.ns,
-    plural: 'cascadeautooperators',
-    body: {
-      apiVersion: 'cascade.cascade.net/v1alpha1',
-      kind: 'CascadeAutoOperator',
-      metadata: { name },
-      spec,
-    },
-  });
-}
 
 const operator = (harness: Harness, name: string) =>
   harness.custom.getNamespacedCustomObject({
@@ -55,7 +49,7 @@ describe('several scenarios per deployment', () => {
         modules: [imageModule('grayscale', {})],
         env: { CASCADE_SCENARIOS: `${OTHER},missing` },
       });
-      await createOperator(h, OTHER, {
+      await createOperator(h.custom, h.ns, OTHER, {
         scenarioconfig: { cascademodules: [imageModule('shrink', {}), imageModule('sharpen', {})] },
         maxConcurrentRuns: 1,
       });
@@ -134,7 +128,10 @@ describe('several scenarios per deployment', () => {
   it('each scenario queues under its own limit', { timeout: 300_000 }, async () => {
     const forever = (name: string) => [imageModule(name, {}, { delayMs: 3_600_000 })];
     h = await cascadeHarness({ modules: forever('grayscale'), operatorSpec: { maxConcurrentRuns: 1 } });
-    await createOperator(h, OTHER, { scenarioconfig: { cascademodules: forever('shrink') }, maxConcurrentRuns: 1 });
+    await createOperator(h.custom, h.ns, OTHER, {
+      scenarioconfig: { cascademodules: forever('shrink') },
+      maxConcurrentRuns: 1,
+    });
     const send = (iuid: string, scenario?: string) =>
       post(h!.url(), { turlinfo: 's3://in/x.tgz', iuid, ...(scenario ? { scenario } : {}) });
     expect((await send('aaaaa-1')).body['phase']).toBe('Pending');

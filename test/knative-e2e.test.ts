@@ -43,6 +43,7 @@ import {
   waitRun,
   type JobRecord,
 } from './support/knative-cascade.ts';
+import { createOperator } from './support/cascade-harness.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { parseMetrics, samples, scrape } from './support/ops.ts';
 
@@ -79,7 +80,6 @@ const SLOW = [module('slow', { lines: '10', interval: '2' }), module('diff', {})
 
 const OUT = 'http://minio-service:9000/output/';
 const RUN_REQUESTED = 'net.cascade.run.requested.v1';
-const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 
 const namespace = useKnativeCascade({
   scenario: SUCCESS,
@@ -98,17 +98,7 @@ function extras(): Promise<void> {
       ['slow', SLOW],
       ['long', LONG],
     ] as const) {
-      await custom.createNamespacedCustomObject({
-        ...G,
-        namespace: ns,
-        plural: 'cascadeautooperators',
-        body: {
-          apiVersion: 'cascade.cascade.net/v1alpha1',
-          kind: 'CascadeAutoOperator',
-          metadata: { name },
-          spec: { scenarioconfig: { cascademodules: modules } },
-        },
-      });
+      await createOperator(custom, ns, name, { scenarioconfig: { cascademodules: modules } });
     }
     await deployOnRealNode(ns, 'run-ends', { name: '', image: imageReference('event_display') });
     for (const end of ['succeeded', 'failed']) {

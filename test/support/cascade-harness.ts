@@ -215,18 +215,26 @@ async function scenarioSource(
     writeFileSync(file, JSON.stringify({ cascademodules: opts.modules }));
     return { CONFIG_PATH: file };
   }
-  await custom.createNamespacedCustomObject({
-    ...G,
-    namespace: ns,
-    plural: 'cascadeautooperators',
-    body: {
-      apiVersion: 'cascade.cascade.net/v1alpha1',
-      kind: 'CascadeAutoOperator',
-      metadata: { name: SCENARIO },
-      spec: { scenarioconfig: { cascademodules: opts.modules }, ...opts.operatorSpec },
-    },
+  await createOperator(custom, ns, SCENARIO, {
+    scenarioconfig: { cascademodules: opts.modules },
+    ...opts.operatorSpec,
   });
   return { CONFIG_PATH: '/nonexistent/configuration' };
+}
+
+/** Creates CascadeAutoOperator `name` in `namespace` with `spec`. */
+export async function createOperator(
+  custom: CustomObjectsApi,
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<void> {
+  await custom.createNamespacedCustomObject({
+    ...G,
+    namespace,
+    plural: 'cascadeautooperators',
+    body: { apiVersion: 'cascade.cascade.net/v1alpha1', kind: 'CascadeAutoOperator', metadata: { name }, spec },
+  });
 }
 
 export async function cascadeHarness(opts: HarnessOptions) {
