@@ -14,6 +14,7 @@ import {
   CustomObjectsApi,
   KubernetesObjectApi,
   type V1Container,
+  type V1Job,
 } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +102,19 @@ afterAll(async () => {
   await deleteNamespaceGone(namespace);
 }, 180_000);
 
+/** A suspended Job: no pod, only its changes matter here. */
+function suspendedJob(name: string, labels?: Record<string, string>): V1Job {
+  return {
+    metadata: { name, labels },
+    spec: {
+      suspend: true,
+      template: {
+        spec: { restartPolicy: 'Never', containers: [{ name: 'x', image: imageReference('event_display') }] },
+      },
+    },
+  };
+}
+
 describe("Cascade's ApiServerSource under Knative Eventing v0.50.0", () => {
   it('is Ready, its adapter on the real node', async () => {
     await waitKnativeReady(namespace, 'eventing.knative.dev', 'v1', 'brokers', 'default');
@@ -120,32 +134,9 @@ describe("Cascade's ApiServerSource under Knative Eventing v0.50.0", () => {
     }
     const batch = apiClient(adminKubeConfig(), BatchV1Api);
     const name = `job-${randomBytes(3).toString('hex')}`;
-    // suspended: no pod, only the Job's changes matter here
-    await batch.createNamespacedJob({
-      namespace,
-      body: {
-        metadata: { name, labels: { 'cascade.cascade.net/run': 'run-1' } },
-        spec: {
-          suspend: true,
-          template: {
-            spec: { restartPolicy: 'Never', containers: [{ name: 'x', image: imageReference('event_display') }] },
-          },
-        },
-      },
-    });
+    await batch.createNamespacedJob({ namespace, body: suspendedJob(name, { 'cascade.cascade.net/run': 'run-1' }) });
     // a Job without the label is not watched
-    await batch.createNamespacedJob({
-      namespace,
-      body: {
-        metadata: { name: `${name}-other` },
-        spec: {
-          suspend: true,
-          template: {
-            spec: { restartPolicy: 'Never', containers: [{ name: 'x', image: imageReference('event_display') }] },
-          },
-        },
-      },
-    });
+    await batch.createNamespacedJob({ namespace, body: suspendedJob(`${name}-other`) });
     await batch.patchNamespacedJob({
       namespace,
       name,
