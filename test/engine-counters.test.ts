@@ -4,7 +4,13 @@
 // refused 409. Killed, the holder is replaced once its Lease runs out, and the
 // counters follow the runs again. A count written wrong is put right: nothing
 // is incremented, so nothing can count twice (docs/architecture.md, "Counters").
-import { CoordinationV1Api } from '@kubernetes/client-node';
+// A write refused (here by a ValidatingAdmissionPolicy) is tried again until
+// it is written, though no run changes.
+import {
+  AdmissionregistrationV1Api,
+  CoordinationV1Api,
+  type V1ValidatingAdmissionPolicy,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLinesSince, auditLogOf, auditMark } from '../local/audit-log.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
@@ -12,7 +18,7 @@ import { operatorRequests } from '../bench/sustained-figures.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { cascadeHarness, COUNTERS_SETTLE, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
-import { parseMetrics, scrape, value } from './support/ops.ts';
+import { kubectl, parseMetrics, scrape, value } from './support/ops.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -50,6 +56,27 @@ async function burst(prefix: string, n: number, replicas: number[]): Promise<voi
 }
 
 const ops = () => adminKubeConfig().makeApiClient(CoordinationV1Api);
+
+/** A ValidatingAdmissionPolicy that refuses `user`'s writes of the operators' status. */
+function refuseStatusWrites(name: string, user: string): V1ValidatingAdmissionPolicy {
+  return {
+    metadata: { name },
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: {
+        resourceRules: [
+          {
+            apiGroups: ['cascade.cascade.net'],
+            apiVersions: ['*'],
+            operations: ['UPDATE'],
+            resources: ['cascadeautooperators/status'],
+          },
+        ],
+      },
+      validations: [{ expression: `request.userInfo.username != '${user}'`, message: 'refused by the test' }],
+    },
+  };
+}
 
 describe("the operator's counters, written by the Lease's holder from the runs", () => {
   let first = -1;
@@ -89,6 +116,46 @@ describe("the operator's counters, written by the Lease's holder from the runs",
       .toMatchObject({ active: 0, succeeded: 22 });
   });
 
+  it('a counters write refused is tried again, with no run changing, until it is written', async () => {
+    const user = serviceAccountUser(h.ns, 'cascade-function');
+    const name = `${h.ns}-refuse-counters`;
+    const admission = adminKubeConfig().makeApiClient(AdmissionregistrationV1Api);
+    await admission.createValidatingAdmissionPolicy({ body: refuseStatusWrites(name, user) });
+    const binding = {
+      metadata: { name },
+      spec: {
+        policyName: name,
+        validationActions: ['Deny'],
+        matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': h.ns } } },
+      },
+    };
+    await admission.createValidatingAdmissionPolicyBinding({ body: binding });
+    try {
+      // In force once a status write as the function's ServiceAccount is refused.
+      const refused = () =>
+        kubectl(
+          ...['-n', h.ns, 'patch', 'cascadeautooperator', SCENARIO, '--subresource=status', '--type=merge'],
+          ...['-p', '{"status":{"active":5}}', '--dry-run=server', `--as=${user}`],
+        )
+          .then(() => false)
+          .catch((error: unknown) => String(error).includes('refused by the test'));
+      await waitFor(refused, { message: 'the policy in force' });
+      const before = h.fns[first]!.output().split('counters not written').length;
+      await burst('d3a', 2, [first]);
+      await waitFor(() => h.fns[first]!.output().split('counters not written').length > before, {
+        message: 'a counters write refused',
+      });
+      expect((await h.operator()).status).toMatchObject({ succeeded: 22 });
+    } finally {
+      await admission.deleteValidatingAdmissionPolicyBinding({ name });
+      await admission.deleteValidatingAdmissionPolicy({ name });
+    }
+    // No run changes any more: only the writer's own retry can write the counters.
+    await expect
+      .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
+      .toMatchObject({ active: 0, succeeded: 24 });
+  });
+
   it('the holder killed, the other replica takes the Lease once it runs out, and the counters follow the runs', async () => {
     expect(first).toBeGreaterThanOrEqual(0);
     const other = 1 - first;
@@ -97,6 +164,6 @@ describe("the operator's counters, written by the Lease's holder from the runs",
     expect(await holder([other])).toBe(other);
     await expect
       .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
-      .toMatchObject({ active: 0, succeeded: 26, failed: 0 });
+      .toMatchObject({ active: 0, succeeded: 28, failed: 0 });
   });
 });

@@ -3,7 +3,8 @@
 // counters' Lease writes them from the runs its watch shows. The janitor
 // writes them from the runs its sweep listed. A write is made only when the counters shown differ,
 // carries the operator's resourceVersion, and on a 409 is computed again from
-// the operator read anew. See docs/architecture.md, "Counters".
+// the operator read anew. A write that fails is tried again after a pause,
+// whether or not a run changes. See docs/architecture.md, "Counters".
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../../api/cascade-run.ts';
 import { differs, runState, tally, type RunState } from '../../core/tally.ts';
@@ -14,6 +15,9 @@ import { scenarioOf } from '../run/finish-run.ts';
 import { cacheOf, type OperatorCaches } from './admission-writes.ts';
 
 const WRITE_ATTEMPTS = 10;
+/** The first pause before a failed counters write is tried again, doubled each time it fails again, up to the most. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 10_000;
 
 /**
  * Writes `runs`' counters on `scenario`'s operator when they differ from what
@@ -98,6 +102,39 @@ export interface CountsWriter {
   held(held: boolean): void;
 }
 
+/** Calls `again` after a pause that doubles from RETRY_FIRST_MS to RETRY_MAX_MS while it is asked for again; `settled` starts over. */
+function retryPause(again: () => void) {
+  const st = { ms: 0, timer: undefined as NodeJS.Timeout | undefined };
+  return {
+    later(): void {
+      if (st.timer) return;
+      st.ms = Math.min(Math.max(st.ms * 2, RETRY_FIRST_MS), RETRY_MAX_MS);
+      st.timer = setTimeout(() => {
+        st.timer = undefined;
+        again();
+      }, st.ms);
+      st.timer.unref();
+    },
+    settled(): void {
+      st.ms = 0;
+    },
+  };
+}
+
+/** Writes one scenario's counters from its runs; false when they could not be made to show them. */
+async function writeScenario(
+  deps: Pick<EngineDeps, 'store'>,
+  caches: OperatorCaches,
+  states: Iterable<RunState>,
+  scenario: string,
+): Promise<boolean> {
+  const cache = cacheOf(caches, scenario);
+  const runs = [...states];
+  const written = await writeTally(deps, scenario, runs, cache.op);
+  if (written) cache.op = written;
+  return !written || !differs(written.status, tally(runs, written.status));
+}
+
 /**
  * The function's writer of the counters. It writes only while this process
  * holds the Lease (`leader`) and its index is whole: listed when the hold
@@ -114,31 +151,40 @@ export function countsWriter(
   const dirty = new Set<string>();
   const state = { whole: false, busy: false };
   const ready = () => state.whole && leader();
+  // A write that failed is tried again after a pause: no later change of a run may come.
+  const retry = retryPause(() => void drain());
 
-  async function writeNext(scenario: string): Promise<void> {
-    dirty.delete(scenario);
-    const cache = cacheOf(caches, scenario);
-    const written = await writeTally(deps, scenario, index.of(scenario), cache.op);
-    if (written) cache.op = written;
+  /** Lists the runs if the index is not whole, then writes every scenario changed; returns those left unwritten. */
+  async function writeChanged(): Promise<Set<string>> {
+    const unsettled = new Set<string>();
+    if (!state.whole && leader()) {
+      index.reset(await deps.store.listRuns());
+      for (const scenario of caches.keys()) dirty.add(scenario);
+      state.whole = true;
+    }
+    for (let next = [...dirty][0]; ready() && next !== undefined; next = [...dirty][0]) {
+      dirty.delete(next);
+      if (!(await writeScenario(deps, caches, index.of(next), next))) unsettled.add(next);
+    }
+    return unsettled;
   }
 
   async function drain(): Promise<void> {
     if (state.busy) return;
     state.busy = true;
+    let unsettled: Set<string> | undefined;
     try {
-      if (!state.whole && leader()) {
-        index.reset(await deps.store.listRuns());
-        for (const scenario of caches.keys()) dirty.add(scenario);
-        state.whole = true;
-      }
-      for (let next = [...dirty][0]; ready() && next !== undefined; next = [...dirty][0]) await writeNext(next);
+      unsettled = await writeChanged();
     } catch (error) {
-      deps.log.warn({ err: error }, 'counters not written: the next change of a run writes them');
+      deps.log.warn({ err: error }, 'counters not written: written again from a new list of the runs');
       state.whole = false;
     } finally {
       state.busy = false;
     }
-    if (ready() && dirty.size > 0) void drain();
+    for (const scenario of unsettled ?? []) dirty.add(scenario);
+    if (!unsettled || unsettled.size > 0) retry.later();
+    else if (ready() && dirty.size > 0) void drain();
+    else retry.settled();
   }
 
   const mark = (scenario: string | undefined) => {
