@@ -116,6 +116,8 @@ async function stopGroups(processes: RecordedProcess[], graceMs: number): Promis
     await new Promise((r) => setTimeout(r, 50));
   }
   for (const { pid } of processes) if (isAlive(pid)) signalGroup(pid, 'SIGKILL');
+  // SIGKILL is not instant: wait until the kernel has ended each one, so a restart never meets it.
+  while (processes.some((p) => isAlive(p.pid))) await new Promise((r) => setTimeout(r, 20));
 }
 
 /**
