@@ -98,6 +98,8 @@ export interface RunningSource {
   stop(): void;
   /** Changes sent (each to each sink), answered or given up. */
   delivered(): number;
+  /** Lists after the first (a 410 Gone): the changes made before each were not sent, as on Knative. */
+  listedAgain(): number;
 }
 
 export type ObjectData = { metadata?: { name?: string; namespace?: string } };
@@ -252,5 +254,6 @@ export async function startApiServerSource(opts: SourceOptions): Promise<Running
       for (const w of watches) w.stop();
     },
     delivered: () => count,
+    listedAgain: () => watches.reduce((n, w) => n + w.lists() - 1, 0),
   };
 }
