@@ -18,7 +18,7 @@
 //   there; a watch the API server ends is opened again where it left off.
 //   Nothing is sent for what a list shows, at start or after a 410 Gone: the
 //   adapter's store ignores a Reflector's Replace.
-// Its sink is the Broker stand-in's ingress (local/eventing/) in `npm start`,
+// Its sink is the Broker stand-in's ingress (local/eventing/) in `npm run start:process`,
 // the cluster tests and the benchmarks; a few fault tests point it at a
 // function directly. On Knative the real source is used.
 // Where it differs: the next change waits in memory, where the real

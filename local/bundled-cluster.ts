@@ -1,4 +1,4 @@
-// The bundled control plane for `npm start`: the one `npm run cluster:up`
+// The bundled control plane for `npm start` and `npm run start:process`: the one `npm run cluster:up`
 // left running, or a new one tied to this process; CRDs applied, the
 // namespace and the demo CascadeAutoOperator created when missing.
 import { readFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ export async function bundledCluster(): Promise<{ kubeconfig: string; stop: () =
     log(`cascade: using the bundled control plane started by \`npm run cluster:up\` (${stateDir})`);
     return { kubeconfig: info.kubeconfig, stop: async () => {} };
   }
-  log('cascade: no KUBECONFIG set: starting the bundled control plane (the first time builds it, several minutes)');
+  log('cascade: starting the bundled control plane (the first time builds it, several minutes)');
   const cluster = await startCluster({ stateDir, tieToProcess: true, log });
   return { kubeconfig: cluster.kubeconfig, stop: cluster.stop };
 }

@@ -1,4 +1,4 @@
-// @kubernetes/client-node API clients for the local tooling (`npm start`, the
+// @kubernetes/client-node API clients for the local tooling (`npm run start:process`, the
 // local stack, the tests' helpers) whose every call is tried again on 429 and
 // 503 for a bounded time, waiting what Retry-After says (retry-after.ts). A
 // CRD just made answers 429 "storage is (re)initializing" for a moment; a

@@ -1,238 +1,134 @@
-// `npm start`: Cascade's function served locally by faas-js-runtime behind
-// Knative Serving's queue-proxy on http://localhost:8080 (PORT), as in a pod.
-// With CASCADE_QUEUE_PROXY=off the function itself listens on PORT. It runs
-// against $KUBECONFIG, or against the bundled local control plane when none is
-// configured. In front of it stands the Knative Broker stand-in
-// (local/eventing/) on http://localhost:8081 (BROKER_PORT), with knative/'s
-// Triggers and its dead-letter sink, whose events are printed. The Broker is
-// synchronous, as Knative's default Broker on every release.
-// CASCADE_BROKER=async makes it answer 202 before it delivers, as
-// knative/broker.yaml's annotation does on Eventing 1.17+. Job changes reach
-// the Broker through a local stand-in for Knative's ApiServerSource, as they
-// would on a cluster. Ctrl-C stops everything this started.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// `npm start`: Cascade on real Knative, on the bundled local cluster. It
+// takes the control plane `npm run cluster:up` left, or starts its own, and
+// the real node beside kwok's. Knative Serving with Traefik and Knative
+// Eventing run as pods on it, from images built here, as does the function's.
+// Then knative/ is applied with `kubectl apply -k`, as a user deploys it:
+// local/knative/cascade-deploy.ts. It prints how to send a run request
+// through the Broker, and stays until Ctrl-C, which stops what it started. It
+// never uses $KUBECONFIG: the function as a process against a cluster of
+// yours is `npm run start:process`.
+import { dirname } from 'node:path';
+import { bundledCluster } from '../local/bundled-cluster.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
-import { repoRoot } from '../local/cluster/paths.ts';
-import { startApiServerSource } from '../local/apiserver-source.ts';
-import { startBroker } from '../local/eventing/broker.ts';
-import { startDeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
-import type { CloudEvent } from '../local/eventing/cloudevent.ts';
-import { bundledCluster, prepareNamespace } from '../local/bundled-cluster.ts';
-import { freePort } from '../local/function-process.ts';
+import { runCommand } from '../local/cluster/run-command.ts';
+import { applyCascade, waitCascadeReady } from '../local/knative/cascade-deploy.ts';
+import { EVENTING_NAMESPACE } from '../local/knative/eventing/manifests.ts';
+import { installEventing } from '../local/knative/eventing/install.ts';
+import { installServing } from '../local/knative/serving/install.ts';
 import { oneLine } from '../local/kube-client.ts';
-import { startQueueProxy, type QueueProxy } from '../local/queue-proxy/queue-proxy.ts';
+import { importFunctionImage } from '../local/node/function-image.ts';
+import { realNodeRunning, startRealNode } from '../local/node/node.ts';
+import { namespacePlacedModule } from '../local/node/real-modules.ts';
 
-const port = process.env.PORT ?? '8080';
-const brokerPort = Number(process.env.BROKER_PORT ?? '8081');
-const namespace = process.env.POD_NAMESPACE ?? 'cascade-operator';
-const scenarioName = process.env.SCENARIO_NAME ?? 'cascadeautooperator-ip';
-const demoScenario = join(repoRoot, 'local/demo-scenario.json');
-const withQueueProxy = process.env.CASCADE_QUEUE_PROXY !== 'off';
-const brokerMode = process.env.CASCADE_BROKER ?? 'sync';
-if (brokerMode !== 'sync' && brokerMode !== 'async')
-  throw new Error(`CASCADE_BROKER must be sync or async, not ${JSON.stringify(brokerMode)}`);
+/** knative/kustomization.yaml's namespace, and the scenario its function and janitor serve. */
+const NAMESPACE = 'cascade-operator';
+const SCENARIO = 'cascadeautooperator-ip';
+const IUID = '33e65374-ee8e-4da6-a2e7-71a9cc39d222';
 
-function brokerModeLine(async: boolean): string {
-  return async
-    ? "cascade: the Broker answers 202 before it delivers, as knative/broker.yaml's async-handler annotation on Eventing 1.17+ (CASCADE_BROKER=async)"
-    : "cascade: the Broker answers once every Trigger's delivery ended, as Knative's default Broker (CASCADE_BROKER=async: before it delivers)";
+/** The seed's success scenario, each module a real container of the module image printing a few lines. */
+const DEMO_SCENARIO = {
+  cascademodules: [
+    namespacePlacedModule('grayscale', { foo: 'bar', spamm: 'eggs', lines: '3', interval: '1' }),
+    namespacePlacedModule('binarization', { thresh: '128', lines: '3', interval: '1' }),
+    namespacePlacedModule('diff', { bar: 'foo', lines: '3', interval: '1' }),
+  ],
+};
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const stops: (() => Promise<unknown>)[] = [];
+let stopping: Promise<void> | undefined;
+
+/** Stops what this process started, in the reverse order: after Ctrl-C and after any failure. */
+function stopAll(): Promise<void> {
+  stopping ??= (async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  })();
+  return stopping;
 }
-
-/** The Broker stand-in in front of the function (on PORT), its dead-letter sink, and the ApiServerSource stand-in sending to it. */
-async function startEventing(kubeconfig: string) {
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  const deadLetters = await startDeadLetterSink(printDeadLetter);
-  stack.push(() => deadLetters.stop());
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-  const broker = await startBroker({
-    namespace,
-    port: brokerPort,
-    log,
-    async: brokerMode === 'async',
-    addresses: { 'Service/cascade': [`http://127.0.0.1:${port}`], 'Service/cascade-dead-letters': [deadLetters.url] },
-  });
-  stack.push(() => broker.stop());
-  const source = await startApiServerSource({
-    kc,
-    namespace,
-    sink: broker.url,
-    onError: (e) => log(`apiserver-source: ${String(e)}`),
-  });
-  stack.push(async () => source.stop());
-  return { broker };
-}
-
-/** The function on its port, behind queue-proxy on PORT unless CASCADE_QUEUE_PROXY=off. */
-async function startFunction(kubeconfig: string) {
-  const env = {
-    ...process.env,
-    KUBECONFIG: kubeconfig,
-    POD_NAMESPACE: namespace,
-    SCENARIO_NAME: scenarioName,
-    CONFIG_PATH: process.env.CONFIG_PATH ?? demoScenario,
-  };
-  // behind queue-proxy the function takes a port of its own, as the user container of a pod
-  const fnPort = withQueueProxy ? String(await freePort()) : port;
-  const fn = spawn(
-    process.execPath,
-    [
-      join(repoRoot, 'node_modules/faas-js-runtime/bin/cli.js'),
-      join(repoRoot, 'functions/cascade/index.ts'),
-      '--port',
-      fnPort,
-    ],
-    { env, stdio: 'inherit' },
-  );
-  stack.push(() => endChild(fn));
-  const qp: QueueProxy | undefined = withQueueProxy
-    ? await startQueueProxy({ userPort: Number(fnPort), servingPort: Number(port), namespace, lockWaitSeconds: 120 })
-    : undefined;
-  // at once, not the 30 s drain of a pod's queue-proxy
-  if (qp) stack.push(() => qp.stop('SIGKILL'));
-  return { fn, fnPort, qp };
-}
-
-/** What runs where, and how to start a run from another terminal. */
-function bannerLines(
-  kubeconfig: string,
-  kubectl: string,
-  served: { fnPort: string; qp: QueueProxy | undefined },
-  brokerAsync: boolean,
-): string[] {
-  const { fnPort, qp } = served;
-  const data = '{"turlinfo":"s3://bucket/in.tgz","iuid":"33e65374-ee8e-4da6-a2e7-71a9cc39d222"}';
-  return [
-    '',
-    qp
-      ? `cascade: function on http://localhost:${fnPort} behind Knative's queue-proxy on http://localhost:${port} (its metrics: ${qp.metricsUrl})`
-      : `cascade: function on http://localhost:${port}`,
-    `cascade: namespace ${namespace}, scenario ${scenarioName}, KUBECONFIG=${kubeconfig}`,
-    `cascade: Knative Broker stand-in on http://localhost:${brokerPort}/${namespace}/default (the Triggers of knative/triggers.yaml; events sent to its dead-letter sink are printed here)\n${brokerModeLine(brokerAsync)}`,
-    'cascade: start a run from another terminal, as a CloudEvent through the Broker (answered 202, or 500 when a delivery was lost):',
-    `  curl -si -X POST localhost:${brokerPort}/${namespace}/default -H 'content-type: application/json' -H 'ce-specversion: 1.0' -H 'ce-id: run-33e65' -H 'ce-source: /curl' -H 'ce-type: net.cascade.run.requested.v1' -d '${data}'`,
-    '  or as a plain HTTP post to the function (answered with JSON):',
-    `  curl -s -X POST localhost:${port}/ -H 'content-type: application/json' -d '${data}'`,
-    `  KUBECONFIG=${kubeconfig} ${kubectl} -n ${namespace} get cascaderuns -w`,
-    'cascade: or with the CLI, kubectl-cascade (cli/), which then follows the run:',
-    ...cliCommands(kubeconfig, `http://localhost:${port}`),
-    '',
-  ];
-}
-
-/**
- * What this process started, stopped in the reverse order: after Ctrl-C, and
- * after any failure, so that a failed start leaves no process and no port.
- */
-function stopStack() {
-  const stops: (() => Promise<unknown>)[] = [];
-  let stopping: Promise<void> | undefined;
-  return {
-    push: (stop: () => Promise<unknown>) => stops.push(stop),
-    get stopping() {
-      return stopping !== undefined;
-    },
-    stopAll: () =>
-      (stopping ??= (async () => {
-        for (const stop of stops.reverse()) await stop().catch(() => undefined);
-      })()),
-  };
-}
-
-/** Ends `child` with SIGTERM (SIGKILL after 10 s) and resolves once it is gone. */
-async function endChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await gone;
-  clearTimeout(timer);
-}
-
-const stack = stopStack();
 
 async function fail(what: string, error: unknown): Promise<never> {
-  await stack.stopAll();
-  process.stderr.write(`cascade: npm start failed: ${what}: ${oneLine(error)}\n`);
+  await stopAll();
+  log(`cascade: npm start failed: ${what}: ${oneLine(error)}`);
   process.exit(1);
 }
 
-async function main(): Promise<void> {
-  // Ctrl-C while starting stops what started so far
-  const interrupt = () => void stack.stopAll().then(() => process.exit(0));
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
-  // a part that throws outside of these awaits (an 'error' event, say) stops everything too
-  process.once('uncaughtException', (error) => void fail('a part of npm start crashed', error));
-  let step = 'starting the bundled control plane';
-  try {
-    const own = process.env.KUBECONFIG ? undefined : await bundledCluster();
-    if (own) stack.push(own.stop);
-    const kubeconfig = process.env.KUBECONFIG ?? own!.kubeconfig;
-    step = `preparing namespace ${namespace}`;
-    if (own) await prepareNamespace(kubeconfig, namespace, scenarioName, demoScenario);
-    // the bundled control plane comes with a kubectl of its version
-    const kubectl = own ? kubectlPath() : 'kubectl';
-    step = 'starting the function';
-    const served = await startFunction(kubeconfig);
-    // as the kubelet: no traffic before queue-proxy's readiness probe (the function's /ready) passes
-    step = "waiting for queue-proxy's readiness probe";
-    await served.qp?.waitReady();
-    step = 'starting the Broker stand-in and the ApiServerSource stand-in';
-    const { broker } = await startEventing(kubeconfig);
-    watchChildren(served);
-    process.stderr.write(bannerLines(kubeconfig, kubectl, served, broker.async).join('\n'));
-  } catch (error) {
-    await fail(step, error);
+const seconds = (since: number) => `${Math.round((Date.now() - since) / 1000)} s`;
+
+/** The control plane and the real node: kept when they already ran, else started and stopped at the end. */
+async function cluster(): Promise<string> {
+  const own = await bundledCluster();
+  stops.push(own.stop);
+  const stateDir = dirname(own.kubeconfig);
+  if (!realNodeRunning(stateDir)) {
+    log('cascade: starting the real node (the first time builds kubelet, containerd and runc, several minutes)');
+    const node = await startRealNode({ clusterStateDir: stateDir, log, tieToProcess: true });
+    stops.push(node.stop);
   }
+  return own.kubeconfig;
 }
 
-/** The function or queue-proxy ending on its own ends everything. */
-function watchChildren({ fn, qp }: { fn: ChildProcess; qp: QueueProxy | undefined }): void {
-  fn.once('exit', (code) => {
-    if (stack.stopping) return;
-    process.stderr.write(`cascade: the function exited with ${code}\n`);
-    void stack.stopAll().then(() => process.exit(1));
-  });
-  qp?.child.once('exit', (code) => {
-    if (stack.stopping) return;
-    process.stderr.write(`cascade: queue-proxy exited with ${code}:\n${qp.output().slice(-2000)}\n`);
-    void stack.stopAll().then(() => process.exit(1));
-  });
+/** Knative Serving and Eventing, and the function's image, side by side. */
+async function knative(kubeconfig: string): Promise<void> {
+  log(
+    'cascade: installing Knative Serving, Traefik and Knative Eventing (the first time builds them, tens of minutes)',
+  );
+  const [, , removeStages] = await Promise.all([
+    installServing(kubeconfig, { log }),
+    installEventing({ kubeconfig, log }),
+    importFunctionImage(),
+  ]);
+  removeStages();
 }
 
-/** The kubectl-cascade commands of the demo run (iuid 33e65374-..., run <scenario>-33e65). */
-function cliCommands(kubeconfig: string, url: string): string[] {
-  const cli = `KUBECONFIG=${kubeconfig} npx kubectl-cascade -n ${namespace}`;
-  const run = `${scenarioName}-33e65`;
+/** Where the host posts to the Broker: the broker-ingress Service's ClusterIP, routed to from the host. */
+async function brokerUrl(kubeconfig: string): Promise<string> {
+  const ip = await runCommand(kubectlPath(), [
+    `--kubeconfig=${kubeconfig}`,
+    ...['-n', EVENTING_NAMESPACE, 'get', 'service', 'broker-ingress', '-o', 'jsonpath={.spec.clusterIP}'],
+  ]);
+  return `http://${ip.trim()}/${NAMESPACE}/default`;
+}
+
+function banner(kubeconfig: string, broker: string): string[] {
+  const data = `{"turlinfo":"s3://bucket/in.tgz","iuid":"${IUID}"}`;
+  const cli = `KUBECONFIG=${kubeconfig} npx kubectl-cascade -n ${NAMESPACE}`;
+  const run = `${SCENARIO}-${IUID.slice(0, 5)}`;
   return [
-    `  ${cli} submit --url ${url} --iuid 33e65374-ee8e-4da6-a2e7-71a9cc39d222 --turlinfo s3://bucket/in.tgz --watch`,
-    `  ${cli} list`,
+    '',
+    `cascade: Cascade runs on Knative in namespace ${NAMESPACE}, KUBECONFIG=${kubeconfig}`,
+    'cascade: start a run from another terminal, as a CloudEvent through the Knative Broker (answered 202):',
+    `  curl -si -X POST ${broker} -H 'content-type: application/json' -H 'ce-specversion: 1.0' -H 'ce-id: run-33e65' -H 'ce-source: /curl' -H 'ce-type: net.cascade.run.requested.v1' -d '${data}'`,
+    `  KUBECONFIG=${kubeconfig} ${kubectlPath()} -n ${NAMESPACE} get cascaderuns,jobs,pods -w`,
+    "cascade: follow its modules' pod logs with the CLI, kubectl-cascade (cli/), while it runs; then see how it went:",
+    `  ${cli} logs -f ${run}`,
     `  ${cli} get ${run}`,
-    `  ${cli} logs ${run}`,
+    'cascade: Ctrl-C stops what npm start started',
+    '',
   ];
 }
 
-/**
- * An event the Broker gave up on, in Knative's terms: its error extensions
- * when the Broker's filter returned the subscriber's answer, else a line
- * saying they are absent, as on a cluster.
- */
-function printDeadLetter(event: CloudEvent): void {
-  const { type, id, knativeerrorcode: code, knativeerrordest: dest, knativeerrordata: data } = event.attributes;
-  const what = `dead-letter sink: ${type} ${id}`;
-  if (code === undefined) {
-    process.stderr.write(
-      `${what}: no knativeerrordest/knativeerrorcode/knativeerrordata (Knative adds none after a per-attempt timeout or a 2xx reply that is no CloudEvent)\n`,
-    );
-    return;
+async function main(): Promise<void> {
+  const interrupt = () => void stopAll().then(() => process.exit(0));
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  process.once('uncaughtException', (error) => void fail('a part of npm start crashed', error));
+  const started = Date.now();
+  let step = 'starting the bundled control plane and its real node';
+  try {
+    const kubeconfig = await cluster();
+    step = 'installing Knative and building the function image';
+    await knative(kubeconfig);
+    step = `applying knative/ to namespace ${NAMESPACE}`;
+    await applyCascade(kubeconfig, { namespace: NAMESPACE, scenario: DEMO_SCENARIO });
+    step = 'waiting until every object of knative/ is Ready';
+    await waitCascadeReady(kubeconfig, NAMESPACE);
+    log(`cascade: ready in ${seconds(started)}`);
+    log(banner(kubeconfig, await brokerUrl(kubeconfig)).join('\n'));
+    // nothing of this process runs on its own now: stay, until Ctrl-C
+    setInterval(() => {}, 3_600_000);
+  } catch (error) {
+    await fail(step, error);
   }
-  const body = Buffer.from(data ?? '', 'base64').toString();
-  process.stderr.write(
-    `${what}: knativeerrordest=${dest} knativeerrorcode=${code} knativeerrordata (base64 of the last reply)=${JSON.stringify(body)}\n`,
-  );
 }
 
 void main();

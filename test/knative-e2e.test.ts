@@ -21,8 +21,7 @@ import { imageReference } from '../local/knative/eventing/components.ts';
 import { servicePods } from '../local/knative/serving/cascade-service.ts';
 import { apiClient } from '../local/kube-client.ts';
 import { REAL_NODE } from '../local/node/node-config.ts';
-import { realModule } from '../local/node/real-modules.ts';
-import type { CascadeModule } from '../shared/api/scenario.ts';
+import { namespacePlacedModule } from '../local/node/real-modules.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import {
   brokerIngressUrl,
@@ -47,14 +46,7 @@ import { createOperator } from './support/cascade-harness.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { parseMetrics, samples, scrape } from './support/ops.ts';
 
-/** A module of the module image that names no node: the namespace places it. */
-function module(name: string, configuration: Record<string, string>): CascadeModule {
-  const m = realModule(name, configuration);
-  const spec = { ...m.template.spec! };
-  delete spec.nodeSelector;
-  delete spec.tolerations;
-  return { ...m, template: { ...m.template, spec } };
-}
+const module = namespacePlacedModule;
 
 /** The seed's success scenario (/work/shared/reference/scenarios/test_success.json), its modules real containers. */
 const SUCCESS = {
@@ -299,7 +291,12 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
 
   it('on the synchronous Broker (broker.yaml without messaging.knative.dev/async-handler) a run Succeeds', async () => {
     await extras();
-    await applyCascade(adminKubeconfigPath(), { namespace: namespace(), scenario: SUCCESS, asyncBroker: false });
+    await applyCascade(adminKubeconfigPath(), {
+      namespace: namespace(),
+      scenario: SUCCESS,
+      asyncBroker: false,
+      test: true,
+    });
     const broker = await readKnative(namespace(), 'eventing.knative.dev', 'v1', 'brokers', 'default');
     expect(broker.metadata.annotations?.['messaging.knative.dev/async-handler']).toBeUndefined();
     await waitCascadeReady(namespace());

@@ -10,7 +10,7 @@ import { servingImageReference } from '../local/knative/serving/images.ts';
 import { TRAEFIK_INGRESS_CLASS } from '../local/knative/serving/manifests.ts';
 import { TRAEFIK_NAMESPACE, TRAEFIK_PRIVATE_SERVICE } from '../local/knative/serving/traefik.ts';
 import { REAL_NODE } from '../local/node/node-config.ts';
-import { importFunctionImage } from './support/function-image.ts';
+import { importFunctionImage } from '../local/node/function-image.ts';
 import {
   applyCascadeService,
   condition,

@@ -1,20 +1,20 @@
 // `npm start` as a newcomer runs it: no KUBECONFIG, a new state dir, so it
-// starts a control plane of its own; then the banner's run request through
-// the Broker, the run Succeeded, Ctrl-C, and nothing left running or
-// listening. And a start that fails halfway: one plain line, exit 1, and
-// nothing left either.
+// starts a control plane of its own, the real node, Knative Serving and
+// Eventing, and deploys knative/ on them. Then the banner's commands: the run
+// request through the real Broker, the modules' pod logs followed with the
+// CLI, the run Succeeded. Ctrl-C leaves nothing running, mounted or listening.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repoRoot } from '../local/cluster/paths.ts';
-import { freePort } from '../local/function-process.ts';
-import { tempDir } from '../local/temp-dir.ts';
+import { repoRoot, statePaths } from '../local/cluster/paths.ts';
+import { readPids } from '../local/cluster/processes.ts';
+import { realNodePaths } from '../local/node/node.ts';
 import { kubeConfigFromFile } from '../local/kube.ts';
-import { adminKubeconfigPath, waitFor } from './support/kube.ts';
+import { tempDir } from '../local/temp-dir.ts';
+import { waitFor } from './support/kube.ts';
 
 const run = promisify(execFile);
 
@@ -24,8 +24,13 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-/** `npm start` in its own process group, as a shell runs a job: Ctrl-C reaches the group. */
-function npmStart(env: Record<string, string>): Started {
+/** `npm start` in its own process group, as a shell runs a job, in the environment of a new shell. */
+function npmStart(stateDir: string): Started {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !/^(KUBECONFIG|CASCADE_KUBECONFIG|CASCADE_CLUSTER_STATE)$/.test(k)) env[k] = v;
+  }
+  env['CASCADE_CLUSTER_STATE'] = stateDir;
   const child = spawn('npm', ['start'], { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -34,33 +39,7 @@ function npmStart(env: Record<string, string>): Started {
   return { child, output: () => out, exited };
 }
 
-/** The environment of a new shell: the test cluster's variables gone. */
-function newcomerEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !/^(KUBECONFIG|CASCADE_KUBECONFIG|CASCADE_CLUSTER_STATE)$/.test(k)) env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, () => server.close(() => resolve(true)));
-  });
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function pidAlive(pid: number): boolean {
+function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -69,96 +48,65 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** Every pid recorded in the state dir: the control plane's processes and the real node's. */
+function recordedPids(stateDir: string): number[] {
+  return [...readPids(statePaths(stateDir).pids), ...readPids(realNodePaths(stateDir).pids)].map((p) => p.pid);
+}
+
 let started: Started | undefined;
-const busy: Server[] = [];
-afterEach(async () => {
-  if (started?.child.pid && groupAlive(started.child.pid)) process.kill(-started.child.pid, 'SIGKILL');
+afterEach(() => {
+  const pid = started?.child.pid;
+  if (pid && alive(-pid)) process.kill(-pid, 'SIGINT');
   started = undefined;
-  for (const s of busy.splice(0)) s.close();
 });
 
-async function ports() {
-  return { port: await freePort(), broker: await freePort(), metrics: await freePort() };
+/** The banner's line that starts with `start`, once it is printed. */
+function bannerLine(s: Started, start: string): Promise<string> {
+  const pattern = new RegExp(`^ {2}(${start}.*)$`, 'm');
+  return waitFor(() => pattern.exec(s.output())?.[1], {
+    timeoutMs: 2_400_000,
+    intervalMs: 1000,
+    message: `the banner of npm start; so far:\n${s.output()}`,
+  });
 }
 
 describe('npm start, as a newcomer runs it', () => {
-  it('starts its own control plane, runs the banner’s run request to Succeeded, and Ctrl-C leaves nothing running', async () => {
+  it('deploys Cascade on real Knative, runs the banner’s run request to Succeeded with real module containers, and Ctrl-C leaves nothing', async () => {
     const stateDir = join(tempDir('cascade-newcomer-'), 'cluster');
-    const p = await ports();
-    started = npmStart(
-      newcomerEnv({
-        CASCADE_CLUSTER_STATE: stateDir,
-        PORT: String(p.port),
-        BROKER_PORT: String(p.broker),
-        CASCADE_METRICS_PORT: String(p.metrics),
-      }),
-    );
+    started = npmStart(stateDir);
     const s = started;
-    // the banner's first command: the run request through the Broker
-    const curl = await waitFor(() => s.output().match(/^ {2}(curl -si -X POST localhost:\d+\/\S+ .*)$/m)?.[1], {
-      timeoutMs: 900_000,
-      intervalMs: 500,
-      message: `the banner of npm start; so far:\n${s.output()}`,
-    });
-    expect(curl).toContain(`localhost:${p.broker}/cascade-operator/default`);
-    const fnPort = Number(s.output().match(/function on http:\/\/localhost:(\d+)/)?.[1]);
+    const curl = await bannerLine(s, 'curl -si -X POST http://');
+    expect(curl).toMatch(/^curl -si -X POST http:\/\/[\d.]+\/cascade-operator\/default /);
+    const follow = await bannerLine(s, 'KUBECONFIG=\\S+ npx kubectl-cascade -n cascade-operator logs -f ');
+    const pids = recordedPids(stateDir);
+    expect(pids.length).toBeGreaterThan(0);
+
     const { stdout } = await run('sh', ['-c', curl]);
     expect(stdout).toMatch(/^HTTP\/1\.1 202/);
-    const custom = kubeConfigFromFile(join(stateDir, 'admin.kubeconfig')).makeApiClient(CustomObjectsApi);
-    const phase = await waitFor(
-      async () => {
-        const r = (await custom.getNamespacedCustomObject({
-          group: 'cascade.cascade.net',
-          version: 'v1alpha1',
-          namespace: 'cascade-operator',
-          plural: 'cascaderuns',
-          name: 'cascadeautooperator-ip-33e65',
-        })) as { status?: { phase?: string } };
-        return ['Succeeded', 'Failed'].includes(r.status?.phase ?? '') && r.status!.phase;
-      },
-      { timeoutMs: 60_000, message: 'the demo run ended' },
+    // the modules' own output, from their pods on the real node, in step order
+    const logs = await run('sh', ['-c', follow], { cwd: repoRoot, timeout: 180_000 });
+    expect(logs.stdout).toMatch(
+      /^\[grayscale\] module .*\n(.*\n)*\[binarization\] module .*\n(.*\n)*\[diff\] exit 0$/m,
     );
-    expect(phase).toBe('Succeeded');
-    const pids = Object.values(JSON.parse(readFileSync(join(stateDir, 'pids.json'), 'utf8')) as Record<string, number>);
-    expect(pids.length).toBeGreaterThan(0);
+    const custom = kubeConfigFromFile(join(stateDir, 'admin.kubeconfig')).makeApiClient(CustomObjectsApi);
+    const runObject = (await custom.getNamespacedCustomObject({
+      group: 'cascade.cascade.net',
+      version: 'v1alpha1',
+      namespace: 'cascade-operator',
+      plural: 'cascaderuns',
+      name: 'cascadeautooperator-ip-33e65',
+    })) as { status?: { phase?: string } };
+    expect(runObject.status?.phase).toBe('Succeeded');
+
     process.kill(-s.child.pid!, 'SIGINT');
     // npm, in the group too, may end by the signal itself (null) or with start's 0
     expect([0, null]).toContain(await s.exited);
-    await waitFor(() => !groupAlive(s.child.pid!) && pids.every((pid) => !pidAlive(pid)), {
-      timeoutMs: 30_000,
+    await waitFor(() => !alive(-s.child.pid!) && pids.every((pid) => !alive(pid)), {
+      timeoutMs: 120_000,
       message: `every process npm start started has ended: ${pids.join(', ')}`,
     });
-    for (const port of [p.port, p.broker, p.metrics, fnPort, 8022, 9090])
-      expect(await portFree(port), `port ${port}`).toBe(true);
-    expect(existsSync(stateDir)).toBe(false);
-  }, 1_200_000);
-
-  it('a start that fails halfway says what failed in one line, exits 1, and leaves nothing running or listening', async () => {
-    const p = await ports();
-    // the Broker's port is taken: the function and queue-proxy are up by then
-    const taken = createServer();
-    await new Promise<void>((r) => taken.listen(p.broker, r));
-    busy.push(taken);
-    started = npmStart(
-      newcomerEnv({
-        KUBECONFIG: adminKubeconfigPath(),
-        POD_NAMESPACE: 'cascade-start-failure',
-        PORT: String(p.port),
-        BROKER_PORT: String(p.broker),
-        CASCADE_METRICS_PORT: String(p.metrics),
-      }),
-    );
-    const s = started;
-    expect(await s.exited).toBe(1);
-    const failed = s
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('cascade: npm start failed'));
-    expect(failed, s.output()).toEqual([
-      expect.stringMatching(/^cascade: npm start failed: starting the Broker stand-in.*EADDRINUSE/),
-    ]);
-    expect(s.output()).not.toMatch(/HTTP-Code|    at /);
-    await waitFor(() => !groupAlive(s.child.pid!), { timeoutMs: 30_000, message: 'no process of npm start left' });
-    for (const port of [p.port, p.metrics, 8022, 9090]) expect(await portFree(port), `port ${port}`).toBe(true);
-  }, 600_000);
+    await waitFor(() => !existsSync(stateDir), { timeoutMs: 30_000, message: 'the state dir removed' });
+    const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
+    expect(mounts).not.toContain(stateDir);
+  }, 3_000_000);
 });

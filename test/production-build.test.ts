@@ -1,6 +1,6 @@
 // What the image runs, run here (there is no container engine on this
 // machine): the Containerfile's stages in clean copies of the repository
-// (test/support/image-stages.ts): `npm ci` and `npm run build`, then, in a
+// (local/node/image-stages.ts): `npm ci` and `npm run build`, then, in a
 // second clean directory, `npm ci --omit=dev --omit=optional` and the compiled
 // output. Then the image's command, as the image's user, with the environment
 // the image sets, type stripping off (a .ts file would not load) and its only
@@ -20,7 +20,7 @@ import { parseContainerfile } from '../scripts/containerfile.ts';
 import type { Lockfile } from '../scripts/lockfile.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { buildImage, cleanContext, imagePath, type Image } from './support/image-stages.ts';
+import { buildImage, cleanContext, imagePath, type Image } from '../local/node/image-stages.ts';
 import { janitorKubeconfig } from './support/janitor.ts';
 
 const containerfile = parseContainerfile(readFileSync(join(repoRoot, 'Containerfile'), 'utf8'));

@@ -1,4 +1,4 @@
-// The function from its own image (test/support/function-image.ts), as a
+// The function from its own image (local/node/function-image.ts), as a
 // real pod on the real node. Its Deployment has knative/service.yaml's pod spec (read-only root file
 // system, non-root, no capabilities, RuntimeDefault seccomp) in a namespace
 // that enforces the `restricted` Pod Security Standard. It reaches the API
@@ -8,7 +8,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { realModule } from '../local/node/real-modules.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
-import { importFunctionImage } from './support/function-image.ts';
+import { importFunctionImage } from '../local/node/function-image.ts';
 import { functionPodSpec, startFunctionPod } from './support/function-pod.ts';
 import { adminKubeConfig, createTestNamespace } from './support/kube.ts';
 import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './support/real-node.ts';

@@ -63,7 +63,7 @@ function loaded(): Promise<App> {
  * first request or readiness probe. The deployable's serve.ts calls it from
  * init(), before the runtime creates its server. So the TLS handshake is done
  * while the runtime starts, and the first request reuses that connection.
- * Under the CLI, as `npm start` runs it, the engine loads lazily.
+ * Under the CLI, as `npm run start:process` runs it, the engine loads lazily.
  */
 export function prefetch(): void {
   loaded().catch(() => undefined);

@@ -1,6 +1,6 @@
 // A stand-in for a Knative Broker's data plane (an MTChannelBasedBroker on the
 // InMemoryChannel), written from knative/specs (data-plane.md, broker.md) and
-// Knative Eventing's documented behaviour, for `npm start`, the cluster tests
+// Knative Eventing's documented behaviour, for `npm run start:process`, the cluster tests
 // and the benchmarks:
 //
 // - ingress: `POST /<namespace>/<broker>` takes a CloudEvent 1.0 in binary or

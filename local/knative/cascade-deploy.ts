@@ -5,9 +5,9 @@
 // admission plugins PodNodeSelector and PodTolerationRestriction; knative/'s
 // own objects are not touched for it. The scenario ConfigMap may hold a test's
 // scenario, and the Broker may be the synchronous one.
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { dump } from 'js-yaml';
+import { dump, loadAll } from 'js-yaml';
 import { kubectlPath } from '../cluster/crds.ts';
 import { repoRoot } from '../cluster/paths.ts';
 import { sleep } from '../cluster/poll.ts';
@@ -29,6 +29,8 @@ export interface CascadeDeployment {
   scenario?: object;
   /** knative/broker.yaml's asynchronous Broker (true), or the default synchronous one. */
   asyncBroker?: boolean;
+  /** Labels the namespace as a test's (local/kube.ts): the tests' clean-up may remove it. */
+  test?: boolean;
 }
 
 /** The annotations that put every pod of a namespace on the real node. */
@@ -46,15 +48,12 @@ function splitReference(reference: string): { newName: string; newTag: string } 
 
 /** The overlay's kustomization.yaml, for an overlay in `dir`. */
 export function cascadeOverlay(dir: string, deployment: CascadeDeployment): string {
-  const patches: object[] = [
-    {
-      target: { kind: 'Namespace' },
-      patch: dump([
-        { op: 'add', path: '/metadata/annotations', value: realNodeNamespaceAnnotations() },
-        { op: 'add', path: '/metadata/labels/cascade.cascade.net~1test', value: 'true' },
-      ]),
-    },
+  const namespacePatch: object[] = [
+    { op: 'add', path: '/metadata/annotations', value: realNodeNamespaceAnnotations() },
   ];
+  if (deployment.test)
+    namespacePatch.push({ op: 'add', path: '/metadata/labels/cascade.cascade.net~1test', value: 'true' });
+  const patches: object[] = [{ target: { kind: 'Namespace' }, patch: dump(namespacePatch) }];
   if (deployment.asyncBroker === false) {
     const key = ASYNC_HANDLER.replace('/', '~1');
     patches.push({
@@ -108,4 +107,37 @@ export async function applyCascade(
       await sleep(2000);
     }
   }
+}
+
+/** Knative's groups, whose every object has a Ready condition. */
+const KNATIVE_GROUPS = ['serving.knative.dev', 'eventing.knative.dev', 'sources.knative.dev'];
+
+/** Every object of knative/ that has a Ready condition, as `kubectl wait` names them: `triggers.eventing.knative.dev/<name>`. */
+export function cascadeReadyObjects(): string[] {
+  const dir = join(repoRoot, 'knative');
+  const objects = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+    .flatMap((f) => loadAll(readFileSync(join(dir, f), 'utf8')) as (KubeObject | null)[]);
+  return objects
+    .filter((o): o is KubeObject => Boolean(o && KNATIVE_GROUPS.includes(o.apiVersion.split('/')[0]!)))
+    .map((o) => `${o.kind.toLowerCase()}s.${o.apiVersion.split('/')[0]}/${o.metadata.name}`);
+}
+
+interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+}
+
+/** Waits, as a user would with `kubectl wait`, until every object of cascadeReadyObjects() in `namespace` is Ready. */
+export async function waitCascadeReady(kubeconfig: string, namespace: string, timeoutSeconds = 300): Promise<void> {
+  await runCommand(kubectlPath(), [
+    `--kubeconfig=${kubeconfig}`,
+    '-n',
+    namespace,
+    'wait',
+    '--for=condition=Ready',
+    `--timeout=${timeoutSeconds}s`,
+    ...cascadeReadyObjects(),
+  ]);
 }

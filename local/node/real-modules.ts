@@ -60,3 +60,12 @@ export function realModule(
     },
   };
 }
+
+/** A module of the module image that names no node: the namespace's annotations place it (knative/ on the local cluster). */
+export function namespacePlacedModule(modulename: string, configuration: Record<string, string>): CascadeModule {
+  const m = realModule(modulename, configuration);
+  const spec = { ...m.template.spec! };
+  delete spec.nodeSelector;
+  delete spec.tolerations;
+  return { ...m, template: { ...m.template, spec } };
+}

@@ -15,48 +15,25 @@ import {
   type V1Job,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll } from 'vitest';
-import { applyCascade, type CascadeDeployment } from '../../local/knative/cascade-deploy.ts';
+import {
+  applyCascade,
+  waitCascadeReady as waitReady,
+  type CascadeDeployment,
+} from '../../local/knative/cascade-deploy.ts';
 import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
 import { installServing, uninstallServing } from '../../local/knative/serving/install.ts';
 import { apiClient, apiStatus } from '../../local/kube-client.ts';
 import { realNodeRunning } from '../../local/node/node.ts';
 import type { CascadeRun } from '../../shared/api/cascade-run.ts';
-import { importFunctionImage } from './function-image.ts';
-import { waitKnativeReady } from './knative-eventing.ts';
+import { importFunctionImage } from '../../local/node/function-image.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './kube.ts';
 import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './real-node.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
-/** Every object of knative/ that has a Ready condition: group, version, plural, names. */
-export const KNATIVE_READY: [string, string, string, string[]][] = [
-  ['serving.knative.dev', 'v1', 'services', ['cascade', 'cascade-dead-letters']],
-  ['eventing.knative.dev', 'v1', 'brokers', ['default']],
-  [
-    'eventing.knative.dev',
-    'v1',
-    'triggers',
-    [
-      'cascade-run-requested',
-      'cascade-run-resume-requested',
-      'cascade-module-finished',
-      'cascade-run-cancel-requested',
-      'cascade-job-add',
-      'cascade-job-update',
-      'cascade-job-delete',
-      'cascade-cascaderun-add',
-      'cascade-cascaderun-update',
-    ],
-  ],
-  ['sources.knative.dev', 'v1', 'apiserversources', ['cascade-jobs']],
-  ['sources.knative.dev', 'v1', 'sinkbindings', ['cascade-modules', 'cascade-function', 'cascade-janitor']],
-];
-
-/** Waits until every object of KNATIVE_READY is Ready; a timeout names the object and its conditions. */
-export async function waitCascadeReady(namespace: string, timeoutMs = 300_000): Promise<void> {
-  for (const [group, version, plural, names] of KNATIVE_READY) {
-    for (const name of names) await waitKnativeReady(namespace, group, version, plural, name, timeoutMs);
-  }
+/** Waits until every object of knative/ in `namespace` is Ready (local/knative/cascade-deploy.ts). */
+export function waitCascadeReady(namespace: string): Promise<void> {
+  return waitReady(adminKubeconfigPath(), namespace);
 }
 
 /**
@@ -127,7 +104,7 @@ export function useKnativeCascade(options: KnativeCascadeOptions): () => string 
     log(`knative cascade: Serving and Eventing installed in ${Date.now() - started} ms`);
     namespace = `cascade-e2e-${randomBytes(4).toString('hex')}`;
     const deployed = Date.now();
-    await applyCascade(kubeconfig, { ...options, namespace });
+    await applyCascade(kubeconfig, { ...options, namespace, test: true });
     await waitCascadeReady(namespace);
     log(`knative cascade: knative/ applied and every object Ready in ${Date.now() - deployed} ms`);
   }, REAL_NODE_HOOK_TIMEOUT);

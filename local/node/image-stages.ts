@@ -1,17 +1,17 @@
 // The Containerfile's stages, run as a container engine runs them, without
-// one (there is none on this machine): each stage gets a fresh root
-// directory, WORKDIR is a directory under it, COPY copies from the build
-// context (a clean copy of the repository's files, no node_modules/, build/
-// or .cascade/) or from an earlier stage's root, RUN runs `sh -c` in the
-// working directory with the stage's ENV and ARGs, Node.js 24 (this process'
-// node, the image's version) first on PATH and npm beside it. What the last
+// one: there is none on this machine. Each stage gets a fresh root directory,
+// and WORKDIR is a directory under it. COPY copies from the build context, a
+// clean copy of the repository's files with no node_modules/, build/ or
+// .cascade/, or from an earlier stage's root. RUN runs `sh -c` in the working
+// directory with the stage's ENV and ARGs. Node.js 24, this process' node and
+// the image's version, comes first on PATH, with npm beside it. What the last
 // stage leaves is the image: its working directory, environment, USER and CMD.
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from '../../local/cluster/paths.ts';
+import { repoRoot } from '../cluster/paths.ts';
 import { ofKind, type Containerfile, type Instruction, type Stage } from '../../scripts/containerfile.ts';
 
 export interface Image {
@@ -71,9 +71,9 @@ const npmCache = (stage: Stage, home: string) =>
     : join(homedir(), '.npm');
 
 /**
- * How this machine reaches the npm registry (its npm configuration files, CA
- * and proxy), which a builder brings to an image build and the image does not
- * hold. npm finds its global configuration beside the node that runs it,
+ * How this machine reaches the npm registry: its npm configuration files, CA
+ * and proxy. A builder brings them to an image build; the image does not hold
+ * them. npm finds its global configuration beside the node that runs it,
  * which here is Node.js 24 in node_modules, so it is named.
  */
 const registryAccess = () =>

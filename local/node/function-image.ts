@@ -4,11 +4,11 @@
 // node's containerd as `cascade.local/cascade:dev`.
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../../local/cluster/paths.ts';
-import { buildImage as writeImage } from '../../local/node/image-build.ts';
-import { functionImage } from '../../local/node/images.ts';
-import { importIntoRealNode } from '../../local/node/node.ts';
-import { tempDir } from '../../local/temp-dir.ts';
+import { repoRoot } from '../cluster/paths.ts';
+import { buildImage as writeImage } from './image-build.ts';
+import { functionImage } from './images.ts';
+import { importIntoRealNode } from './node.ts';
+import { tempDir } from '../temp-dir.ts';
 import { ofKind, parseContainerfile } from '../../scripts/containerfile.ts';
 import { buildImage, cleanContext } from './image-stages.ts';
 
