@@ -22,6 +22,8 @@ import { servicePods } from '../local/knative/serving/cascade-service.ts';
 import { apiClient } from '../local/kube-client.ts';
 import { REAL_NODE } from '../local/node/node-config.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
+import type { CascadeModule } from '../shared/api/scenario.ts';
+import { LABEL_RUN } from '../shared/names.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import {
   brokerIngressUrl,
@@ -70,6 +72,25 @@ const LONG = [module('long', { lines: '25', interval: '3' })];
 /** A first module that runs 20 s, time enough to forge its Job's end. */
 const SLOW = [module('slow', { lines: '10', interval: '2' }), module('diff', {})];
 
+/**
+ * A module that posts its own result first, as a module reports one: a
+ * CloudEvent to the K_SINK the SinkBinding cascade-modules gives its Job,
+ * naming its run from its pod's label. Then it runs 60 s more.
+ */
+function postingModule(name: string, result: string): CascadeModule {
+  const m = module(name, { result, lines: '30', interval: '2' });
+  const [first, ...rest] = m.template.spec!.containers;
+  const env = [
+    { name: 'RUNNAME', valueFrom: { fieldRef: { fieldPath: `metadata.labels['${LABEL_RUN}']` } } },
+    { name: 'MODULENAME', value: name },
+  ];
+  const spec = { ...m.template.spec!, containers: [{ ...first!, env }, ...rest] };
+  return { ...m, template: { ...m.template, spec } };
+}
+
+/** Its first module's step ends by the result it posts, 60 s before its Job would. */
+const POSTING = [postingModule('poster', 'success'), module('diff', {})];
+
 const OUT = 'http://minio-service:9000/output/';
 const RUN_REQUESTED = 'net.cascade.run.requested.v1';
 
@@ -89,6 +110,7 @@ function extras(): Promise<void> {
       ['fail-first', FAIL_FIRST],
       ['slow', SLOW],
       ['long', LONG],
+      ['posting', POSTING],
     ] as const) {
       await createOperator(custom, ns, name, { scenarioconfig: { cascademodules: modules } });
     }
@@ -222,6 +244,18 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
       message: `the run-end event of ${name} displayed`,
     });
     expect(end).toMatchObject({ type: 'net.cascade.run.failed.v1', id: `${run.metadata.uid}-failed` });
+  });
+
+  it('a module result posted to the Broker by the module itself ends its step, before its Job ends', async () => {
+    await extras();
+    const iuid = await requestRun('posting');
+    const run = await waitRun(namespace(), iuid, ended, 'ended');
+    expect(run.status?.phase).toBe('Succeeded');
+    const [poster] = run.status!.modules!;
+    expect(poster).toMatchObject({ name: 'poster', phase: 'Succeeded', result: 'success' });
+    // its container prints for 60 s; the result it posted first ended the step long before
+    const took = Date.parse(poster!.completionTime!) - Date.parse(poster!.startTime!);
+    expect(took).toBeLessThan(40_000);
   });
 
   it("a forged Job event posted to the Broker, the running Job's name with an invented end, moves nothing", async () => {

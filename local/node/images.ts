@@ -32,7 +32,7 @@ export function pauseImage(binDir: string): ImageDefinition {
 
 /** Runs as uid 65532, as distroless' nonroot user; busybox's applets through /bin/sh's links. */
 export function moduleImage(): ImageDefinition {
-  const applets = ['sh', 'env', 'grep', 'sort', 'sed', 'sleep', 'head', 'tr', 'hostname', 'cat', 'ls'];
+  const applets = ['sh', 'env', 'grep', 'sort', 'sed', 'sleep', 'head', 'tr', 'hostname', 'cat', 'ls', 'wget'];
   return {
     reference: MODULE_IMAGE,
     files: [

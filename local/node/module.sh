@@ -7,10 +7,24 @@
 #   lines      how many numbered lines to print after the header (default 0)
 #   interval   seconds to sleep after each of them (default 0)
 #   allocate   MiB of memory to fill and hold before exiting (default 0)
+#   result     a module result to post first, as a CloudEvent to K_SINK (the
+#              SinkBinding cascade-modules sets it), for the run RUNNAME and
+#              the module MODULENAME of the container's environment
 echo "module $(hostname) in namespace ${NAMESPACE:-} of scenario ${SCENARIONAME:-}"
 echo "input ${s3path:-none}"
 if [ "${finalstage:-}" = "true" ]; then echo "final stage"; fi
 env | grep -vE '^(HOME|HOSTNAME|PATH|PWD|SHLVL|KUBERNETES_[A-Z0-9_]*)=' | sort | sed 's/^/env /'
+if [ -n "${result:-}" ]; then
+  echo "posting module result ${result} to ${K_SINK:-}"
+  body="{\"runname\":\"${RUNNAME:-}\",\"modulename\":\"${MODULENAME:-}\",\"moduleresult\":\"${result}\"}"
+  if wget -q -O /dev/null --header 'content-type: application/json' --header 'ce-specversion: 1.0' \
+    --header "ce-id: $(hostname)-result" --header 'ce-source: /module.sh' \
+    --header 'ce-type: net.cascade.module.finished.v1' --post-data "$body" "${K_SINK:-}"; then
+    echo "module result posted"
+  else
+    echo "module result not posted"
+  fi
+fi
 i=0
 while [ "$i" -lt "${lines:-0}" ]; do
   i=$((i + 1))

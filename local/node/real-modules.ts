@@ -2,7 +2,8 @@
 // (node.ts): the module image (images.ts), a node selector for the node's
 // label and a toleration of its taint. These are the ordinary Kubernetes
 // means by which a scenario chooses where its modules run. The module reads
-// its configuration keys exitcode, lines, interval and allocate (module.sh).
+// its configuration keys exitcode, lines, interval, allocate and result
+// (module.sh).
 import type { CascadeModule } from '../../shared/api/scenario.ts';
 import { MODULE_IMAGE } from './images.ts';
 import { REAL_NODE } from './node-config.ts';
