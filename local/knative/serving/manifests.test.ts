@@ -54,11 +54,11 @@ describe("Serving's manifests as installed on the local cluster", () => {
     });
   });
 
-  it("adds the caller's autoscaler settings to Traefik's ingress class and the podspec feature flags", () => {
+  it("adds the caller's autoscaler settings to Traefik's ingress class, and leaves Serving's features as released", () => {
     const config = configSettings({ autoscaler: { 'stable-window': '6s' } });
     expect(config['config-autoscaler']).toEqual({ 'stable-window': '6s' });
     expect(config['config-network']).toEqual({ 'ingress-class': 'traefik.ingress.networking.knative.dev' });
-    expect(config['config-features']).toMatchObject({ 'kubernetes.podspec-tolerations': 'enabled' });
+    expect(config['config-features']).toBeUndefined();
   });
 
   it('applies CRDs and namespaces first and the webhook configurations last', () => {

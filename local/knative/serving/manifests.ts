@@ -90,10 +90,6 @@ export function configSettings(settings: ServingSettings = {}): Record<string, R
       // Serving resolves a tag to a digest through the image's registry; these have none
       'registries-skipping-tag-resolving': `kind.local,ko.local,dev.local,${IMAGE_REGISTRY}`,
     },
-    'config-features': {
-      'kubernetes.podspec-nodeselector': 'enabled',
-      'kubernetes.podspec-tolerations': 'enabled',
-    },
     'config-network': { 'ingress-class': TRAEFIK_INGRESS_CLASS },
     'config-autoscaler': { ...settings.autoscaler },
   };
