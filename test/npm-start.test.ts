@@ -11,6 +11,7 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot, statePaths } from '../local/cluster/paths.ts';
 import { readPids } from '../local/cluster/processes.ts';
+import { BROKER_INGRESS_IP } from '../local/knative/eventing/manifests.ts';
 import { realNodePaths } from '../local/node/node.ts';
 import { kubeConfigFromFile } from '../local/kube.ts';
 import { tempDir } from '../local/temp-dir.ts';
@@ -53,6 +54,13 @@ function recordedPids(stateDir: string): number[] {
   return [...readPids(statePaths(stateDir).pids), ...readPids(realNodePaths(stateDir).pids)].map((p) => p.pid);
 }
 
+/** The run request of the README's tour, its continued lines joined. */
+function readmeCurl(): string {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const block = /```sh\n(curl -si -X POST [\s\S]*?)\n```/.exec(readme)?.[1] ?? '';
+  return block.replace(/ \\\n\s*/g, ' ');
+}
+
 let started: Started | undefined;
 afterEach(() => {
   const pid = started?.child.pid;
@@ -76,7 +84,9 @@ describe('npm start, as a newcomer runs it', () => {
     started = npmStart(stateDir);
     const s = started;
     const curl = await bannerLine(s, 'curl -si -X POST http://');
-    expect(curl).toMatch(/^curl -si -X POST http:\/\/[\d.]+\/cascade-operator\/default /);
+    // the README's command, as written, is the banner's
+    expect(curl).toBe(readmeCurl());
+    expect(curl).toContain(`http://${BROKER_INGRESS_IP}/cascade-operator/default `);
     const follow = await bannerLine(s, 'KUBECONFIG=\\S+ npx kubectl-cascade -n cascade-operator logs -f ');
     const pids = recordedPids(stateDir);
     expect(pids.length).toBeGreaterThan(0);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { workloadsOf, eventingManifests, parseManifests, placeOnRealNode, resolveKo } from './manifests.ts';
+import {
+  BROKER_INGRESS_IP,
+  workloadsOf,
+  eventingManifests,
+  parseManifests,
+  placeOnRealNode,
+  resolveKo,
+  withFixedIngressAddress,
+} from './manifests.ts';
 
 const deployment = `
 apiVersion: apps/v1
@@ -67,5 +75,19 @@ describe('Knative Eventing manifests', () => {
     expect(workloadsOf(manifests)).toEqual([
       { kind: 'Deployment', namespace: 'knative-eventing', name: 'eventing-controller' },
     ]);
+  });
+
+  it('gives the broker-ingress Service its fixed ClusterIP, and no other Service', () => {
+    const service = (name: string) => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace: 'knative-eventing' },
+      spec: { ports: [{ port: 80 }] },
+    });
+    expect(withFixedIngressAddress(service('broker-ingress')).spec).toEqual({
+      ports: [{ port: 80 }],
+      clusterIP: BROKER_INGRESS_IP,
+    });
+    expect(withFixedIngressAddress(service('broker-filter'))).toEqual(service('broker-filter'));
   });
 });

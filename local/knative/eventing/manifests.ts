@@ -88,6 +88,19 @@ export function placeOnRealNode(workload: Manifest): Manifest {
   };
 }
 
+/**
+ * The Broker ingress's fixed ClusterIP, in the Service range's static band,
+ * which Kubernetes leaves to addresses asked for. The host routes to the
+ * range, so `npm start`'s run request works as the README writes it.
+ */
+export const BROKER_INGRESS_IP = '10.96.0.80';
+
+/** The broker-ingress Service with its fixed ClusterIP; any other object as it is. */
+export function withFixedIngressAddress(doc: Manifest): Manifest {
+  if (doc.kind !== 'Service' || doc.metadata?.name !== 'broker-ingress') return doc;
+  return { ...doc, spec: { ...(doc.spec as object), clusterIP: BROKER_INGRESS_IP } };
+}
+
 /** Namespace first, then CRDs, then the rest in the release's order: one `kubectl apply` can take them. */
 function applyOrder(m: Manifest): number {
   if (m.kind === 'Namespace') return 0;
@@ -95,11 +108,12 @@ function applyOrder(m: Manifest): number {
   return 2;
 }
 
-/** The objects to apply: the release's, resolved to the images built here, each workload placed on the real node. */
+/** The objects to apply: the release's, resolved to the images built here, each workload placed on the real node, the ingress at its fixed address. */
 export function eventingManifests(docs: Manifest[], version?: string): Manifest[] {
   return docs
     .map((doc) => resolveKo(doc, version))
     .map((doc) => (WORKLOAD_KINDS.includes(doc.kind ?? '') ? placeOnRealNode(doc) : doc))
+    .map(withFixedIngressAddress)
     .map((doc, index) => ({ doc, index }))
     .sort((a, b) => applyOrder(a.doc) - applyOrder(b.doc) || a.index - b.index)
     .map(({ doc }) => doc);
