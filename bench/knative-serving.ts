@@ -9,10 +9,9 @@
 //   idle memory RSS of each Serving and Traefik pod's processes, from the
 //               node's memory cgroups, BENCH_IDLE_SECONDS (default 60) after
 //               the last request.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { apiClient } from '../local/kube-client.ts';
+import { podRssMiB } from './pod-rss.ts';
 import { createNamespace, deleteNamespace, kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
 import {
   applyCascadeService,
@@ -34,31 +33,6 @@ const log = (m: string) => process.stderr.write(`${m}\n`);
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-
-/** RSS in MiB of every process in the pod's memory cgroup (the kubelet's cgroupfs layout). */
-function podRssMiB(uid: string): number {
-  const root = '/sys/fs/cgroup/memory/cascade-node/kubepods';
-  const name = `pod${uid}`;
-  const dirs = [root, join(root, 'burstable'), join(root, 'besteffort')].map((d) => join(d, name));
-  const pids = new Set<string>();
-  const walk = (dir: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const p of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) pids.add(p);
-    for (const e of entries) if (e.isDirectory()) walk(join(dir, e.name));
-  };
-  dirs.forEach(walk);
-  let kib = 0;
-  for (const pid of pids) {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    kib += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  }
-  return kib / 1024;
-}
 
 await installServing(kubeconfig, { autoscaler: { 'stable-window': '6s', 'scale-to-zero-grace-period': '6s' }, log });
 const kc = kubeConfigFromFile(kubeconfig);

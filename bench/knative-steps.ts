@@ -1,0 +1,188 @@
+// With `npm start` running:
+//   CASCADE_KUBECONFIG=.cascade/cluster/admin.kubeconfig npx node bench/knative-steps.ts
+// Runs go through the real Broker to Cascade as `npm start` deployed it, in
+// cascade-operator. Two Broker modes: the asynchronous one of
+// knative/broker.yaml, then the default synchronous one. In each, for each
+// count of BENCH_AT_ONCE (default 1,10,50), that many run requests of a
+// 3-module scenario go to the Broker's ingress at once. Its modules are real
+// containers that exit at once. Figures:
+//   step      a Job seen Complete → the run's next Job seen, on a watch
+//   all ended the first request sent → the last run ended
+//   requests  the function's own API requests per run, from the audit log
+// Then, BENCH_IDLE_SECONDS (default 60) later, the RSS of Eventing's pods.
+import { randomUUID } from 'node:crypto';
+import { CoreV1Api, CustomObjectsApi, type V1Job } from '@kubernetes/client-node';
+import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
+import { kubectlPath } from '../local/cluster/crds.ts';
+import { runCommand } from '../local/cluster/run-command.ts';
+import { recreateBroker } from '../local/knative/cascade-deploy.ts';
+import { EVENTING_NAMESPACE } from '../local/knative/eventing/manifests.ts';
+import { apiClient } from '../local/kube-client.ts';
+import { kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
+import { namespacePlacedModule } from '../local/node/real-modules.ts';
+import { serviceAccountUser } from '../local/function-rbac.ts';
+import type { CascadeRun } from '../shared/api/cascade-run.ts';
+import { kubeconfigConnection } from '../shared/kube/connect.ts';
+import { inform } from '../shared/kube/informer.ts';
+import { httpsTransport } from '../shared/kube/watch-stream.ts';
+import { LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
+import { podRssMiB } from './pod-rss.ts';
+
+const kubeconfig = process.env.CASCADE_KUBECONFIG;
+if (!kubeconfig) throw new Error('set CASCADE_KUBECONFIG to the cluster `npm start` runs');
+const NAMESPACE = 'cascade-operator';
+const SCENARIO = 'bench-steps';
+const counts = (process.env.BENCH_AT_ONCE ?? '1,10,50').split(',').map(Number);
+const kc = kubeConfigFromFile(kubeconfig);
+const custom = apiClient(kc, CustomObjectsApi);
+const RUNS = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace: NAMESPACE, plural: 'cascaderuns' };
+const log = (m: string) => process.stderr.write(`${m}\n`);
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+const kubectl = (...args: string[]) => runCommand(kubectlPath(), [`--kubeconfig=${kubeconfig}`, ...args]);
+
+async function createScenario(): Promise<void> {
+  const modules = ['first', 'second', 'third'].map((name) => namespacePlacedModule(name, {}));
+  const body = {
+    apiVersion: 'cascade.cascade.net/v1alpha1',
+    kind: 'CascadeAutoOperator',
+    metadata: { name: SCENARIO },
+    spec: { scenarioconfig: { cascademodules: modules } },
+  };
+  await custom
+    .createNamespacedCustomObject({ ...RUNS, plural: 'cascadeautooperators', body })
+    .catch((error: unknown) => {
+      if ((error as { code?: number }).code !== 409) throw error;
+    });
+}
+
+interface JobSeen {
+  run: string;
+  step: number;
+  seen: number;
+  complete?: number;
+}
+
+/** Each Job's first sighting, and when it was first seen Complete, as the shared informer's watch shows them. */
+async function watchJobs() {
+  const seen = new Map<string, JobSeen>();
+  const informer = inform({
+    transport: httpsTransport(kubeconfigConnection(kubeconfig!), `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`, {
+      labelSelector: LABEL_RUN,
+    }),
+    on: (change, object) => {
+      const job = object as V1Job;
+      if (change === 'DELETED') return;
+      const now = Date.now();
+      const labels = job.metadata?.labels ?? {};
+      const record = seen.get(job.metadata!.name!) ?? {
+        run: labels[LABEL_RUN]!,
+        step: Number(labels[LABEL_STEP]),
+        seen: now,
+      };
+      const complete = job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
+      if (record.complete === undefined && complete) record.complete = now;
+      seen.set(job.metadata!.name!, record);
+    },
+  });
+  await informer.synced;
+  return {
+    stop: () => {
+      informer.stop();
+      return [...seen.values()];
+    },
+  };
+}
+
+/** Each hand-off: the next step's Job first seen after the step's Job was first seen Complete, in ms. */
+function handOffs(jobs: JobSeen[]): number[] {
+  const out: number[] = [];
+  for (const job of jobs) {
+    const next = jobs.find((j) => j.run === job.run && j.step === job.step + 1);
+    if (next && job.complete !== undefined) out.push(Math.max(0, next.seen - job.complete));
+  }
+  return out.sort((a, b) => a - b);
+}
+
+async function postRun(url: string, iuid: string): Promise<void> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'ce-specversion': '1.0',
+      'ce-id': randomUUID(),
+      'ce-type': 'net.cascade.run.requested.v1',
+      'ce-source': 'cascade.bench/knative-steps',
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ turlinfo: 's3://bench/in.tgz', iuid, scenario: SCENARIO }),
+  });
+  await response.arrayBuffer();
+  if (response.status >= 300) throw new Error(`the Broker answered ${response.status}`);
+}
+
+async function ended(iuids: Set<string>): Promise<boolean> {
+  const list = (await custom.listNamespacedCustomObject(RUNS)) as { items: CascadeRun[] };
+  const done = list.items.filter((r) => iuids.has(r.spec.pid) && r.status?.notified);
+  return done.length === iuids.size;
+}
+
+/** `n` run requests at once; the figures of that round. */
+async function round(url: string, n: number): Promise<string[]> {
+  const iuids = new Set(Array.from({ length: n }, () => randomUUID()));
+  const audit = auditLogOf(kubeconfig!);
+  const mark = auditMark(audit);
+  const jobs = await watchJobs();
+  const sent = Date.now();
+  await Promise.all([...iuids].map((iuid) => postRun(url, iuid)));
+  await waitFor(() => ended(iuids), { timeoutMs: 900_000, intervalMs: 500, message: `${n} runs ended` });
+  const allEnded = Date.now() - sent;
+  const steps = handOffs(jobs.stop());
+  const user = serviceAccountUser(NAMESPACE, 'cascade-function');
+  const fn = countByClient(auditLinesSince(audit, mark), { fn: user })['fn']!;
+  const perRun = (v: number) => (v / n).toFixed(1);
+  return [
+    String(n),
+    `${percentile(steps, 50)} / ${percentile(steps, 99)}`,
+    `${(allEnded / 1000).toFixed(1)} s`,
+    `${perRun(fn.reads)} reads, ${perRun(fn.writes)} writes, ${perRun(fn.events)} Events`,
+  ];
+}
+
+/** RSS of each Eventing pod, BENCH_IDLE_SECONDS (default 60) after the last run. */
+async function idleMemory(): Promise<void> {
+  await sleep(Number(process.env.BENCH_IDLE_SECONDS ?? 60) * 1000);
+  const pods = (await apiClient(kc, CoreV1Api).listNamespacedPod({ namespace: EVENTING_NAMESPACE })).items;
+  let total = 0;
+  for (const pod of pods) {
+    const mib = podRssMiB(pod.metadata!.uid!);
+    total += mib;
+    log(`idle RSS ${EVENTING_NAMESPACE}/${pod.metadata!.name}: ${mib.toFixed(0)} MiB`);
+  }
+  process.stdout.write(`idle RSS of Knative Eventing, ${pods.length} pods: ${total.toFixed(0)} MiB\n`);
+}
+
+async function main(): Promise<void> {
+  await createScenario();
+  const ip = (
+    await kubectl('-n', EVENTING_NAMESPACE, 'get', 'service', 'broker-ingress', '-o', 'jsonpath={.spec.clusterIP}')
+  ).trim();
+  const url = `http://${ip}/${NAMESPACE}/default`;
+  const rows: string[][] = [];
+  for (const async of [true, false]) {
+    // a Broker's mode is set when it is made: see recreateBroker
+    await recreateBroker(kubeconfig!, NAMESPACE, async);
+    for (const n of counts) {
+      log(`bench: ${n} at once, ${async ? 'asynchronous' : 'synchronous'} Broker`);
+      rows.push([async ? 'async' : 'sync', ...(await round(url, n))]);
+    }
+  }
+  await recreateBroker(kubeconfig!, NAMESPACE, true);
+  await idleMemory();
+  const header = ['Broker', 'runs at once', 'step p50 / p99, ms', 'all ended', "the function's requests per run"];
+  const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`);
+  process.stdout.write(`${table.join('\n')}\n`);
+}
+
+await main();
