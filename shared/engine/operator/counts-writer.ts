@@ -183,7 +183,8 @@ export function countsWriter(
     }
     for (const scenario of unsettled ?? []) dirty.add(scenario);
     if (!unsettled || unsettled.size > 0) retry.later();
-    else if (ready() && dirty.size > 0) void drain();
+    // what changed meanwhile: a scenario marked, or the index no longer whole (the watch opened again, the hold began)
+    else if (leader() && (dirty.size > 0 || !state.whole)) void drain();
     else retry.settled();
   }
 
