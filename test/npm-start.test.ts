@@ -3,6 +3,7 @@
 // Eventing, and deploys knative/ on them. Then the banner's commands: the run
 // request through the real Broker, the modules' pod logs followed with the
 // CLI, the run Succeeded. Ctrl-C leaves nothing running, mounted or listening.
+// And a start that fails halfway: one plain line, exit 1, and nothing left.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,12 +27,12 @@ interface Started {
 }
 
 /** `npm start` in its own process group, as a shell runs a job, in the environment of a new shell. */
-function npmStart(stateDir: string): Started {
+function npmStart(stateDir: string, extra: Record<string, string> = {}): Started {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !/^(KUBECONFIG|CASCADE_KUBECONFIG|CASCADE_CLUSTER_STATE)$/.test(k)) env[k] = v;
   }
-  env['CASCADE_CLUSTER_STATE'] = stateDir;
+  Object.assign(env, extra, { CASCADE_CLUSTER_STATE: stateDir });
   const child = spawn('npm', ['start'], { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -118,5 +119,32 @@ describe('npm start, as a newcomer runs it', () => {
     await waitFor(() => !existsSync(stateDir), { timeoutMs: 30_000, message: 'the state dir removed' });
     const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
     expect(mounts).not.toContain(stateDir);
+  }, 3_000_000);
+
+  it('a start that fails halfway says what failed in one line, exits 1, and leaves nothing running or mounted', async () => {
+    const stateDir = join(tempDir('cascade-newcomer-'), 'cluster');
+    // a version of Eventing the Go module proxy does not serve: its build fails once the node is up
+    started = npmStart(stateDir, { CASCADE_KNATIVE_EVENTING_VERSION: 'v0.0.1' });
+    const s = started;
+    const pids = await waitFor(() => s.output().includes('installing Knative') && recordedPids(stateDir), {
+      timeoutMs: 2_400_000,
+      intervalMs: 500,
+      message: `npm start installing Knative; so far:\n${s.output()}`,
+    });
+    expect(await s.exited).toBe(1);
+    const failed = s
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('cascade: npm start failed'));
+    expect(failed, s.output()).toEqual([
+      expect.stringMatching(/^cascade: npm start failed: installing Knative and building the function image: .+/),
+    ]);
+    expect(s.output()).not.toMatch(/HTTP-Code|    at /);
+    await waitFor(() => pids.every((pid) => !alive(pid)), {
+      timeoutMs: 120_000,
+      message: `every process npm start started has ended: ${pids.join(', ')}`,
+    });
+    await waitFor(() => !existsSync(stateDir), { timeoutMs: 30_000, message: 'the state dir removed' });
+    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(stateDir);
   }, 3_000_000);
 });
