@@ -151,8 +151,8 @@ export async function recreateBroker(kubeconfig: string, namespace: string, asyn
   const kubectl = (...args: string[]) =>
     runCommand(kubectlPath(), [`--kubeconfig=${kubeconfig}`, '-n', namespace, ...args]);
   await kubectl('delete', 'broker', 'default', '--ignore-not-found', '--wait=true');
-  // The new channel has the old one's name, and so its host in the IMC dispatcher. Until the old one is
-  // gone, its clean-up may drop the new one's subscribers from the dispatcher.
+  // The IMC dispatcher keys its handlers by the channel's host, which the new channel shares with the old
+  // one, and sets a handler's mode when it makes it: the new channel is made once the old one is gone.
   await kubectl('wait', '--for=delete', '--timeout=120s', 'inmemorychannels', '--all');
   // --save-config: a later `kubectl apply -k knative/` still takes it over
   await kubectl('create', '--save-config', '-f', file);
