@@ -4,50 +4,24 @@
 // request through the real Broker, the modules' pod logs followed with the
 // CLI, the run Succeeded. Ctrl-C leaves nothing running, mounted or listening.
 // And a start that fails halfway: one plain line, exit 1, and nothing left.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot, statePaths } from '../local/cluster/paths.ts';
 import { readPids } from '../local/cluster/processes.ts';
 import { BROKER_INGRESS_IP } from '../local/knative/eventing/manifests.ts';
 import { realNodePaths } from '../local/node/node.ts';
-import { kubeConfigFromFile } from '../local/kube.ts';
 import { tempDir } from '../local/temp-dir.ts';
 import { waitFor } from './support/kube.ts';
+import { alive, demoRunPhase, newcomerEnv, npmAsNewcomer, type Started } from './support/newcomer.ts';
 
 const run = promisify(execFile);
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `npm start` in its own process group, as a shell runs a job, in the environment of a new shell. */
+/** `npm start` in the environment of a new shell, on a cluster state dir of its own. */
 function npmStart(stateDir: string, extra: Record<string, string> = {}): Started {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !/^(KUBECONFIG|CASCADE_KUBECONFIG|CASCADE_CLUSTER_STATE)$/.test(k)) env[k] = v;
-  }
-  Object.assign(env, extra, { CASCADE_CLUSTER_STATE: stateDir });
-  const child = spawn('npm', ['start'], { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { child, output: () => out, exited };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return npmAsNewcomer(['start'], newcomerEnv({ ...extra, CASCADE_CLUSTER_STATE: stateDir }));
 }
 
 /** Every pid recorded in the state dir: the control plane's processes and the real node's. */
@@ -99,15 +73,7 @@ describe('npm start, as a newcomer runs it', () => {
     expect(logs.stdout).toMatch(
       /^\[grayscale\] module .*\n(.*\n)*\[binarization\] module .*\n(.*\n)*\[diff\] exit 0$/m,
     );
-    const custom = kubeConfigFromFile(join(stateDir, 'admin.kubeconfig')).makeApiClient(CustomObjectsApi);
-    const runObject = (await custom.getNamespacedCustomObject({
-      group: 'cascade.cascade.net',
-      version: 'v1alpha1',
-      namespace: 'cascade-operator',
-      plural: 'cascaderuns',
-      name: 'cascadeautooperator-ip-33e65',
-    })) as { status?: { phase?: string } };
-    expect(runObject.status?.phase).toBe('Succeeded');
+    expect(await demoRunPhase(stateDir)).toBe('Succeeded');
 
     process.kill(-s.child.pid!, 'SIGINT');
     // npm, in the group too, may end by the signal itself (null) or with start's 0

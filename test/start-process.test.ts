@@ -3,51 +3,23 @@
 // the Broker, the run Succeeded, Ctrl-C, and nothing left running or
 // listening. And a start that fails halfway: one plain line, exit 1, and
 // nothing left either.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repoRoot, statePaths } from '../local/cluster/paths.ts';
+import { statePaths } from '../local/cluster/paths.ts';
 import { readPids } from '../local/cluster/processes.ts';
 import { freePort } from '../local/function-process.ts';
 import { tempDir } from '../local/temp-dir.ts';
-import { kubeConfigFromFile } from '../local/kube.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
+import { alive, demoRunPhase, npmAsNewcomer, newcomerEnv, type Started } from './support/newcomer.ts';
 
 const run = promisify(execFile);
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `npm run start:process` in its own process group, as a shell runs a job: Ctrl-C reaches the group. */
-function npmRunStartProcess(env: Record<string, string>): Started {
-  const child = spawn('npm', ['run', 'start:process'], {
-    cwd: repoRoot,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { child, output: () => out, exited };
-}
-
-/** The environment of a new shell: the test cluster's variables gone. */
-function newcomerEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !/^(KUBECONFIG|CASCADE_KUBECONFIG|CASCADE_CLUSTER_STATE)$/.test(k)) env[k] = v;
-  }
-  return { ...env, ...extra };
-}
+/** `npm run start:process` as a newcomer runs it. */
+const npmRunStartProcess = (env: Record<string, string>) => npmAsNewcomer(['run', 'start:process'], env);
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -57,23 +29,8 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const groupAlive = (pgid: number) => alive(-pgid);
+const pidAlive = alive;
 
 let started: Started | undefined;
 const busy: Server[] = [];
@@ -110,17 +67,10 @@ describe('npm run start:process, as a newcomer runs it', () => {
     const fnPort = Number(s.output().match(/function on http:\/\/localhost:(\d+)/)?.[1]);
     const { stdout } = await run('sh', ['-c', curl]);
     expect(stdout).toMatch(/^HTTP\/1\.1 202/);
-    const custom = kubeConfigFromFile(join(stateDir, 'admin.kubeconfig')).makeApiClient(CustomObjectsApi);
     const phase = await waitFor(
       async () => {
-        const r = (await custom.getNamespacedCustomObject({
-          group: 'cascade.cascade.net',
-          version: 'v1alpha1',
-          namespace: 'cascade-operator',
-          plural: 'cascaderuns',
-          name: 'cascadeautooperator-ip-33e65',
-        })) as { status?: { phase?: string } };
-        return ['Succeeded', 'Failed'].includes(r.status?.phase ?? '') && r.status!.phase;
+        const now = await demoRunPhase(stateDir);
+        return ['Succeeded', 'Failed'].includes(now ?? '') && now;
       },
       { timeoutMs: 60_000, message: 'the demo run ended' },
     );
