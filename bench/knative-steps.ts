@@ -13,8 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, type V1Job } from '@kubernetes/client-node';
 import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
-import { kubectlPath } from '../local/cluster/crds.ts';
-import { runCommand } from '../local/cluster/run-command.ts';
+import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts';
 import { recreateBroker } from '../local/knative/cascade-deploy.ts';
 import { EVENTING_NAMESPACE } from '../local/knative/eventing/manifests.ts';
 import { apiClient } from '../local/kube-client.ts';
@@ -22,6 +21,7 @@ import { kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
+import { RUN_REQUESTED } from '../shared/api/events.ts';
 import { kubeconfigConnection } from '../shared/kube/connect.ts';
 import { inform } from '../shared/kube/informer.ts';
 import { httpsTransport } from '../shared/kube/watch-stream.ts';
@@ -40,8 +40,6 @@ const log = (m: string) => process.stderr.write(`${m}\n`);
 
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-
-const kubectl = (...args: string[]) => runCommand(kubectlPath(), [`--kubeconfig=${kubeconfig}`, ...args]);
 
 async function createScenario(): Promise<void> {
   const modules = ['first', 'second', 'third'].map((name) => namespacePlacedModule(name, {}));
@@ -107,19 +105,14 @@ function handOffs(jobs: JobSeen[]): number[] {
 }
 
 async function postRun(url: string, iuid: string): Promise<void> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'ce-specversion': '1.0',
-      'ce-id': randomUUID(),
-      'ce-type': 'net.cascade.run.requested.v1',
-      'ce-source': 'cascade.bench/knative-steps',
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ turlinfo: 's3://bench/in.tgz', iuid, scenario: SCENARIO }),
+  const data = { turlinfo: 's3://bench/in.tgz', iuid, scenario: SCENARIO };
+  const status = await postEvent(url, {
+    id: randomUUID(),
+    type: RUN_REQUESTED,
+    source: 'cascade.bench/knative-steps',
+    data,
   });
-  await response.arrayBuffer();
-  if (response.status >= 300) throw new Error(`the Broker answered ${response.status}`);
+  if (status >= 300) throw new Error(`the Broker answered ${status}`);
 }
 
 async function ended(iuids: Set<string>): Promise<boolean> {
@@ -165,10 +158,7 @@ async function idleMemory(): Promise<void> {
 
 async function main(): Promise<void> {
   await createScenario();
-  const ip = (
-    await kubectl('-n', EVENTING_NAMESPACE, 'get', 'service', 'broker-ingress', '-o', 'jsonpath={.spec.clusterIP}')
-  ).trim();
-  const url = `http://${ip}/${NAMESPACE}/default`;
+  const url = await brokerIngressUrl(kubeconfig!, NAMESPACE);
   const rows: string[][] = [];
   for (const async of [true, false]) {
     // a Broker's mode is set when it is made: see recreateBroker

@@ -10,9 +10,8 @@
 import { dirname } from 'node:path';
 import { bundledCluster } from '../local/bundled-cluster.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
-import { runCommand } from '../local/cluster/run-command.ts';
+import { brokerIngressUrl } from '../local/knative/broker-ingress.ts';
 import { applyCascade, waitCascadeReady } from '../local/knative/cascade-deploy.ts';
-import { EVENTING_NAMESPACE } from '../local/knative/eventing/manifests.ts';
 import { installEventing } from '../local/knative/eventing/install.ts';
 import { installServing } from '../local/knative/serving/install.ts';
 import { oneLine } from '../local/kube-client.ts';
@@ -80,15 +79,6 @@ async function knative(kubeconfig: string): Promise<void> {
   removeStages();
 }
 
-/** Where the host posts to the Broker: the broker-ingress Service's ClusterIP, routed to from the host. */
-async function brokerUrl(kubeconfig: string): Promise<string> {
-  const ip = await runCommand(kubectlPath(), [
-    `--kubeconfig=${kubeconfig}`,
-    ...['-n', EVENTING_NAMESPACE, 'get', 'service', 'broker-ingress', '-o', 'jsonpath={.spec.clusterIP}'],
-  ]);
-  return `http://${ip.trim()}/${NAMESPACE}/default`;
-}
-
 function banner(kubeconfig: string, broker: string): string[] {
   const data = `{"turlinfo":"s3://bucket/in.tgz","iuid":"${IUID}"}`;
   const cli = `KUBECONFIG=${kubeconfig} npx kubectl-cascade -n ${NAMESPACE}`;
@@ -123,7 +113,7 @@ async function main(): Promise<void> {
     step = 'waiting until every object of knative/ is Ready';
     await waitCascadeReady(kubeconfig, NAMESPACE);
     log(`cascade: ready in ${seconds(started)}`);
-    log(banner(kubeconfig, await brokerUrl(kubeconfig)).join('\n'));
+    log(banner(kubeconfig, await brokerIngressUrl(kubeconfig, NAMESPACE)).join('\n'));
     // nothing of this process runs on its own now: stay, until Ctrl-C
     setInterval(() => {}, 3_600_000);
   } catch (error) {

@@ -12,7 +12,11 @@ import { afterAll, beforeAll } from 'vitest';
 import { repoRoot } from '../../local/cluster/paths.ts';
 import { apiClient, apiStatus } from '../../local/kube-client.ts';
 import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
-import { EVENTING_NAMESPACE } from '../../local/knative/eventing/manifests.ts';
+import {
+  brokerIngressUrl as brokerUrl,
+  postEvent as postOutgoing,
+  type OutgoingEvent,
+} from '../../local/knative/broker-ingress.ts';
 import { realNodeRunning } from '../../local/node/node.ts';
 import { onRealNode } from '../../local/node/real-modules.ts';
 import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './real-node.ts';
@@ -132,32 +136,13 @@ export async function waitKnativeReady(
 }
 
 /** Where the host posts to a Broker: the broker-ingress Service's ClusterIP, with the Broker's path. */
-export async function brokerIngressUrl(namespace: string, broker: string): Promise<string> {
-  const core = apiClient(adminKubeConfig(), CoreV1Api);
-  const service = await core.readNamespacedService({ namespace: EVENTING_NAMESPACE, name: 'broker-ingress' });
-  return `http://${service.spec!.clusterIP}/${namespace}/${broker}`;
+export function brokerIngressUrl(namespace: string, broker: string): Promise<string> {
+  return brokerUrl(adminKubeconfigPath(), namespace, broker);
 }
 
-/** Posts a binary-mode CloudEvent, with its extensions; resolves to the status once the ingress answered. */
-export async function postEvent(
-  url: string,
-  event: { id: string; type: string; data?: unknown; extensions?: Record<string, string> },
-): Promise<number> {
-  const extensions = Object.entries(event.extensions ?? {}).map(([name, value]) => [`ce-${name}`, value]);
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'ce-specversion': '1.0',
-      'ce-id': event.id,
-      'ce-type': event.type,
-      'ce-source': 'cascade.test/knative-eventing',
-      'content-type': 'application/json',
-      ...Object.fromEntries(extensions),
-    },
-    body: JSON.stringify(event.data ?? {}),
-  });
-  await response.arrayBuffer();
-  return response.status;
+/** A CloudEvent posted to `url` from this test host; its HTTP status. */
+export function postEvent(url: string, event: Omit<OutgoingEvent, 'source'>): Promise<number> {
+  return postOutgoing(url, { ...event, source: 'cascade.test/knative-eventing' });
 }
 
 /** The log of the Deployment's pods (label app=<name>), joined. */
