@@ -12,6 +12,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { apiClient } from '../local/kube-client.ts';
 import { podRssMiB } from './pod-rss.ts';
+import { percentile } from './stats.ts';
 import { createNamespace, deleteNamespace, kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
 import {
   applyCascadeService,
@@ -30,9 +31,6 @@ if (!kubeconfig) throw new Error('set CASCADE_KUBECONFIG to a cluster whose real
 const tries = Number(process.env.BENCH_COLD_STARTS ?? 10);
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
 const log = (m: string) => process.stderr.write(`${m}\n`);
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 await installServing(kubeconfig, { autoscaler: { 'stable-window': '6s', 'scale-to-zero-grace-period': '6s' }, log });
 const kc = kubeConfigFromFile(kubeconfig);
@@ -62,7 +60,7 @@ try {
   }
   const sorted = [...samples].sort((a, b) => a - b);
   console.log(
-    `cold start from zero, ${tries} requests: p50 ${percentile(sorted, 50).toFixed(0)} ms, p90 ${percentile(sorted, 90).toFixed(0)} ms, min ${sorted[0]!.toFixed(0)}, max ${sorted.at(-1)!.toFixed(0)}`,
+    `cold start from zero, ${tries} requests: p50 ${percentile(sorted, 50)!.toFixed(0)} ms, p90 ${percentile(sorted, 90)!.toFixed(0)} ms, min ${sorted[0]!.toFixed(0)}, max ${sorted.at(-1)!.toFixed(0)}`,
   );
   await sleep(idleSeconds * 1000);
   const core = apiClient(kc, CoreV1Api);

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, type V1Job } from '@kubernetes/client-node';
 import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
+import { createScenario } from '../local/bundled-cluster.ts';
 import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts';
 import { recreateBroker } from '../local/knative/cascade-deploy.ts';
 import { EVENTING_NAMESPACE } from '../local/knative/eventing/manifests.ts';
@@ -27,6 +28,7 @@ import { inform } from '../shared/kube/informer.ts';
 import { httpsTransport } from '../shared/kube/watch-stream.ts';
 import { LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
 import { podRssMiB } from './pod-rss.ts';
+import { percentile } from './stats.ts';
 
 const kubeconfig = process.env.CASCADE_KUBECONFIG;
 if (!kubeconfig) throw new Error('set CASCADE_KUBECONFIG to the cluster `npm start` runs');
@@ -37,24 +39,6 @@ const kc = kubeConfigFromFile(kubeconfig);
 const custom = apiClient(kc, CustomObjectsApi);
 const RUNS = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace: NAMESPACE, plural: 'cascaderuns' };
 const log = (m: string) => process.stderr.write(`${m}\n`);
-
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-
-async function createScenario(): Promise<void> {
-  const modules = ['first', 'second', 'third'].map((name) => namespacePlacedModule(name, {}));
-  const body = {
-    apiVersion: 'cascade.cascade.net/v1alpha1',
-    kind: 'CascadeAutoOperator',
-    metadata: { name: SCENARIO },
-    spec: { scenarioconfig: { cascademodules: modules } },
-  };
-  await custom
-    .createNamespacedCustomObject({ ...RUNS, plural: 'cascadeautooperators', body })
-    .catch((error: unknown) => {
-      if ((error as { code?: number }).code !== 409) throw error;
-    });
-}
 
 interface JobSeen {
   run: string;
@@ -137,7 +121,7 @@ async function round(url: string, n: number): Promise<string[]> {
   const perRun = (v: number) => (v / n).toFixed(1);
   return [
     String(n),
-    `${percentile(steps, 50)} / ${percentile(steps, 99)}`,
+    `${percentile(steps, 50) ?? '–'} / ${percentile(steps, 99) ?? '–'}`,
     `${(allEnded / 1000).toFixed(1)} s`,
     `${perRun(fn.reads)} reads, ${perRun(fn.writes)} writes, ${perRun(fn.events)} Events`,
   ];
@@ -157,7 +141,12 @@ async function idleMemory(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  await createScenario();
+  await createScenario(
+    kc,
+    NAMESPACE,
+    SCENARIO,
+    ['first', 'second', 'third'].map((name) => namespacePlacedModule(name, {})),
+  );
   const url = await brokerIngressUrl(kubeconfig!, NAMESPACE);
   const rows: string[][] = [];
   for (const async of [true, false]) {

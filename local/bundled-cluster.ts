@@ -43,6 +43,16 @@ export async function prepareNamespace(
   kc.loadFromFile(kubeconfig);
   await ignoreExisting(apiClient(kc, CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } }));
   const scenario = JSON.parse(readFileSync(scenarioFile, 'utf8')) as { cascademodules: unknown[] };
+  await createScenario(kc, namespace, scenarioName, scenario.cascademodules);
+}
+
+/** Creates scenario `name` of `modules` in `namespace`, unless it exists. */
+export async function createScenario(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  modules: readonly unknown[],
+): Promise<void> {
   await ignoreExisting(
     apiClient(kc, CustomObjectsApi).createNamespacedCustomObject({
       group: 'cascade.cascade.net',
@@ -52,8 +62,8 @@ export async function prepareNamespace(
       body: {
         apiVersion: API_VERSION,
         kind: CASCADE_AUTO_OPERATOR_KIND,
-        metadata: { name: scenarioName },
-        spec: { scenarioconfig: scenario },
+        metadata: { name },
+        spec: { scenarioconfig: { cascademodules: modules } },
       },
     }),
   );
