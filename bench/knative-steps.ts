@@ -11,9 +11,10 @@
 //   requests  the function's own API requests per run, from the audit log
 // Then, BENCH_IDLE_SECONDS (default 60) later, the RSS of Eventing's pods.
 import { randomUUID } from 'node:crypto';
-import { CoreV1Api, CustomObjectsApi, type V1Job } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
 import { createScenario } from '../local/bundled-cluster.ts';
+import { watchJobSightings, type JobSighting } from '../local/job-sightings.ts';
 import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts';
 import { recreateBroker } from '../local/knative/cascade-deploy.ts';
 import { EVENTING_NAMESPACE } from '../local/knative/eventing/manifests.ts';
@@ -23,10 +24,6 @@ import { namespacePlacedModule } from '../local/node/real-modules.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { RUN_REQUESTED } from '../shared/api/events.ts';
-import { kubeconfigConnection } from '../shared/kube/connect.ts';
-import { inform } from '../shared/kube/informer.ts';
-import { httpsTransport } from '../shared/kube/watch-stream.ts';
-import { LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
 import { podRssMiB } from './pod-rss.ts';
 import { percentile } from './stats.ts';
 
@@ -40,50 +37,12 @@ const custom = apiClient(kc, CustomObjectsApi);
 const RUNS = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace: NAMESPACE, plural: 'cascaderuns' };
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
-interface JobSeen {
-  run: string;
-  step: number;
-  seen: number;
-  complete?: number;
-}
-
-/** Each Job's first sighting, and when it was first seen Complete, as the shared informer's watch shows them. */
-async function watchJobs() {
-  const seen = new Map<string, JobSeen>();
-  const informer = inform({
-    transport: httpsTransport(kubeconfigConnection(kubeconfig!), `/apis/batch/v1/namespaces/${NAMESPACE}/jobs`, {
-      labelSelector: LABEL_RUN,
-    }),
-    on: (change, object) => {
-      const job = object as V1Job;
-      if (change === 'DELETED') return;
-      const now = Date.now();
-      const labels = job.metadata?.labels ?? {};
-      const record = seen.get(job.metadata!.name!) ?? {
-        run: labels[LABEL_RUN]!,
-        step: Number(labels[LABEL_STEP]),
-        seen: now,
-      };
-      const complete = job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
-      if (record.complete === undefined && complete) record.complete = now;
-      seen.set(job.metadata!.name!, record);
-    },
-  });
-  await informer.synced;
-  return {
-    stop: () => {
-      informer.stop();
-      return [...seen.values()];
-    },
-  };
-}
-
 /** Each hand-off: the next step's Job first seen after the step's Job was first seen Complete, in ms. */
-function handOffs(jobs: JobSeen[]): number[] {
+function handOffs(jobs: JobSighting[]): number[] {
   const out: number[] = [];
   for (const job of jobs) {
     const next = jobs.find((j) => j.run === job.run && j.step === job.step + 1);
-    if (next && job.complete !== undefined) out.push(Math.max(0, next.seen - job.complete));
+    if (next && job.completeSeen !== undefined) out.push(Math.max(0, next.seen - job.completeSeen));
   }
   return out.sort((a, b) => a - b);
 }
@@ -110,12 +69,13 @@ async function round(url: string, n: number): Promise<string[]> {
   const iuids = new Set(Array.from({ length: n }, () => randomUUID()));
   const audit = auditLogOf(kubeconfig!);
   const mark = auditMark(audit);
-  const jobs = await watchJobs();
+  const jobs = watchJobSightings(kubeconfig!, NAMESPACE);
+  await jobs.synced;
   const sent = Date.now();
   await Promise.all([...iuids].map((iuid) => postRun(url, iuid)));
   await waitFor(() => ended(iuids), { timeoutMs: 900_000, intervalMs: 500, message: `${n} runs ended` });
   const allEnded = Date.now() - sent;
-  const steps = handOffs(jobs.stop());
+  const steps = handOffs([...jobs.stop().values()]);
   const user = serviceAccountUser(NAMESPACE, 'cascade-function');
   const fn = countByClient(auditLinesSince(audit, mark), { fn: user })['fn']!;
   const perRun = (v: number) => (v / n).toFixed(1);

@@ -164,10 +164,11 @@ function stepLatencies(run: CascadeRun, jobs: Map<string, JobRecord>): number[] 
 async function recordingJobs<T>(f: () => Promise<T>): Promise<[T, Map<string, JobRecord>]> {
   const recorder = recordJobs(namespace());
   try {
+    await recorder.synced;
     const result = await f();
-    return [result, await recorder.stop()];
+    return [result, recorder.stop()];
   } finally {
-    await recorder.stop();
+    recorder.stop();
   }
 }
 

@@ -6,20 +6,17 @@
 // its afterAll: the namespace always, Knative when the file started the node.
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
-import {
-  BatchV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Job,
-} from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll } from 'vitest';
 import {
   applyCascade,
   waitCascadeReady as waitReady,
   type CascadeDeployment,
 } from '../../local/knative/cascade-deploy.ts';
+import { watchJobSightings, type JobSighting } from '../../local/job-sightings.ts';
+import { kubeconfigConnection } from '../../shared/kube/connect.ts';
+import { inform } from '../../shared/kube/informer.ts';
+import { httpsTransport } from '../../shared/kube/watch-stream.ts';
 import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
 import { installServing, uninstallServing } from '../../local/knative/serving/install.ts';
 import { apiClient, apiStatus } from '../../local/kube-client.ts';
@@ -153,50 +150,32 @@ export async function waitRun(
 /** Whether a run ended. */
 export const ended = (run: CascadeRun) => ['Succeeded', 'Failed', 'Cancelled'].includes(run.status?.phase ?? '');
 
-export interface JobRecord {
-  job: V1Job;
-  /** When the host first saw the Job, and first saw it Complete, in ms. */
-  seen: number;
-  completeSeen?: number;
+export interface JobRecord extends JobSighting {
   /** The node of its pod. */
   node?: string;
 }
 
-/**
- * Records the Jobs of the runs in `namespace` (label cascade.cascade.net/run)
- * and their pods' nodes, polling every 100 ms until stopped: a run's Jobs are
- * deleted once it succeeded.
- */
-export function recordJobs(namespace: string): { stop: () => Promise<Map<string, JobRecord>> } {
-  const kc = adminKubeConfig();
-  const batch = apiClient(kc, BatchV1Api);
-  const core = apiClient(kc, CoreV1Api);
-  const jobs = new Map<string, JobRecord>();
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const now = Date.now();
-      const [listed, pods] = await Promise.all([
-        batch.listNamespacedJob({ namespace, labelSelector: 'cascade.cascade.net/run' }),
-        core.listNamespacedPod({ namespace, labelSelector: 'job-name' }),
-      ]).catch(() => [{ items: [] }, { items: [] }] as const);
-      for (const job of listed.items) {
-        const name = job.metadata!.name!;
-        const record = jobs.get(name) ?? { job, seen: now };
-        record.job = job;
-        const complete = job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
-        if (complete && record.completeSeen === undefined) record.completeSeen = now;
-        const pod = pods.items.find((p) => p.metadata?.labels?.['job-name'] === name && p.spec?.nodeName);
-        record.node ??= pod?.spec?.nodeName;
-        jobs.set(name, record);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  })();
+/** Records every run Job of `namespace` as the host sees it (local/job-sightings.ts), and its pod's node. */
+export function recordJobs(namespace: string): { synced: Promise<void>; stop: () => Map<string, JobRecord> } {
+  const sightings = watchJobSightings(adminKubeconfigPath(), namespace);
+  // a run's Jobs and pods go when it ends: each pod's node is taken while it lives
+  const nodes = new Map<string, string>();
+  const pods = inform({
+    transport: httpsTransport(kubeconfigConnection(adminKubeconfigPath()), `/api/v1/namespaces/${namespace}/pods`, {
+      labelSelector: 'job-name',
+    }),
+    on: (_change, object) => {
+      const pod = object as V1Pod;
+      const job = pod.metadata?.labels?.['job-name'];
+      if (job && pod.spec?.nodeName) nodes.set(job, pod.spec.nodeName);
+    },
+  });
   return {
-    stop: async () => {
-      running = false;
-      await loop;
+    synced: Promise.all([sightings.synced, pods.synced]).then(() => undefined),
+    stop: () => {
+      pods.stop();
+      const jobs: Map<string, JobRecord> = sightings.stop();
+      for (const [name, record] of jobs) record.node = nodes.get(name);
       return jobs;
     },
   };
