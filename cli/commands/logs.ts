@@ -117,7 +117,7 @@ async function followStep(
       const now = await getRun(kc, namespace, runName);
       return !done(now) && (recordOf(now, step)?.attempt ?? 1) === attempt;
     };
-    // A step that is over has its pod now or never (a succeeded step's Job is deleted).
+    // A run that ended has its pods now or never: its Jobs go when it ends.
     const pod = done(run)
       ? (await podsOfJob(kc, namespace, record.jobName))[0]
       : await awaitPod(kc, namespace, record.jobName, stillDue);

@@ -40,11 +40,16 @@ export function jobsOfStep(record: ModuleRecordView): StepJob[] {
   ];
 }
 
-/** Why a Job of a step that started has no pod, as Cascade's clean-up decides (shared/core/cleanup.ts). */
+/**
+ * Why a Job of a step that started has no pod. A run keeps its Jobs until it
+ * ends, then deletes them; a failed run keeps its failed step's (shared/core/cleanup.ts).
+ */
 export function goneReason(job: StepJob, runPhase: string | undefined): string {
-  if (job.earlier)
-    return `attempt ${job.attempt} ended ${job.phase}: Cascade deletes an earlier attempt's Job when the step is retried or resumed`;
-  if (job.phase === 'Succeeded') return "Cascade deletes a succeeded step's Job, and its pods, when the step ends";
-  if (runPhase === 'Cancelled') return 'Cascade deletes the Jobs of a cancelled run';
+  const keptByFailedRun = runPhase === 'Failed' && !job.earlier && job.phase === 'Failed';
+  if (runPhase && ENDED.has(runPhase) && !keptByFailedRun)
+    return `the run ended ${runPhase}: Cascade deletes a run's Jobs, and their pods, when it ends`;
+  if (job.earlier) return `attempt ${job.attempt} ended ${job.phase}, and its Job has no pod now`;
   return `the step is ${job.phase}, and its Job has no pod now`;
 }
+
+const ENDED = new Set(['Succeeded', 'Failed', 'Cancelled']);

@@ -193,15 +193,19 @@ describe('logs of Jobs that are gone', () => {
     ]);
   });
 
-  it('says why each is gone: an earlier attempt by how it ended, a succeeded step, a cancelled run', () => {
+  it("says why each is gone: the run's end, else what the step or attempt was", () => {
     const [first, current] = jobsOfStep(resumed);
-    expect(goneReason(first!, 'Failed')).toBe(
-      "attempt 1 ended Failed: Cascade deletes an earlier attempt's Job when the step is retried or resumed",
+    const ended = (phase: string) =>
+      `the run ended ${phase}: Cascade deletes a run's Jobs, and their pods, when it ends`;
+    expect(goneReason(first!, 'Failed')).toBe(ended('Failed'));
+    expect(goneReason({ ...current!, phase: 'Succeeded' }, 'Succeeded')).toBe(ended('Succeeded'));
+    expect(goneReason(current!, 'Cancelled')).toBe(ended('Cancelled'));
+    // a failed run keeps its failed step's Job: its pod went some other way
+    expect(goneReason(current!, 'Failed')).toBe('the step is Failed, and its Job has no pod now');
+    expect(goneReason(first!, 'Running')).toBe('attempt 1 ended Failed, and its Job has no pod now');
+    expect(goneReason({ ...current!, phase: 'Succeeded' }, 'Running')).toBe(
+      'the step is Succeeded, and its Job has no pod now',
     );
-    expect(goneReason({ ...current!, phase: 'Succeeded' }, 'Succeeded')).toMatch(
-      /^Cascade deletes a succeeded step's Job/,
-    );
-    expect(goneReason(current!, 'Cancelled')).toBe('Cascade deletes the Jobs of a cancelled run');
   });
 });
 

@@ -151,7 +151,7 @@ export interface RunDetail {
 export interface StepLogs {
   jobName: string;
   pods: { name: string; log?: string; error?: string }[];
-  /** Said when the Job has no pod (e.g. a succeeded step's Job is deleted). */
+  /** Said when the Job has no pod (e.g. its run ended, and its Jobs were deleted). */
   gone?: string;
 }
 

@@ -108,7 +108,7 @@ export async function stepLogs(kc: KubeConfig, namespace: string, jobName: strin
     return {
       jobName,
       pods: [],
-      gone: `no pod of Job ${jobName}: the API server has none (a succeeded step's Job is deleted)`,
+      gone: `no pod of Job ${jobName}: the API server has none (a run's Jobs are deleted when it ends)`,
     };
   const read = pods.map(async (pod) => {
     const podName = pod.metadata?.name ?? '';

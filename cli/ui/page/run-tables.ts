@@ -79,7 +79,7 @@ export function detailTables(run: RunObject, detail: RunDetail): HTMLElement[] {
           { class: 'scroll' },
           table('Jobs', ['Job', 'Step', 'Attempt', 'Active/succeeded/failed', 'Started', 'Completed'], jobs),
         )
-      : h('p', {}, 'No Job of this run is left: Cascade deletes a succeeded step’s Job.'),
+      : h('p', {}, 'No Job of this run is left: Cascade deletes a run’s Jobs when it ends.'),
     h('h2', {}, 'Events'),
     events.length
       ? h('div', { class: 'scroll' }, table('Events', ['Time', 'Type', 'Reason', 'Object', 'Message', 'Count'], events))
