@@ -156,7 +156,7 @@ describe('a run that failed and was resumed', () => {
     expect((await f.getRun(name)).status?.resumes).toBe(1);
   });
 
-  it("logs says an earlier attempt's Job went because it was retried or resumed, not because it succeeded", async () => {
+  it("logs says an earlier attempt's Job went with the run's end, not because it succeeded", async () => {
     const [run] = await f.listRuns();
     const name = run!.metadata.name!;
     await waitFor(async () => (await f.getRun(name)).status?.phase === 'Failed', {
@@ -167,7 +167,7 @@ describe('a run that failed and was resumed', () => {
     const first = (step.attempts as { jobName: string }[])[0]!.jobName;
     const r = await cli(['logs', name, '--module', 'fail'], { namespace: f.ns });
     expect(r.stderr).toContain(
-      `[fail] no pod of Job ${first} (attempt 1 ended Failed: Cascade deletes an earlier attempt's Job when the step is retried or resumed)\n`,
+      `[fail] no pod of Job ${first} (the run ended Failed: Cascade deletes a run's Jobs, and their pods, when it ends)\n`,
     );
     expect(r.stderr).not.toContain('succeeded');
   });
