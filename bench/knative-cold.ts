@@ -1,0 +1,132 @@
+// With `npm start` running:
+//   CASCADE_KUBECONFIG=.cascade/cluster/admin.kubeconfig npx node bench/knative-cold.ts
+// Cold starts from zero through the real Broker, the activator and a new pod
+// of Cascade as `npm start` deployed it, in cascade-operator. Sets Serving's
+// stable window and scale-to-zero grace to 6 s for the bench, and puts both
+// back after. For each Broker mode of BENCH_COLD_MODES (default sync), it
+// sends BENCH_COLD_STARTS (default 10) run requests of a 1-module scenario,
+// each once the function has no pod and the run before it ended. Figures:
+//   reply     request sent → the Broker's answer. The synchronous Broker
+//             answers once the function answered; the asynchronous one at once.
+//   run seen  request sent → the CascadeRun seen on a watch.
+import { randomUUID } from 'node:crypto';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { createScenario } from '../local/bundled-cluster.ts';
+import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts';
+import { recreateBroker } from '../local/knative/cascade-deploy.ts';
+import { servicePods } from '../local/knative/serving/cascade-service.ts';
+import { SERVING_NAMESPACE } from '../local/knative/serving/manifests.ts';
+import { apiClient } from '../local/kube-client.ts';
+import { kubeConfigFromFile, waitFor } from '../local/kube.ts';
+import { namespacePlacedModule } from '../local/node/real-modules.ts';
+import type { CascadeRun } from '../shared/api/cascade-run.ts';
+import { RUN_REQUESTED } from '../shared/api/events.ts';
+import { kubeconfigConnection } from '../shared/kube/connect.ts';
+import { inform } from '../shared/kube/informer.ts';
+import { httpsTransport } from '../shared/kube/watch-stream.ts';
+import { percentile } from './stats.ts';
+
+const kubeconfig = process.env.CASCADE_KUBECONFIG;
+if (!kubeconfig) throw new Error('set CASCADE_KUBECONFIG to the cluster `npm start` runs');
+const NAMESPACE = 'cascade-operator';
+const SCENARIO = 'bench-cold';
+const tries = Number(process.env.BENCH_COLD_STARTS ?? 10);
+const modes = (process.env.BENCH_COLD_MODES ?? 'sync').split(',');
+const kc = kubeConfigFromFile(kubeconfig);
+const custom = apiClient(kc, CustomObjectsApi);
+const core = apiClient(kc, CoreV1Api);
+const RUNS = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace: NAMESPACE, plural: 'cascaderuns' };
+const QUICK_SCALE_DOWN = { 'stable-window': '6s', 'scale-to-zero-grace-period': '6s' };
+const log = (m: string) => process.stderr.write(`${m}\n`);
+
+/** Sets config-autoscaler's keys of `data`; resolves to a function that puts the old values back. */
+async function setAutoscaler(data: Record<string, string>): Promise<() => Promise<unknown>> {
+  const name = 'config-autoscaler';
+  const old = (await core.readNamespacedConfigMap({ namespace: SERVING_NAMESPACE, name })).data ?? {};
+  const patch = (values: Record<string, string | null>) =>
+    core.patchNamespacedConfigMap(
+      { namespace: SERVING_NAMESPACE, name, body: { data: values } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  await patch(data);
+  return () => patch(Object.fromEntries(Object.keys(data).map((k) => [k, old[k] ?? null])));
+}
+
+/** When each run, by its iuid, was first seen on a watch of the namespace's CascadeRuns. */
+async function watchRuns() {
+  const seen = new Map<string, number>();
+  const informer = inform({
+    transport: httpsTransport(
+      kubeconfigConnection(kubeconfig!),
+      `/apis/cascade.cascade.net/v1alpha1/namespaces/${NAMESPACE}/cascaderuns`,
+      {},
+    ),
+    on: (change, object) => {
+      const pid = (object as CascadeRun).spec?.pid;
+      if (change !== 'DELETED' && pid && !seen.has(pid)) seen.set(pid, performance.now());
+    },
+  });
+  await informer.synced;
+  return { seen, stop: () => informer.stop() };
+}
+
+async function ended(iuid: string): Promise<boolean> {
+  const list = (await custom.listNamespacedCustomObject(RUNS)) as { items: CascadeRun[] };
+  return list.items.some((r) => r.spec.pid === iuid && r.status?.notified);
+}
+
+/** One cold start: waits for no pod, sends a run request; its reply and run-seen times, in ms. */
+async function coldStart(url: string, runs: Map<string, number>): Promise<[number, number]> {
+  await waitFor(async () => (await servicePods(kubeconfig!, NAMESPACE, 'cascade')).length === 0, {
+    timeoutMs: 300_000,
+    intervalMs: 500,
+    message: 'the function has no pod',
+  });
+  const iuid = randomUUID();
+  const data = { turlinfo: 's3://bench/in.tgz', iuid, scenario: SCENARIO };
+  const sent = performance.now();
+  const status = await postEvent(url, { id: randomUUID(), type: RUN_REQUESTED, source: 'cascade.bench/cold', data });
+  const reply = performance.now() - sent;
+  if (status >= 300) throw new Error(`the Broker answered ${status}`);
+  await waitFor(async () => runs.has(iuid), { timeoutMs: 120_000, intervalMs: 20, message: 'the run seen' });
+  await waitFor(() => ended(iuid), { timeoutMs: 300_000, intervalMs: 1000, message: 'the run ended' });
+  return [reply, runs.get(iuid)! - sent];
+}
+
+const summary = (samples: number[]) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const ms = (v: number | undefined) => (v ?? NaN).toFixed(0);
+  return `${ms(percentile(sorted, 50))} / ${ms(percentile(sorted, 90))} (${ms(sorted[0]!)}–${ms(sorted.at(-1)!)})`;
+};
+
+async function main(): Promise<void> {
+  await createScenario(kc, NAMESPACE, SCENARIO, [namespacePlacedModule('only', {})]);
+  const url = await brokerIngressUrl(kubeconfig!, NAMESPACE);
+  const restore = await setAutoscaler(QUICK_SCALE_DOWN);
+  const runs = await watchRuns();
+  const rows: string[][] = [];
+  try {
+    for (const mode of modes) {
+      await recreateBroker(kubeconfig!, NAMESPACE, mode === 'async');
+      const replies: number[] = [];
+      const seen: number[] = [];
+      for (let i = 0; i < tries; i++) {
+        const [reply, run] = await coldStart(url, runs.seen);
+        replies.push(reply);
+        seen.push(run);
+        log(`${mode} cold start ${i + 1}/${tries}: reply ${reply.toFixed(0)} ms, run seen ${run.toFixed(0)} ms`);
+      }
+      rows.push([mode, String(tries), summary(replies), summary(seen)]);
+    }
+  } finally {
+    runs.stop();
+    await restore();
+    // npm start's Broker is the asynchronous one of knative/broker.yaml
+    await recreateBroker(kubeconfig!, NAMESPACE, true);
+  }
+  const header = ['Broker', 'cold starts', 'reply p50 / p90 (min–max), ms', 'run seen p50 / p90 (min–max), ms'];
+  const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`);
+  process.stdout.write(`${table.join('\n')}\n`);
+}
+
+await main();
