@@ -85,7 +85,7 @@ describe('fileMentions and resolves', () => {
 describe('strayFigures', () => {
   it('finds figures with a unit in a block that says it was measured, tables with their introduction', () => {
     const page = [
-      '## Speed',
+      '## A tour',
       '',
       'Measured on a machine with 2 cores.',
       '',

@@ -83,6 +83,8 @@ export const FIGURE_HOMES = [
   'docs/local-stack.md',
   // what a newcomer waits for: the first builds, `npm start` and `npm test`
   'README.md#build-times',
+  // the headline figures, each linking to its section of bench/README.md
+  'README.md#speed',
 ];
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
