@@ -12,6 +12,7 @@ export async function brokerIngressUrl(kubeconfig: string, namespace: string, br
   const service = await core.readNamespacedService({ namespace: EVENTING_NAMESPACE, name: 'broker-ingress' });
   return `http://${service.spec!.clusterIP}/${namespace}/${broker}`;
 }
+
 export interface OutgoingEvent {
   id: string;
   type: string;
