@@ -10,7 +10,7 @@
 //             answers once the function answered; the asynchronous one at once.
 //   run seen  request sent → the CascadeRun seen on a watch.
 import { randomUUID } from 'node:crypto';
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { createScenario } from '../local/bundled-cluster.ts';
 import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts';
 import { recreateBroker } from '../local/knative/cascade-deploy.ts';
@@ -33,9 +33,7 @@ const SCENARIO = 'bench-cold';
 const tries = Number(process.env.BENCH_COLD_STARTS ?? 10);
 const modes = (process.env.BENCH_COLD_MODES ?? 'sync').split(',');
 const kc = kubeConfigFromFile(kubeconfig);
-const custom = apiClient(kc, CustomObjectsApi);
 const core = apiClient(kc, CoreV1Api);
-const RUNS = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace: NAMESPACE, plural: 'cascaderuns' };
 const QUICK_SCALE_DOWN = { 'stable-window': '6s', 'scale-to-zero-grace-period': '6s' };
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
@@ -52,9 +50,10 @@ async function setAutoscaler(data: Record<string, string>): Promise<() => Promis
   return () => patch(Object.fromEntries(Object.keys(data).map((k) => [k, old[k] ?? null])));
 }
 
-/** When each run, by its iuid, was first seen on a watch of the namespace's CascadeRuns. */
+/** When each run, by its iuid, was first seen on a watch of the namespace's CascadeRuns; and the runs seen notified. */
 async function watchRuns() {
   const seen = new Map<string, number>();
+  const notified = new Set<string>();
   const informer = inform({
     transport: httpsTransport(
       kubeconfigConnection(kubeconfig!),
@@ -62,21 +61,19 @@ async function watchRuns() {
       {},
     ),
     on: (change, object) => {
-      const pid = (object as CascadeRun).spec?.pid;
-      if (change !== 'DELETED' && pid && !seen.has(pid)) seen.set(pid, performance.now());
+      const run = object as CascadeRun;
+      const pid = run.spec?.pid;
+      if (change === 'DELETED' || !pid) return;
+      if (!seen.has(pid)) seen.set(pid, performance.now());
+      if (run.status?.notified) notified.add(pid);
     },
   });
   await informer.synced;
-  return { seen, stop: () => informer.stop() };
-}
-
-async function ended(iuid: string): Promise<boolean> {
-  const list = (await custom.listNamespacedCustomObject(RUNS)) as { items: CascadeRun[] };
-  return list.items.some((r) => r.spec.pid === iuid && r.status?.notified);
+  return { seen, notified, stop: () => informer.stop() };
 }
 
 /** One cold start: waits for no pod, sends a run request; its reply and run-seen times, in ms. */
-async function coldStart(url: string, runs: Map<string, number>): Promise<[number, number]> {
+async function coldStart(url: string, runs: Awaited<ReturnType<typeof watchRuns>>): Promise<[number, number]> {
   await waitFor(async () => (await servicePods(kubeconfig!, NAMESPACE, 'cascade')).length === 0, {
     timeoutMs: 300_000,
     intervalMs: 500,
@@ -88,15 +85,14 @@ async function coldStart(url: string, runs: Map<string, number>): Promise<[numbe
   const status = await postEvent(url, { id: randomUUID(), type: RUN_REQUESTED, source: 'cascade.bench/cold', data });
   const reply = performance.now() - sent;
   if (status >= 300) throw new Error(`the Broker answered ${status}`);
-  await waitFor(async () => runs.has(iuid), { timeoutMs: 120_000, intervalMs: 20, message: 'the run seen' });
-  await waitFor(() => ended(iuid), { timeoutMs: 300_000, intervalMs: 1000, message: 'the run ended' });
-  return [reply, runs.get(iuid)! - sent];
+  await waitFor(async () => runs.seen.has(iuid), { timeoutMs: 120_000, intervalMs: 20, message: 'the run seen' });
+  await waitFor(async () => runs.notified.has(iuid), { timeoutMs: 300_000, intervalMs: 100, message: 'the run ended' });
+  return [reply, runs.seen.get(iuid)! - sent];
 }
 
 const summary = (samples: number[]) => {
-  const sorted = [...samples].sort((a, b) => a - b);
   const ms = (v: number | undefined) => (v ?? NaN).toFixed(0);
-  return `${ms(percentile(sorted, 50))} / ${ms(percentile(sorted, 90))} (${ms(sorted[0]!)}–${ms(sorted.at(-1)!)})`;
+  return `${ms(percentile(samples, 50))} / ${ms(percentile(samples, 90))} (${ms(Math.min(...samples))}–${ms(Math.max(...samples))})`;
 };
 
 async function main(): Promise<void> {
@@ -111,7 +107,7 @@ async function main(): Promise<void> {
       const replies: number[] = [];
       const seen: number[] = [];
       for (let i = 0; i < tries; i++) {
-        const [reply, run] = await coldStart(url, runs.seen);
+        const [reply, run] = await coldStart(url, runs);
         replies.push(reply);
         seen.push(run);
         log(`${mode} cold start ${i + 1}/${tries}: reply ${reply.toFixed(0)} ms, run seen ${run.toFixed(0)} ms`);

@@ -44,7 +44,7 @@ function handOffs(jobs: JobSighting[]): number[] {
     const next = jobs.find((j) => j.run === job.run && j.step === job.step + 1);
     if (next && job.completeSeen !== undefined) out.push(Math.max(0, next.seen - job.completeSeen));
   }
-  return out.sort((a, b) => a - b);
+  return out;
 }
 
 async function postRun(url: string, iuid: string): Promise<void> {
