@@ -167,8 +167,9 @@ async function recordingJobs<T>(f: () => Promise<T>): Promise<[T, Map<string, Jo
     await recorder.synced;
     const result = await f();
     return [result, recorder.stop()];
-  } finally {
+  } catch (error) {
     recorder.stop();
+    throw error;
   }
 }
 

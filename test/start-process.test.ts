@@ -30,7 +30,6 @@ function portFree(port: number): Promise<boolean> {
 }
 
 const groupAlive = (pgid: number) => alive(-pgid);
-const pidAlive = alive;
 
 let started: Started | undefined;
 const busy: Server[] = [];
@@ -80,7 +79,7 @@ describe('npm run start:process, as a newcomer runs it', () => {
     process.kill(-s.child.pid!, 'SIGINT');
     // npm, in the group too, may end by the signal itself (null) or with start's 0
     expect([0, null]).toContain(await s.exited);
-    await waitFor(() => !groupAlive(s.child.pid!) && pids.every((pid) => !pidAlive(pid)), {
+    await waitFor(() => !groupAlive(s.child.pid!) && pids.every((pid) => !alive(pid)), {
       timeoutMs: 30_000,
       message: `every process npm run start:process started has ended: ${pids.join(', ')}`,
     });
