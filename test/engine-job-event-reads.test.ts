@@ -13,6 +13,7 @@
 // the real ApiServerSource sets (`time`, and the extensions kind, name,
 // namespace and apiversion).
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
+import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
@@ -41,6 +42,22 @@ function deliver(url: string, change: 'add' | 'update' | 'delete', job: V1Job) {
     'ce-name': String(name),
     'ce-namespace': String(namespace),
     'ce-apiversion': 'batch/v1',
+  };
+  return post(url, ev.body, { ...ev.headers, ...adapter });
+}
+
+/** The run's add event, as the ApiServerSource sends it: the run as created, with no status. */
+function deliverRunAdded(url: string, run: CascadeRun) {
+  const { name, namespace } = run.metadata;
+  const ev = binaryEvent('dev.knative.apiserver.resource.add', { ...run, status: undefined });
+  const adapter = {
+    'ce-source': 'https://10.96.0.1:443',
+    'ce-subject': `/apis/cascade.cascade.net/v1alpha1/namespaces/${namespace}/cascaderuns/${name}`,
+    'ce-time': new Date().toISOString(),
+    'ce-kind': 'CascadeRun',
+    'ce-name': name,
+    'ce-namespace': String(namespace),
+    'ce-apiversion': 'cascade.cascade.net/v1alpha1',
   };
   return post(url, ev.body, { ...ev.headers, ...adapter });
 }
@@ -105,6 +122,32 @@ describe('Job events and API reads', () => {
       async () => (await batch.readNamespacedJob({ name: `${SCENARIO}-b-abcde`, namespace: h!.ns })).metadata?.name,
       { message: 'Job b created' },
     );
+  });
+
+  it("the add event of a run this process started makes no request; another replica looks for the run's first Job, finds it, and makes none", async () => {
+    const modules = [imageModule('a', {}, { delayMs: 600_000 })];
+    const beforeStart = auditMark(auditLogOf(adminKubeconfigPath()));
+    h = await cascadeHarness({ modules, from: 'file', source: false, replicas: 2 });
+    await counterHoldBegun(beforeStart, 2);
+    const started = auditMark(auditLogOf(adminKubeconfigPath()));
+    const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
+    expect((await post(h.url(0), start.body, start.headers)).status).toBe(200);
+    // The start's own Event (ModuleStarted of a) comes after its Job's create.
+    await functionRequests(h.ns, started, 1);
+    const run = await h.getRun(RUN);
+
+    let mark = auditMark(auditLogOf(adminKubeconfigPath()));
+    expect((await deliverRunAdded(h.url(0), run)).status).toBe(200);
+    expect(await functionRequests(h.ns, mark, 0)).toEqual({ reads: 0, writes: 0, events: 0, byVerb: {} });
+
+    mark = auditMark(auditLogOf(adminKubeconfigPath()));
+    expect((await deliverRunAdded(h.url(1), run)).status).toBe(200);
+    const looked = await functionRequests(h.ns, mark, 0);
+    expect(looked.byVerb['jobs list']).toBe(1);
+    expect(looked.byVerb['jobs create']).toBeUndefined();
+    const batch = adminKubeConfig().makeApiClient(BatchV1Api);
+    const jobs = await batch.listNamespacedJob({ namespace: h.ns });
+    expect(jobs.items.map((j) => j.metadata?.name)).toEqual([`${SCENARIO}-a-abcde`]);
   });
 
   it('a copy another writer changed: taken from the watch once it showed the change, else refused at the status write and read again with its Jobs; the hand-off made once', async () => {

@@ -76,7 +76,7 @@ function runNamed(req: Request): string | undefined {
  */
 async function afterStart(deps: EngineDeps, req: Request): Promise<void> {
   const name = runNamed(req);
-  const start = name === undefined ? undefined : deps.starts.get(name);
+  const start = name === undefined ? undefined : deps.starts.inFlight(name);
   if (start) await start.catch(() => undefined);
 }
 

@@ -16,11 +16,9 @@ import type { RunLock } from './process/run-lock.ts';
 import type { RetryWakeups } from './process/retry-timers.ts';
 import type { RunCache } from './process/run-cache.ts';
 import type { DeletedJobs } from './process/deleted-jobs.ts';
+import type { Starts } from './process/starts.ts';
 import type { HeldJobs } from './process/watched-jobs.ts';
 import type { WatchChange } from '../kube/watch-stream.ts';
-
-/** The starts a process runs after its replies, by run name, until each settles (entry/start-created.ts). */
-export type Starts = Map<string, Promise<void>>;
 
 export interface EngineHooks {
   /** The transitions of one decision, once it is written. The function counts each and records one Kubernetes Event. */

@@ -15,6 +15,7 @@ import { inlineOutbox, type Outbox } from './process/outbox.ts';
 import { NO_WAKEUPS, retryTimers } from './process/retry-timers.ts';
 import { NO_RUN_CACHE, runCache } from './process/run-cache.ts';
 import { runLock, UNLOCKED } from './process/run-lock.ts';
+import { starts } from './process/starts.ts';
 
 /** The janitor watches nothing. */
 const NOT_WATCHED: Watched = { operator: () => {}, run: () => {}, runsOpen: () => {} };
@@ -84,7 +85,7 @@ export function functionEngine(base: EngineBase, parts: FunctionParts): EngineDe
       },
       runsOpen: counts.runsOpen,
     },
-    starts: new Map(),
+    starts: starts(),
   };
 }
 
@@ -104,6 +105,6 @@ export function janitorEngine(base: EngineBase, hooks: EngineHooks = noHooks()):
     deletedJobs: NO_DELETED_JOBS,
     heldJobs: NO_HELD_JOBS,
     watched: NOT_WATCHED,
-    starts: new Map(),
+    starts: starts(),
   };
 }

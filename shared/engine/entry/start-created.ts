@@ -18,21 +18,19 @@ export function startAfterReply(
   name: string,
   start: () => Promise<void>,
 ): void {
-  const work = start().finally(() => {
-    if (deps.starts.get(name) === work) deps.starts.delete(name);
-  });
-  deps.starts.set(name, work);
   deps.background(
-    work.catch((error: unknown) =>
-      deps.log.warn({ err: error, run: name }, 'run created but not started: its add event or the janitor starts it'),
-    ),
+    deps.starts
+      .track(name, start())
+      .catch((error: unknown) =>
+        deps.log.warn({ err: error, run: name }, 'run created but not started: its add event or the janitor starts it'),
+      ),
   );
 }
 
 /** True once this process's own start of the run has succeeded; false when there is none, or it failed. */
 async function startedHere(deps: EngineDeps, name: string): Promise<boolean> {
-  const here = deps.starts.get(name);
-  if (!here) return false;
+  const here = deps.starts.inFlight(name);
+  if (!here) return deps.starts.finished(name);
   return here.then(
     () => true,
     () => false,
@@ -70,8 +68,8 @@ async function repairStart(deps: EngineDeps, name: string, phase: string): Promi
 
 /**
  * A CascadeRun with no phase was added or changed: start it unless it is
- * started already. One this process is starting costs no API call; nor does
- * one it wrote last. Any other is read once and, still not started, counted
+ * started already. One this process started, or is starting, costs no API
+ * call; nor does one it wrote last. Any other is read once and, still not started, counted
  * and moved as the janitor would. One started whose current Job is not
  * recorded yet is moved with its Jobs listed: its starter may have died
  * before it made that Job.

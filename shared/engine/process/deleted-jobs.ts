@@ -2,23 +2,11 @@
 // deleted only once its run no longer needs it, so its later events (the
 // Complete that came after SuccessCriteriaMet, its deletion) move nothing:
 // they are answered without an API call, and never delete it a second time.
-// Bounded, oldest out first. Correctness never rests on it.
-export interface DeletedJobs {
-  add(uid: string): void;
-  has(uid: string): boolean;
-}
+import { boundedSet, type BoundedSet } from './bounded-set.ts';
 
-export function deletedJobs(capacity = 10_000): DeletedJobs {
-  const uids = new Set<string>();
-  return {
-    add(uid) {
-      uids.delete(uid);
-      uids.add(uid);
-      if (uids.size > capacity) uids.delete(uids.values().next().value!);
-    },
-    has: (uid) => uids.has(uid),
-  };
-}
+export type DeletedJobs = BoundedSet;
+
+export const deletedJobs = (capacity = 10_000): DeletedJobs => boundedSet(capacity);
 
 /** The janitor's: remembers nothing, so every event of a deleted Job is decided. */
 export const NO_DELETED_JOBS: DeletedJobs = { add: () => {}, has: () => false };
