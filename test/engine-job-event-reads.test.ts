@@ -31,36 +31,37 @@ afterEach(async () => {
 
 const RUN = `${SCENARIO}-abcde`;
 
-function deliver(url: string, change: 'add' | 'update' | 'delete', job: V1Job) {
-  const ev = binaryEvent(`dev.knative.apiserver.resource.${change}`, job);
-  const { name, namespace } = job.metadata ?? {};
+/** Posts `object`'s change as the ApiServerSource sends it, with its attributes. */
+function deliverChange<T extends { metadata?: { name?: string; namespace?: string } }>(
+  url: string,
+  change: 'add' | 'update' | 'delete',
+  object: T,
+  [kind, apiversion, plural]: [string, string, string],
+) {
+  const ev = binaryEvent(`dev.knative.apiserver.resource.${change}`, object);
+  const { name, namespace } = object.metadata ?? {};
   const adapter = {
     'ce-source': 'https://10.96.0.1:443',
-    'ce-subject': `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`,
+    'ce-subject': `/apis/${apiversion}/namespaces/${namespace}/${plural}/${name}`,
     'ce-time': new Date().toISOString(),
-    'ce-kind': 'Job',
+    'ce-kind': kind,
     'ce-name': String(name),
     'ce-namespace': String(namespace),
-    'ce-apiversion': 'batch/v1',
+    'ce-apiversion': apiversion,
   };
   return post(url, ev.body, { ...ev.headers, ...adapter });
 }
 
-/** The run's add event, as the ApiServerSource sends it: the run as created, with no status. */
-function deliverRunAdded(url: string, run: CascadeRun) {
-  const { name, namespace } = run.metadata;
-  const ev = binaryEvent('dev.knative.apiserver.resource.add', { ...run, status: undefined });
-  const adapter = {
-    'ce-source': 'https://10.96.0.1:443',
-    'ce-subject': `/apis/cascade.cascade.net/v1alpha1/namespaces/${namespace}/cascaderuns/${name}`,
-    'ce-time': new Date().toISOString(),
-    'ce-kind': 'CascadeRun',
-    'ce-name': name,
-    'ce-namespace': String(namespace),
-    'ce-apiversion': 'cascade.cascade.net/v1alpha1',
-  };
-  return post(url, ev.body, { ...ev.headers, ...adapter });
-}
+const deliver = (url: string, change: 'add' | 'update' | 'delete', job: V1Job) =>
+  deliverChange(url, change, job, ['Job', 'batch/v1', 'jobs']);
+
+/** The run's add event: the run as created, with no status. */
+const deliverRunAdded = (url: string, run: CascadeRun) =>
+  deliverChange(url, 'add', { ...run, status: undefined }, [
+    'CascadeRun',
+    'cascade.cascade.net/v1alpha1',
+    'cascaderuns',
+  ]);
 
 /**
  * The finished Job's one confirmation, as replica `i` counted it: from its

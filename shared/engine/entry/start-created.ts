@@ -69,8 +69,8 @@ async function repairStart(deps: EngineDeps, name: string, phase: string): Promi
 /**
  * A CascadeRun with no phase was added or changed: start it unless it is
  * started already. One this process started, or is starting, costs no API
- * call; nor does one it wrote last. Any other is read once and, still not started, counted
- * and moved as the janitor would. One started whose current Job is not
+ * call; nor does one it wrote last. Any other is read once and, still not
+ * started, counted and moved as the janitor would. One started whose current Job is not
  * recorded yet is moved with its Jobs listed: its starter may have died
  * before it made that Job.
  */
