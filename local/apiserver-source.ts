@@ -57,7 +57,8 @@ export interface Resource {
   labelSelector?: string;
 }
 
-const RESOURCES: Record<WatchedResource, Resource> = {
+/** Each watched resource's collection, version and kind, as the adapter names them in its events. */
+export const RESOURCES: Record<WatchedResource, Resource> = {
   jobs: {
     path: (ns) => `/apis/batch/v1/namespaces/${ns}/jobs`,
     apiVersion: 'batch/v1',

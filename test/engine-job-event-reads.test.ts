@@ -12,9 +12,11 @@
 // event itself, from the Job as the API server holds it, with the attributes
 // the real ApiServerSource sets (`time`, and the extensions kind, name,
 // namespace and apiversion).
+import { randomUUID } from 'node:crypto';
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventHeaders, RESOURCES, type ObjectData, type WatchedResource } from '../local/apiserver-source.ts';
 import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import { imageModule } from './fixtures/scenarios.ts';
@@ -31,37 +33,20 @@ afterEach(async () => {
 
 const RUN = `${SCENARIO}-abcde`;
 
-/** Posts `object`'s change as the ApiServerSource sends it, with its attributes. */
-function deliverChange<T extends { metadata?: { name?: string; namespace?: string } }>(
-  url: string,
-  change: 'add' | 'update' | 'delete',
-  object: T,
-  [kind, apiversion, plural]: [string, string, string],
-) {
-  const ev = binaryEvent(`dev.knative.apiserver.resource.${change}`, object);
-  const { name, namespace } = object.metadata ?? {};
-  const adapter = {
-    'ce-source': 'https://10.96.0.1:443',
-    'ce-subject': `/apis/${apiversion}/namespaces/${namespace}/${plural}/${name}`,
-    'ce-time': new Date().toISOString(),
-    'ce-kind': kind,
-    'ce-name': String(name),
-    'ce-namespace': String(namespace),
-    'ce-apiversion': apiversion,
-  };
-  return post(url, ev.body, { ...ev.headers, ...adapter });
+/** Posts `obj`'s change as the ApiServerSource sends it, with its attributes (local/apiserver-source.ts). */
+function deliverChange(url: string, type: 'add' | 'update' | 'delete', resource: WatchedResource, obj: ObjectData) {
+  const change = { type, resource: RESOURCES[resource], obj, source: 'https://10.96.0.1:443' };
+  return post(url, obj, eventHeaders(change, randomUUID(), new Date().toISOString()));
 }
 
 const deliver = (url: string, change: 'add' | 'update' | 'delete', job: V1Job) =>
-  deliverChange(url, change, job, ['Job', 'batch/v1', 'jobs']);
+  deliverChange(url, change, 'jobs', job);
 
 /** The run's add event: the run as created, with no status. */
-const deliverRunAdded = (url: string, run: CascadeRun) =>
-  deliverChange(url, 'add', { ...run, status: undefined }, [
-    'CascadeRun',
-    'cascade.cascade.net/v1alpha1',
-    'cascaderuns',
-  ]);
+function deliverRunAdded(url: string, run: CascadeRun) {
+  const created = { ...run, status: undefined };
+  return deliverChange(url, 'add', 'cascaderuns', created);
+}
 
 /**
  * The finished Job's one confirmation, as replica `i` counted it: from its
