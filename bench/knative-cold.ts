@@ -97,7 +97,7 @@ const summary = (samples: number[]) => {
 
 async function main(): Promise<void> {
   await createScenario(kc, NAMESPACE, SCENARIO, [namespacePlacedModule('only', {})]);
-  const url = await brokerIngressUrl(kubeconfig!, NAMESPACE);
+  const url = brokerIngressUrl(NAMESPACE);
   const restore = await setAutoscaler(QUICK_SCALE_DOWN);
   const runs = await watchRuns();
   const rows: string[][] = [];

@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     SCENARIO,
     ['first', 'second', 'third'].map((name) => namespacePlacedModule(name, {})),
   );
-  const url = await brokerIngressUrl(kubeconfig!, NAMESPACE);
+  const url = brokerIngressUrl(NAMESPACE);
   const rows: string[][] = [];
   for (const async of [true, false]) {
     // a Broker's mode is set when it is made: see recreateBroker

@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     step = 'waiting until every object of knative/ is Ready';
     await waitCascadeReady(kubeconfig, NAMESPACE);
     log(`cascade: ready in ${seconds(started)}`);
-    log(banner(kubeconfig, await brokerIngressUrl(kubeconfig, NAMESPACE)).join('\n'));
+    log(banner(kubeconfig, brokerIngressUrl(NAMESPACE)).join('\n'));
     // nothing of this process runs on its own now: stay, until Ctrl-C
     setInterval(() => {}, 3_600_000);
   } catch (error) {

@@ -20,6 +20,8 @@ import { recreateBroker } from '../local/knative/cascade-deploy.ts';
 import { imageReference } from '../local/knative/eventing/components.ts';
 import { servicePods } from '../local/knative/serving/cascade-service.ts';
 import { apiClient } from '../local/kube-client.ts';
+import { forwardThroughDoor } from '../local/node/door.ts';
+import { privateOnHost } from './support/host-network.ts';
 import { REAL_NODE } from '../local/node/node-config.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';
@@ -141,7 +143,7 @@ function extras(): Promise<void> {
 
 /** Posts a run request to the Broker's ingress; resolves to its iuid once the ingress took it. */
 async function requestRun(scenario?: string, iuid = randomUUID()): Promise<string> {
-  const url = await brokerIngressUrl(namespace(), 'default');
+  const url = brokerIngressUrl(namespace(), 'default');
   const data = { turlinfo: 's3://incoming/in.tgz', iuid, ...(scenario ? { scenario } : {}) };
   const status = await postEvent(url, { id: randomUUID(), type: RUN_REQUESTED, data });
   // 202 from the asynchronous Broker; the synchronous one answers with the delivery's status
@@ -204,6 +206,8 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
     expect(pods.items.some((p) => p.metadata?.labels?.['eventing.knative.dev/sourceName'] === 'cascade-jobs')).toBe(
       true,
     );
+    // Knative's Services and pods live in the node's network namespace, none of them in the machine's
+    expect(privateOnHost()).toEqual([]);
   });
 
   it("a run request through the Broker runs the success scenario's real containers to Succeeded, and its run-end event reaches K_SINK", async () => {
@@ -286,7 +290,7 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
         ],
       },
     };
-    const url = await brokerIngressUrl(ns, 'default');
+    const url = brokerIngressUrl(ns, 'default');
     const status = await postEvent(url, {
       id: randomUUID(),
       type: 'dev.knative.apiserver.resource.update',
@@ -308,7 +312,7 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
 
   it('a run request the function refuses (400) lands in the dead-letter sink with the extensions Knative adds', async () => {
     const bad = `bad-${randomBytes(3).toString('hex')}`;
-    const url = await brokerIngressUrl(namespace(), 'default');
+    const url = brokerIngressUrl(namespace(), 'default');
     const id = randomUUID();
     // an iuid that breaks its rule: docs/contract.md, Fields
     expect(await postEvent(url, { id, type: RUN_REQUESTED, data: { turlinfo: bad, iuid: '!' } })).toBe(202);
@@ -398,7 +402,10 @@ async function ignoredUnconfirmed(): Promise<number> {
   for (const pod of await servicePods(adminKubeconfigPath(), namespace(), 'cascade')) {
     const ip = pod.status?.podIP;
     if (!ip) continue;
-    const text = await scrape(`http://${ip}:9095/metrics`).catch(() => '');
+    const metrics = await forwardThroughDoor(REAL_NODE.door, ip, 9095);
+    const text = await scrape(`http://127.0.0.1:${metrics.port}/metrics`)
+      .catch(() => '')
+      .finally(() => metrics.close());
     const all = parseMetrics(text);
     sum += samples(all, 'cascade_ignored_jobs_total', { reason: 'unconfirmed' }).reduce((s, x) => s + x.value, 0);
   }

@@ -127,7 +127,7 @@ describe('Knative Eventing v0.50.0 on the real node', () => {
     'delivers an event the filter matches to the subscriber, and no other (%s)',
     async (_mode, name) => {
       await waitKnativeReady(namespace, 'eventing.knative.dev', 'v1', 'triggers', `${name}-shown`);
-      const url = await brokerIngressUrl(namespace, name);
+      const url = brokerIngressUrl(namespace, name);
       const shown = randomUUID();
       const other = randomUUID();
       expect(await postEvent(url, { id: other, type: 'net.cascade.test.unmatched.v1' })).toBe(202);
@@ -151,7 +151,7 @@ describe('Knative Eventing v0.50.0 on the real node', () => {
     const ids = { async: randomUUID(), sync: randomUUID() };
     const sent = await Promise.all(
       (['async', 'sync'] as const).map(async (mode) => {
-        const url = await brokerIngressUrl(namespace, brokers[mode]);
+        const url = brokerIngressUrl(namespace, brokers[mode]);
         const status = await postEvent(url, { id: ids[mode], type: REFUSED });
         // what the dead-letter sink had when the ingress answered
         const atAnswer = displayedEvents(await deploymentLog(namespace, 'cascade-dead-letters'));

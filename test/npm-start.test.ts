@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot, statePaths } from '../local/cluster/paths.ts';
 import { readPids } from '../local/cluster/processes.ts';
-import { BROKER_INGRESS_IP } from '../local/knative/eventing/manifests.ts';
+import { REAL_NODE } from '../local/node/node-config.ts';
 import { realNodePaths } from '../local/node/node.ts';
 import { tempDir } from '../local/temp-dir.ts';
 import { waitFor } from './support/kube.ts';
@@ -61,7 +61,7 @@ describe('npm start, as a newcomer runs it', () => {
     const curl = await bannerLine(s, 'curl -si -X POST http://');
     // the README's command, as written, is the banner's
     expect(curl).toBe(readmeCurl());
-    expect(curl).toContain(`http://${BROKER_INGRESS_IP}/cascade-operator/default `);
+    expect(curl).toContain(`http://127.0.0.1:${REAL_NODE.brokerIngress.hostPort}/cascade-operator/default `);
     const follow = await bannerLine(s, 'KUBECONFIG=\\S+ npx kubectl-cascade -n cascade-operator logs -f ');
     const pids = recordedPids(stateDir);
     expect(pids.length).toBeGreaterThan(0);

@@ -12,6 +12,7 @@ import { MODULE_IMAGE } from '../local/node/images.ts';
 import { realNodePaths, startRealNode } from '../local/node/node.ts';
 import { REAL_NODE } from '../local/node/node-config.ts';
 import { onRealNode, restrictedContainer } from '../local/node/real-modules.ts';
+import { privateOnHost } from './support/host-network.ts';
 import { adminKubeConfig, adminKubeconfigPath, createTestNamespace, waitFor } from './support/kube.ts';
 import { REAL_NODE_HOOK_TIMEOUT } from './support/real-node.ts';
 
@@ -33,8 +34,17 @@ function hostState() {
     .split('\n')
     .filter((t) => /kube-proxy|cni_hostport/.test(t));
   const paths = [REAL_NODE.root, REAL_NODE.run, '/run/containerd/s', '/var/lib/cni/results'].filter(existsSync);
-  const bridge = existsSync(`/sys/class/net/${REAL_NODE.bridge}`);
-  return { cgroups, mounts, tables, paths, bridge, ipForward: readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8') };
+  const netns = existsSync(`/run/netns/${REAL_NODE.netns}`);
+  const network = privateOnHost();
+  return {
+    cgroups,
+    mounts,
+    tables,
+    paths,
+    netns,
+    network,
+    ipForward: readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8'),
+  };
 }
 
 /** Runs one Job on the real node to its end, and deletes it with its pod. */
@@ -76,7 +86,7 @@ describe('the real node leaves the host as it found it', () => {
       const before = hostState();
       const node = await startRealNode({ clusterStateDir: clusterStateDir() });
       await runOnePod();
-      expect(hostState().bridge).toBe(true);
+      expect(hostState()).toMatchObject({ netns: true, network: [] });
       await node.stop();
       expect(hostState()).toEqual(before);
       expect(existsSync(realNodePaths(clusterStateDir()).dir)).toBe(false);
@@ -103,7 +113,7 @@ describe('the real node leaves the host as it found it', () => {
         child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
         child.on('exit', (code) => reject(new Error(`the node's starter exited with ${code}`)));
       });
-      expect(hostState().bridge).toBe(true);
+      expect(hostState()).toMatchObject({ netns: true, network: [] });
       child.kill('SIGKILL');
       await waitFor(() => !existsSync(realNodePaths(clusterStateDir()).dir), {
         timeoutMs: 60_000,

@@ -1,7 +1,7 @@
 // Command lines of the control-plane components.
 import { join } from 'node:path';
 import type { Pki } from './certs.ts';
-import { auditPolicyFile } from './paths.ts';
+import { auditPolicyFile, egressSelectorFile } from './paths.ts';
 
 export interface Ports {
   etcdClient: number;
@@ -148,8 +148,9 @@ export function apiserverCommand(c: CommandContext): Command {
       `--service-cluster-ip-range=${serviceClusterIpRange}`,
       // 127.0.0.1 is not a valid endpoint for the `kubernetes` Service
       '--endpoint-reconciler-type=none',
-      // webhooks and aggregated APIs are called at their pods' addresses, which this host reaches on the node's bridge
+      // webhooks and aggregated APIs are called at their pods' addresses, through the real node's door
       '--enable-aggregator-routing=true',
+      `--egress-selector-config-file=${egressSelectorFile}`,
       // every request as one Metadata line, written asynchronously: each client's requests can be counted
       `--audit-policy-file=${auditPolicyFile}`,
       `--audit-log-path=${c.auditLog}`,

@@ -8,6 +8,7 @@ export const repoRoot = resolve(clusterDir, '..', '..');
 export const buildScript = join(clusterDir, 'build.sh');
 export const stagesDir = join(clusterDir, 'stages');
 export const auditPolicyFile = join(clusterDir, 'audit-policy.yaml');
+export const egressSelectorFile = join(clusterDir, 'egress-selector.yaml');
 
 export const versions = {
   kubernetes: process.env.CASCADE_K8S_VERSION ?? 'v1.34.4',

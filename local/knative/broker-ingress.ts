@@ -1,16 +1,11 @@
 // A Broker's ingress as the host reaches it, and a CloudEvent in binary mode
 // POSTed there as a caller outside the cluster sends one. `npm start`, the
 // end-to-end tests and the Knative benches share them.
-import { CoreV1Api } from '@kubernetes/client-node';
-import { apiClient } from '../kube-client.ts';
-import { kubeConfigFromFile } from '../kube.ts';
-import { EVENTING_NAMESPACE } from './eventing/manifests.ts';
+import { REAL_NODE } from '../node/node-config.ts';
 
-/** The URL of Broker `broker` of `namespace`: the broker-ingress Service's ClusterIP, which the host routes to. */
-export async function brokerIngressUrl(kubeconfig: string, namespace: string, broker = 'default'): Promise<string> {
-  const core = apiClient(kubeConfigFromFile(kubeconfig), CoreV1Api);
-  const service = await core.readNamespacedService({ namespace: EVENTING_NAMESPACE, name: 'broker-ingress' });
-  return `http://${service.spec!.clusterIP}/${namespace}/${broker}`;
+/** The URL of Broker `broker` of `namespace`: the real node's 127.0.0.1 port for the broker-ingress Service. */
+export function brokerIngressUrl(namespace: string, broker = 'default'): string {
+  return `http://127.0.0.1:${REAL_NODE.brokerIngress.hostPort}/${namespace}/${broker}`;
 }
 
 export interface OutgoingEvent {

@@ -4,11 +4,10 @@
 #   gcc, libc6-dev              runc's cgo and the static pause binary
 #   busybox-static              the module image's only binary
 #   nftables                    kube-proxy's and CNI portmap's backend, and teardown
-#   socat                       the pods' way to the API server (node.ts)
 # A second call finds them all and returns at once. Needs root (apt-get).
 set -euo pipefail
 
-PACKAGES=(libseccomp-dev pkg-config gcc libc6-dev busybox-static nftables socat)
+PACKAGES=(libseccomp-dev pkg-config gcc libc6-dev busybox-static nftables)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # What the real node needs of this machine, and its undoing:
-#   host.sh up     the bridge cascade0 with the node's address, a route to the
-#                  Service range through it, IPv4 forwarding on, the node's
-#                  cgroup in each cgroup v1 controller, its directories
+#   host.sh up     the node's network namespace cascade-node, and in it
+#                  loopback, the bridge cascade0 with the node's address, a
+#                  route to the Service range through it and IPv4 forwarding;
+#                  the node's cgroup in each cgroup v1 controller, its
+#                  directories. The machine's own namespace gets no address,
+#                  route or bridge: the host reaches the node through door.ts.
 #   host.sh down   ends what runs in the node's cgroups and containerd's shims,
 #                  unmounts everything under its directories, removes its
-#                  network namespaces, nftables tables, bridge, route, cgroups
-#                  and directories, what containerd and CNI leave outside
-#                  them, and puts IPv4 forwarding back
+#                  network namespaces (the bridge, routes and nftables tables
+#                  go with them), cgroups and directories, and what containerd
+#                  and CNI leave outside them
 # Both can run again: each step checks first. The names are fixed: one real
 # node runs on a machine at a time (node.ts holds a lock for it).
 set -uo pipefail
@@ -18,23 +21,27 @@ SERVICE_CIDR=10.96.0.0/16
 CGROUP=cascade-node
 ROOT=/var/lib/cascade-node
 RUN=/run/cascade-node
-FORWARD_SAVED=/run/cascade-node.ip_forward
+NETNS=cascade-node
 
 controllers() { # every cgroup v1 hierarchy mounted under /sys/fs/cgroup
   awk '$3 == "cgroup" && $2 ~ "^/sys/fs/cgroup/" { print $2 }' /proc/mounts
 }
 
+in_netns() { nsenter --net="/run/netns/$NETNS" -- "$@"; }
+
 up() {
   set -e
   mkdir -p "$ROOT" "$RUN"
-  [ -f "$FORWARD_SAVED" ] || cat /proc/sys/net/ipv4/ip_forward >"$FORWARD_SAVED"
-  echo 1 >/proc/sys/net/ipv4/ip_forward
-  if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
-    ip link add "$BRIDGE" type bridge
+  [ -e "/run/netns/$NETNS" ] || ip netns add "$NETNS"
+  in_netns ip link set lo up
+  # /proc/sys/net is the namespace of the process that writes it
+  in_netns sh -c 'echo 1 >/proc/sys/net/ipv4/ip_forward'
+  if ! in_netns ip link show "$BRIDGE" >/dev/null 2>&1; then
+    in_netns ip link add "$BRIDGE" type bridge
   fi
-  ip addr replace "$GATEWAY_CIDR" dev "$BRIDGE"
-  ip link set "$BRIDGE" up
-  ip route replace "$SERVICE_CIDR" dev "$BRIDGE"
+  in_netns ip addr replace "$GATEWAY_CIDR" dev "$BRIDGE"
+  in_netns ip link set "$BRIDGE" up
+  in_netns ip route replace "$SERVICE_CIDR" dev "$BRIDGE"
   for dir in $(controllers); do
     mkdir -p "$dir/$CGROUP"
     # a new cpuset cgroup starts with no CPUs and no memory nodes
@@ -71,11 +78,7 @@ down() {
   for mnt in $(awk '{ print $5 }' /proc/self/mountinfo | grep -E "^($ROOT|$RUN)(/|$)" | sort -r); do
     umount -l "$mnt" 2>/dev/null
   done
-  for table in "ip kube-proxy" "ip6 kube-proxy" "inet cni_hostport" "ip cni_hostport"; do
-    # shellcheck disable=SC2086
-    nft list table $table >/dev/null 2>&1 && nft delete table $table
-  done
-  ip link show "$BRIDGE" >/dev/null 2>&1 && ip link delete "$BRIDGE"
+  [ -e "/run/netns/$NETNS" ] && ip netns delete "$NETNS"
   for dir in $(controllers); do
     [ -d "$dir/$CGROUP" ] && find "$dir/$CGROUP" -depth -type d -exec rmdir {} + 2>/dev/null
   done
@@ -84,10 +87,6 @@ down() {
   # CNI's cache of results (of the network named cascade, node-config.ts)
   rm -f /var/lib/cni/results/cascade-*
   rmdir /var/lib/cni/results /var/lib/cni /run/containerd/s /run/containerd 2>/dev/null
-  if [ -f "$FORWARD_SAVED" ]; then
-    cat "$FORWARD_SAVED" >/proc/sys/net/ipv4/ip_forward
-    rm -f "$FORWARD_SAVED"
-  fi
   return 0
 }
 

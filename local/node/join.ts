@@ -19,7 +19,8 @@ const isConflict = (error: unknown) => (error as { code?: number }).code === 409
 
 /**
  * Binds the system:node ClusterRole to the group system:nodes, as the Node
- * authorizer would, and lets CoreDNS read what it serves. Makes socat on the bridge the `kubernetes` Service's
+ * authorizer would, and lets CoreDNS read what it serves. Makes the node's address (where a door
+ * forwards to the API server, node.ts) the `kubernetes` Service's
  * endpoint: the endpoint reconciler is off here, since the API server's own
  * address is 127.0.0.1, which a pod cannot reach.
  */

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { load } from 'js-yaml';
+import { egressSelectorFile } from '../cluster/paths.ts';
 import { describe, expect, it } from 'vitest';
 import {
   cniConfig,
@@ -70,5 +73,20 @@ describe("the real node's configuration", () => {
     expect(conf).toContain('kubeconfig /dns.kubeconfig');
     expect(conf).not.toContain('forward');
     expect(kubeletConfig('/ca').split('\n')).toContain(`clusterDNS: [${REAL_NODE.address}]`);
+  });
+
+  it("the API server's egress goes to the node's door proxy", () => {
+    const config = load(readFileSync(egressSelectorFile, 'utf8')) as {
+      egressSelections: {
+        name: string;
+        connection: { proxyProtocol: string; transport: { uds: { udsName: string } } };
+      }[];
+    };
+    expect(config.egressSelections).toEqual([
+      {
+        name: 'cluster',
+        connection: { proxyProtocol: 'HTTPConnect', transport: { uds: { udsName: REAL_NODE.door } } },
+      },
+    ]);
   });
 });

@@ -10,10 +10,22 @@ export const REAL_NODE = {
   root: '/var/lib/cascade-node',
   /** Its sockets and runtime state (host.sh removes it). */
   run: '/run/cascade-node',
+  /** The network namespace of the node, its bridge, pods and Services (host.sh makes it). */
+  netns: 'cascade-node',
   bridge: 'cascade0',
   podCidr: '10.88.0.0/24',
-  /** The bridge's address: the node's address, and the pods' way to the host. */
+  /** The bridge's address in the node's namespace: the node's address and the pods' gateway. */
   address: '10.88.0.1',
+  /** The door proxy into the node's namespace (door.ts): the API server's egress, the host's way in. */
+  door: '/run/cascade-node/door.sock',
+  /** The node's way out to the API server: a Unix socket piped to its 127.0.0.1 port. */
+  apiserverSocket: '/run/cascade-node/apiserver.sock',
+  /**
+   * The 127.0.0.1 port where the host reaches the Broker's ingress, and the
+   * Service's fixed ClusterIP behind it (in the Service range's static band,
+   * which Kubernetes leaves to addresses asked for).
+   */
+  brokerIngress: { hostPort: 31080, clusterIp: '10.96.0.80', port: 80 },
   /** The cgroup under which the kubelet puts the pods, in each cgroup v1 controller. */
   cgroupRoot: '/cascade-node',
   /** The label a module's nodeSelector names, and the taint its tolerations must tolerate. */

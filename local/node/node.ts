@@ -2,10 +2,15 @@
 // local cluster (local/cluster/): containerd with runc and CNI, the kubelet
 // and kube-proxy, built by build.sh, configured by node-config.ts, on the host
 // set up by host.sh. Its images (images.ts) are imported into its containerd,
-// so that nothing is pulled. The pods reach the API server at the `kubernetes`
-// Service, whose endpoint is socat on the bridge, forwarding to the API
-// server's loopback port. One real node runs on a machine at a time: a
-// process holding a lock on LOCK_FILE comes first and goes last.
+// so that nothing is pulled. The node's processes run in its network
+// namespace, with their own loopback; the machine's namespace keeps no
+// address or route of the cluster. The doors (door.ts) join the two: the
+// node and its pods reach the API server's 127.0.0.1 port through a Unix
+// socket (the `kubernetes` Service's endpoint is the node's address), the API
+// server reaches webhooks and the kubelet through the door proxy (its egress,
+// component-commands.ts), and the host reaches the Broker's ingress at a
+// 127.0.0.1 port. One real node runs on a machine at a time: a process
+// holding a lock on LOCK_FILE comes first and goes last.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -36,6 +41,19 @@ import {
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
 export const hostScript = join(here, 'host.sh');
+const doorMain = join(here, 'door-main.ts');
+
+type Command = { bin: string; args: string[] };
+
+/** `command` run in the node's network namespace. */
+function inNode(command: Command): Command {
+  return { bin: 'nsenter', args: [`--net=/run/netns/${REAL_NODE.netns}`, '--', command.bin, ...command.args] };
+}
+
+/** A door process (door-main.ts) on the Node.js of this process. */
+function door(...args: string[]): Command {
+  return { bin: process.execPath, args: [doorMain, ...args] };
+}
 
 /** Where a cluster's state dir keeps its real node's files. */
 export function realNodePaths(clusterStateDir: string) {
@@ -83,22 +101,29 @@ async function startParts(info: ClusterInfo, binDir: string, options: RealNodeOp
   const kubeconfigs = await writeConfigs(info, binDir, paths.dir);
   const files = { pidsFile: paths.pids, logsDir: paths.logs };
   const env = { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ''}` };
-  const start = (name: string, bin: string, args: string[]) =>
-    started.push(startNodeProcess(name, { bin, args, env }, files));
-  log('real node: starting containerd');
-  start('containerd', join(binDir, 'containerd'), ['--config', nodePaths.containerdConfig]);
-  await waitSocket(nodePaths.containerdSocket, started);
-  await importImages(binDir, paths.images, log);
+  const start = (name: string, command: Command) => started.push(startNodeProcess(name, { ...command, env }, files));
   const port = info.ports.apiserver;
-  start('api-forward', 'socat', [
-    `TCP-LISTEN:${port},bind=${REAL_NODE.address},fork,reuseaddr`,
-    `TCP:127.0.0.1:${port}`,
-  ]);
+  const ingress = REAL_NODE.brokerIngress;
+  const api = REAL_NODE.apiserverSocket;
+  log('real node: starting containerd and the doors');
+  start('containerd', inNode({ bin: join(binDir, 'containerd'), args: ['--config', nodePaths.containerdConfig] }));
+  start(
+    'door',
+    inNode(door(`proxy=${REAL_NODE.door},${REAL_NODE.address}`, `forward=tcp:0.0.0.0:${port},unix:${api}`)),
+  );
+  const behindDoor = `connect:${REAL_NODE.door}:${ingress.clusterIp}:${ingress.port}`;
+  start(
+    'host-door',
+    door(`forward=unix:${api},tcp:127.0.0.1:${port}`, `forward=tcp:127.0.0.1:${ingress.hostPort},${behindDoor}`),
+  );
+  for (const socket of [nodePaths.containerdSocket, REAL_NODE.door, REAL_NODE.apiserverSocket])
+    await waitSocket(socket, started);
+  await importImages(binDir, paths.images, log);
   await joinCluster(info.kubeconfig, port);
-  start('coredns', join(binDir, 'coredns'), ['-conf', nodePaths.corefile]);
+  start('coredns', inNode({ bin: join(binDir, 'coredns'), args: ['-conf', nodePaths.corefile] }));
   log('real node: starting the kubelet and kube-proxy');
-  start('kubelet', join(binDir, 'kubelet'), kubeletArgs(kubeconfigs.kubelet));
-  start('kube-proxy', join(binDir, 'kube-proxy'), kubeProxyArgs(kubeconfigs.kubeProxy));
+  start('kubelet', inNode({ bin: join(binDir, 'kubelet'), args: kubeletArgs(kubeconfigs.kubelet) }));
+  start('kube-proxy', inNode({ bin: join(binDir, 'kube-proxy'), args: kubeProxyArgs(kubeconfigs.kubeProxy) }));
   await waitNodeReady(info.kubeconfig, started);
   log(`real node: ${REAL_NODE.name} Ready`);
 }

@@ -4,7 +4,8 @@
 // timeoutSeconds as the grace period, as Knative makes it), in a namespace
 // that enforces the `restricted` Pod Security Standard. Shaped as a
 // FunctionProcess, so the Cascade harness can run it in place of a process:
-// its child is `kubectl logs -f` of the pod.
+// its child is `kubectl logs -f` of the pod, its URLs 127.0.0.1 ports piped
+// through the real node's door to the pod.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,9 @@ import { load } from 'js-yaml';
 import { kubectlPath } from '../../local/cluster/crds.ts';
 import { repoRoot } from '../../local/cluster/paths.ts';
 import type { FunctionProcess } from '../../local/function-process.ts';
+import { forwardThroughDoor } from '../../local/node/door.ts';
 import { FUNCTION_IMAGE } from '../../local/node/images.ts';
+import { REAL_NODE } from '../../local/node/node-config.ts';
 import { onRealNode } from '../../local/node/real-modules.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './kube.ts';
 
@@ -90,8 +93,11 @@ export async function startFunctionPod(harnessEnv: Record<string, string>): Prom
   return attach(namespace, pod);
 }
 
-function attach(namespace: string, pod: V1Pod): FunctionProcess {
+async function attach(namespace: string, pod: V1Pod): Promise<FunctionProcess> {
   const name = pod.metadata!.name!;
+  const [http, metrics] = await Promise.all(
+    [8080, 9095].map((port) => forwardThroughDoor(REAL_NODE.door, pod.status!.podIP!, port)),
+  );
   const child = spawn(kubectlPath(), ['--kubeconfig', adminKubeconfigPath(), '-n', namespace, 'logs', '-f', name]);
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -116,11 +122,12 @@ function attach(namespace: string, pod: V1Pod): FunctionProcess {
       { timeoutMs: 90_000, intervalMs: 100, message: `pod ${name} gone` },
     );
     child.kill();
+    await Promise.all([http!.close(), metrics!.close()]);
     return exitCode;
   };
   return {
-    url: `http://${pod.status!.podIP}:8080`,
-    metricsUrl: `http://${pod.status!.podIP}:9095/metrics`,
+    url: `http://127.0.0.1:${http!.port}`,
+    metricsUrl: `http://127.0.0.1:${metrics!.port}/metrics`,
     child,
     output: () => output,
     errorLines: () =>

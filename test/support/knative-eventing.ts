@@ -12,11 +12,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { repoRoot } from '../../local/cluster/paths.ts';
 import { apiClient, apiStatus } from '../../local/kube-client.ts';
 import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
-import {
-  brokerIngressUrl as brokerUrl,
-  postEvent as postOutgoing,
-  type OutgoingEvent,
-} from '../../local/knative/broker-ingress.ts';
+import { postEvent as postOutgoing, type OutgoingEvent } from '../../local/knative/broker-ingress.ts';
 import { realNodeRunning } from '../../local/node/node.ts';
 import { onRealNode } from '../../local/node/real-modules.ts';
 import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './real-node.ts';
@@ -135,10 +131,7 @@ export async function waitKnativeReady(
   }
 }
 
-/** Where the host posts to a Broker: the broker-ingress Service's ClusterIP, with the Broker's path. */
-export function brokerIngressUrl(namespace: string, broker: string): Promise<string> {
-  return brokerUrl(adminKubeconfigPath(), namespace, broker);
-}
+export { brokerIngressUrl } from '../../local/knative/broker-ingress.ts';
 
 /** A CloudEvent posted to `url` from this test host; its HTTP status. */
 export function postEvent(url: string, event: Omit<OutgoingEvent, 'source'>): Promise<number> {

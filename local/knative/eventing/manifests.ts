@@ -6,6 +6,7 @@
 // are patched as a kustomization would patch them for the real node.
 // Knative's files are read, never edited. Pure: YAML text in, objects out.
 import { loadAll } from 'js-yaml';
+import { REAL_NODE } from '../../node/node-config.ts';
 import { onRealNode } from '../../node/real-modules.ts';
 import { imageReference, koCommand } from './components.ts';
 
@@ -88,12 +89,8 @@ export function placeOnRealNode(workload: Manifest): Manifest {
   };
 }
 
-/**
- * The Broker ingress's fixed ClusterIP, in the Service range's static band,
- * which Kubernetes leaves to addresses asked for. The host routes to the
- * range, so `npm start`'s run request works as the README writes it.
- */
-export const BROKER_INGRESS_IP = '10.96.0.80';
+/** The Broker ingress's fixed ClusterIP, behind the node's 127.0.0.1 port for it (node-config.ts). */
+export const BROKER_INGRESS_IP = REAL_NODE.brokerIngress.clusterIp;
 
 /** The broker-ingress Service with its fixed ClusterIP; any other object as it is. */
 export function withFixedIngressAddress(doc: Manifest): Manifest {

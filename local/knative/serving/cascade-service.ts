@@ -6,7 +6,6 @@
 // the name. The request goes to the address it gives, with the name as Host,
 // over the host's route to the Service range.
 import { request } from 'node:http';
-import { Resolver } from 'node:dns/promises';
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { dump, loadAll } from 'js-yaml';
@@ -16,6 +15,7 @@ import { repoRoot } from '../../cluster/paths.ts';
 import { runCommand } from '../../cluster/run-command.ts';
 import { kubeConfigFromFile, waitFor } from '../../kube.ts';
 import { apiClient } from '../../kube-client.ts';
+import { dialThroughDoor } from '../../node/door.ts';
 import { REAL_NODE } from '../../node/node-config.ts';
 import { FUNCTION_IMAGE, MODULE_IMAGE } from '../../node/images.ts';
 import { onRealNode, restrictedContainer } from '../../node/real-modules.ts';
@@ -113,19 +113,6 @@ export async function servicePods(kubeconfigPath: string, namespace: string, ser
   return (await core.listNamespacedPod({ namespace, labelSelector: `serving.knative.dev/service=${service}` })).items;
 }
 
-const dns = new Resolver();
-dns.setServers([REAL_NODE.address]);
-
-/** The IPv4 address of `name` through the cluster's DNS, following CNAMEs (an ExternalName Service is one). */
-export async function resolveInCluster(name: string, depth = 0): Promise<string> {
-  const addresses = await dns.resolve4(name).catch(() => [] as string[]);
-  if (addresses[0]) return addresses[0];
-  if (depth > 4) throw new Error(`${name} does not resolve to an address`);
-  const [target] = await dns.resolveCname(name);
-  if (!target) throw new Error(`${name} has neither an address nor a CNAME`);
-  return resolveInCluster(target, depth + 1);
-}
-
 /**
  * Debian's static busybox cannot resolve names itself (its wget crashes in
  * glibc's static resolver, and with -T): nslookup asks the cluster's DNS, and
@@ -185,12 +172,15 @@ export async function getFromPod(
   }
 }
 
-/** GET `path` of `url` (a cluster-local URL) as a pod sends it, from the host. */
+/**
+ * GET `path` of `url` (a cluster-local URL) as a pod sends it, from the host:
+ * through the real node's door, which resolves the name with the cluster's DNS.
+ */
 export async function getInCluster(url: string, path: string): Promise<{ status: number; body: string }> {
   const host = new URL(url).hostname;
-  const address = await resolveInCluster(host);
+  const socket = await dialThroughDoor(REAL_NODE.door, host, 80);
   return new Promise((resolve, reject) => {
-    const req = request({ host: address, port: 80, path, headers: { host }, timeout: 120_000 }, (res) => {
+    const req = request({ createConnection: () => socket, path, headers: { host }, timeout: 120_000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
