@@ -81,10 +81,6 @@ export const FIGURE_HOMES = [
   'bench/HISTORY.md',
   // how long each part of the local stack takes to build and start, beside how it is built
   'docs/local-stack.md',
-  // what a newcomer waits for: the first builds, `npm start` and `npm test`
-  'README.md#build-times',
-  // the headline figures, each linking to its section of bench/README.md
-  'README.md#speed',
 ];
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */

@@ -52,6 +52,14 @@ export function sentenceLengths(markdown: string): number[] {
   return lengths;
 }
 
+/** The words of a Markdown text outside its code blocks, as `wc -w` counts them: table bars and marks included. */
+export function proseWordCount(markdown: string): number {
+  return markdown
+    .replace(/^\s*```[\s\S]*?^\s*```.*$/gm, '')
+    .split(/\s+/)
+    .filter(Boolean).length;
+}
+
 /** The median as Python's statistics.median gives it: the mean of the two middle values of an even count. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -29,7 +29,7 @@ async function deleteRun(access: Access, run: RunObject): Promise<string> {
   const name = run.metadata.name ?? '';
   if (!isFinal(run))
     throw new CliError(`cascaderun/${name} is ${phaseOf(run)}: only a finished run is deleted; cancel it first`);
-  // The janitor's rule too: the end counted in the CascadeAutoOperator and the run-end event sent first.
+  // The janitor's rule too: the end recorded, its slot freed, and the run-end event sent first.
   if (!run.status?.notified)
     throw new CliError(`cascaderun/${name} ended ${phaseOf(run)}, but its end is not recorded yet: try again shortly`);
   const ns = run.metadata.namespace ?? access.namespace;

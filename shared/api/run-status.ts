@@ -141,7 +141,12 @@ export const CascadeRunStatusSchema = v.object({
   completionTime: v.optional(v.pipe(TimestampSchema, v.description('When the run ended.'))),
   modules: v.optional(v.pipe(v.array(ModuleRecordSchema), v.description('One record per module started, in order.'))),
   counted: v.optional(
-    v.pipe(v.boolean(), v.description("The run's end is counted in the CascadeAutoOperator's status.")),
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "The run's end is recorded: its concurrency slot, if it held one, is freed on the CascadeAutoOperator. The operator's counters are a tally of the runs' phases and do not read it.",
+      ),
+    ),
   ),
   lastHandledCancel: v.optional(
     v.pipe(
@@ -172,7 +177,9 @@ export const CascadeRunStatusSchema = v.object({
   resumeCounted: v.optional(
     v.pipe(
       NonNegativeIntSchema,
-      v.description('The last resume counted in the CascadeAutoOperator (equals resumes once counted).'),
+      v.description(
+        'The last resume given its concurrency slot on the CascadeAutoOperator (equals resumes once given).',
+      ),
     ),
   ),
   resumeRequests: v.optional(

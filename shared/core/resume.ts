@@ -94,7 +94,7 @@ export function applyResume(d: Draft, fact: ResumeFact): void {
   d.verdict = 'resumed';
 }
 
-/** A resume not yet counted in the CascadeAutoOperator (failed-1 or cancelled-1, active+1): owed until `resumeCounted` says so. */
+/** A resume not yet given its slot on the CascadeAutoOperator: owed until `resumeCounted` says so. The counters follow the run's phase. */
 export function resumeActions(status: CascadeRunStatus): Action[] {
   const resumes = status.resumes ?? 0;
   if (resumes <= (status.resumeCounted ?? 0) || !status.resumedFrom) return [];

@@ -1,5 +1,5 @@
 // What a run that ended still owes, from its stored status alone: its end
-// counted in the CascadeAutoOperator (once: `counted`), and, when a K_SINK is
+// recorded, its slot on the CascadeAutoOperator freed (once: `counted`), and, when a K_SINK is
 // set, its run-end CloudEvent (owed until `notified`). The event is an outbox
 // entry in the run's own status: whoever sees it owed (the delivery that ended
 // the run, a redelivery, the janitor) sends it again, with the same id.
@@ -20,7 +20,7 @@ export function endActions(status: CascadeRunStatus, sink: boolean): Action[] {
   return actions;
 }
 
-/** The run's end is counted in the CascadeAutoOperator (an older version wrote only `notified`). */
+/** The run's end is recorded, its slot freed (an older version wrote only `notified`); the counters are a tally of phases and need no mark. */
 export function isCounted(status: CascadeRunStatus | undefined): boolean {
   return Boolean(status?.counted || status?.notified);
 }

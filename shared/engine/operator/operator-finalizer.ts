@@ -47,7 +47,7 @@ export function operatorGate(op: CascadeAutoOperator | undefined): OperatorGate 
 
 /**
  * A run that still needs its operator: in progress, or ended with its end not
- * yet counted (`status.counted` is written after the counters; an owed
+ * yet recorded (`status.counted` is written once its slot is freed; an owed
  * run-end event needs no operator). A run being deleted holds nothing.
  */
 export function needsOperator(run: CascadeRun): boolean {
