@@ -4,12 +4,11 @@
 // set up by host.sh. Its images (images.ts) are imported into its containerd,
 // so that nothing is pulled. The node's processes run in its network
 // namespace, with their own loopback; the machine's namespace keeps no
-// address or route of the cluster. The doors (door.ts) join the two: the
+// address or route of the cluster. The doors of door.ts join the two. The
 // node and its pods reach the API server's 127.0.0.1 port through a Unix
-// socket (the `kubernetes` Service's endpoint is the node's address), the API
-// server reaches webhooks and the kubelet through the door proxy (its egress,
-// component-commands.ts), and the host reaches the Broker's ingress at a
-// 127.0.0.1 port. One real node runs on a machine at a time: a process
+// socket; the `kubernetes` Service's endpoint is the node's address. The API
+// server reaches webhooks and the kubelet through the door proxy, its egress.
+// The host reaches the Broker's ingress at a 127.0.0.1 port. One real node runs on a machine at a time: a process
 // holding a lock on LOCK_FILE comes first and goes last.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
