@@ -8,6 +8,8 @@
 // HTTP servers stand in for the API server: the point is the client's rules,
 // which the real one cannot be made to show on demand (the fault test,
 // engine-faults.test.ts, meets them on the real one).
+// A call given an abort signal (the Lease's release at SIGTERM) ends at the
+// abort, whether it was sent or still waits for one of the client's 64 slots.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +19,7 @@ import { apiErrorKind } from '../shared/kube/errors.ts';
 import { restClient } from '../shared/kube/rest.ts';
 import { restStore } from '../shared/kube/rest-store.ts';
 import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
+import { waitFor } from './support/kube.ts';
 
 let server: Server | undefined;
 afterEach(() => {
@@ -106,5 +109,29 @@ describe('Kubernetes API calls while the API server or etcd is down, or the API 
     expect(apiErrorKind(error)).toBe('transient');
     expect(api.requests()).toBe(5);
     expect(statusOf(failureOutcome(error))).toBe(503);
+  });
+});
+
+describe('a call with an abort signal', () => {
+  it('rejects at the abort, sent and held or waiting for a slot; the one that waited is never sent', async () => {
+    const paths: string[] = [];
+    const api = await apiServer((req) => paths.push(req.url ?? ''));
+    const rest = restClient({ server: api.url, insecure: false, token: () => undefined });
+    const sent = new AbortController();
+    const waiting = new AbortController();
+    const held = Array.from({ length: 63 }, () => rest('GET', '/held', { timeoutMs: 60_000 }).catch((e: unknown) => e));
+    const first = rest('PUT', '/sent', { body: {}, signal: sent.signal }).catch((e: unknown) => e);
+    await waitFor(() => api.requests() === 64, { message: 'every slot taken' });
+    const second = rest('PUT', '/waiting', { body: {}, signal: waiting.signal }).catch((e: unknown) => e);
+    waiting.abort();
+    expect(String(await second)).toBe('AbortError: PUT /waiting: aborted');
+    sent.abort();
+    expect(String(await first)).toMatch(/abort/i);
+    // A call made after the aborted one takes the slot freed: the aborted one had its turn first, and was not sent.
+    const after = rest('GET', '/after', { timeoutMs: 60_000 }).catch((e: unknown) => e);
+    await waitFor(() => paths.includes('/after'), { message: 'the call after it sent' });
+    expect(paths.filter((p) => p !== '/held')).toEqual(['/sent', '/after']);
+    server!.closeAllConnections();
+    await Promise.all([...held, after]);
   });
 });

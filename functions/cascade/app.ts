@@ -34,7 +34,11 @@ import { rateLimited, reply as replyTo, toDelivery, type Reply } from './reply.t
 export interface App {
   handle(input: Input): Promise<Reply>;
   draining(): boolean;
-  /** Drains within `graceMs`: the requests in flight, then the run-end events being sent. */
+  /**
+   * Drains within `graceMs`: the requests in flight, then the run-end events
+   * being sent, then the counters' Lease given up. It ends within `graceMs`
+   * whatever the API server does.
+   */
   shutdown(graceMs: number): Promise<void>;
 }
 
@@ -179,7 +183,9 @@ export function createApp(config: Config, log: Logger): App {
       );
       server?.close();
       watches.stop();
-      await lease.stop();
+      // The Lease is given up in what is left, too; not given up by then, it
+      // runs out on its own and another replica takes it, as after a crash.
+      await lease.stop(graceEnds - Date.now());
     },
   };
 }

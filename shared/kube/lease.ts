@@ -17,8 +17,12 @@ interface LeaseObject {
 export interface KeptLease {
   /** This process holds the Lease now: its last write was accepted less than the duration ago. */
   held(): boolean;
-  /** Stops, and gives the Lease up if held. */
-  stop(): Promise<void>;
+  /**
+   * Stops, and gives the Lease up if held, within `withinMs`: a release the
+   * API server has not answered by then is abandoned, and the Lease runs out
+   * on its own, its duration after its last renewal.
+   */
+  stop(withinMs: number): Promise<void>;
 }
 
 export interface LeaseOptions {
@@ -90,15 +94,28 @@ export function keepLease(opts: LeaseOptions): KeptLease {
 
   return {
     held,
-    async stop() {
+    async stop(withinMs) {
       state.stopped = true;
       clearTimeout(timer);
       const spec = state.last?.spec;
       if (!held() || !spec) return;
       state.heldUntil = 0;
       tell();
+      const late = () => log.warn({ lease: name, withinMs }, 'Lease not given up in time: it runs out on its own');
+      if (withinMs <= 0) return late();
       const body = { ...state.last, spec: releasedSpec(spec, now()) };
-      await rest('PUT', `${path}/${name}`, { body }).catch(() => undefined);
+      const abort = new AbortController();
+      const bound = setTimeout(() => abort.abort(), withinMs);
+      try {
+        await rest('PUT', `${path}/${name}`, { body, signal: abort.signal });
+      } catch (error) {
+        if (abort.signal.aborted) late();
+        // Refused (409): another process wrote it since, so it is no longer this one's to give up.
+        else if (apiErrorKind(error) !== 'conflict')
+          log.warn({ err: error, lease: name }, 'Lease not given up: it runs out on its own');
+      } finally {
+        clearTimeout(bound);
+      }
     },
   };
 }

@@ -32,6 +32,8 @@ export interface RequestOptions {
   text?: boolean;
   /** A success's body is not wanted (a Job created or deleted, an Event): read off the socket, not parsed; resolves undefined. */
   discard?: boolean;
+  /** Aborts the call, sent or still waiting for a slot: it rejects at once. */
+  signal?: AbortSignal;
 }
 
 export type Rest = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, opts?: RequestOptions) => Promise<T>;
@@ -72,10 +74,11 @@ export function restClient(conn: Connection): Rest {
   const send = tls ? httpsRequest : httpRequest;
   const auth = authorization(conn);
   const inFlight = slots(MAX_IN_FLIGHT);
-  return <T>(method: string, path: string, opts: RequestOptions = {}) =>
+  const call = <T>(method: string, path: string, opts: RequestOptions): Promise<T> =>
     inFlight(
       () =>
         new Promise<T>((resolve, reject) => {
+          if (opts.signal?.aborted) return reject(aborted(method, path));
           const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
           const headers: Record<string, string> = { accept: 'application/json' };
           if (payload !== undefined)
@@ -87,7 +90,7 @@ export function restClient(conn: Connection): Rest {
           if (authorizationHeader) headers.authorization = authorizationHeader;
           const req = send(
             url(conn, path, opts.query),
-            { method, agent, headers, timeout: opts.timeoutMs ?? 30_000 },
+            { method, agent, headers, timeout: opts.timeoutMs ?? 30_000, signal: opts.signal },
             (res) => {
               if (opts.discard && (res.statusCode ?? 0) < 400 && (res.statusCode ?? 0) > 0) {
                 res.on('error', reject);
@@ -116,4 +119,25 @@ export function restClient(conn: Connection): Rest {
           req.end(payload);
         }),
     );
+  return abortable(call);
+}
+
+function aborted(method: string, path: string): Error {
+  return Object.assign(new Error(`${method} ${path}: aborted`), { name: 'AbortError' });
+}
+
+/** A call with a signal rejects at its abort, even while it waits for a slot; once it has its slot, it is not sent. */
+function abortable(call: <T>(method: string, path: string, opts: RequestOptions) => Promise<T>): Rest {
+  return <T>(method: string, path: string, opts: RequestOptions = {}) => {
+    const { signal } = opts;
+    if (!signal) return call<T>(method, path, opts);
+    return new Promise<T>((resolve, reject) => {
+      const abort = () => reject(aborted(method, path));
+      if (signal.aborted) return abort();
+      signal.addEventListener('abort', abort, { once: true });
+      call<T>(method, path, opts)
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener('abort', abort));
+    });
+  };
 }
