@@ -7,13 +7,22 @@
 //   accepts (each case is checked on a Pod too). The policy's expressions read
 //   dynamic values, which the API server does not type-check: a misspelt
 //   field would let its case through, so every check has a case here;
+// - the overlay docs/security.md shows for "baseline" builds, and a module
+//   running as root passes in a namespace labelled as it says;
 // - a run whose module asks for a privileged pod fails at once, with
 //   JobCreationFailed and the policy's reason in its condition, and no Job;
 // - a restricted module runs to Succeeded in such a namespace, its pods as
 //   the ServiceAccount cascade-module, with no API token mounted.
-import { BatchV1Api, CoreV1Api, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { BatchV1Api, CoreV1Api, type V1Job, type V1Namespace, type V1Pod } from '@kubernetes/client-node';
+import { loadAll } from 'js-yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { kubectlPath } from '../local/cluster/crds.ts';
+import { repoRoot } from '../local/cluster/paths.ts';
+import { runCommand } from '../local/cluster/run-command.ts';
 import { restrictedContainer } from '../local/node/real-modules.ts';
+import { tempDir } from '../local/temp-dir.ts';
 import { isTerminalPhase } from '../shared/api/cascade-run.ts';
 import { LABEL_RUN } from '../shared/names.ts';
 import { imageModule } from './fixtures/scenarios.ts';
@@ -115,7 +124,7 @@ describe('knative/module-policy.yaml', () => {
       expect(outcome).toMatch(/^422 /);
       expect(outcome).toContain(`ValidatingAdmissionPolicy '${POLICY}' with binding '${POLICY}' denied request`);
       expect(outcome).toMatch(reason);
-      // Pod Security "baseline" refuses it too: nothing the fence refuses would have run there
+      // Pod Security "baseline" refuses each of these cases too
       expect(await podSecurity(baseline, moduleJob('refused', change))).toBe('refused');
     }
   });
@@ -212,6 +221,42 @@ describe('knative/module-policy.yaml', () => {
     // Pod Security checks pods, not Jobs: the Job itself is accepted
     expect(await dryRunJob(restricted, unlabelled)).toBe('accepted');
     expect(await dryRunJob(unfenced, moduleJob('unfenced', privileged))).toBe('accepted');
+  });
+});
+
+describe('the overlay docs/security.md shows for a module that needs baseline', () => {
+  it('builds with kubectl kustomize, and a module running as root passes where its namespace is labelled so', async () => {
+    const page = readFileSync(join(repoRoot, 'docs', 'security.md'), 'utf8');
+    const block = /```yaml\n(# kustomization\.yaml of your overlay\n[\s\S]*?)```/.exec(page)?.[1];
+    expect(block).toBeDefined();
+    const dir = tempDir('cascade-baseline-overlay-');
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      block!.replace('../knative', relative(dir, join(repoRoot, 'knative'))),
+    );
+    const built = loadAll(await runCommand(kubectlPath(), ['kustomize', dir])) as V1Namespace[];
+    const labels = built.find((o) => o.kind === 'Namespace')!.metadata!.labels!;
+    expect(labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'baseline',
+      'pod-security.kubernetes.io/warn': 'restricted',
+      'cascade.cascade.net/fence': 'modules',
+    });
+
+    const namespace = await createTestNamespace('cascade-fence-overlay');
+    const core = adminKubeConfig().makeApiClient(CoreV1Api);
+    const ns = await core.readNamespace({ name: namespace });
+    ns.metadata!.labels = { ...ns.metadata!.labels, ...labels };
+    await core.replaceNamespace({ name: namespace, body: ns });
+    const root = moduleJob('root', (spec) => (spec.containers[0]!.securityContext = { runAsUser: 0 }));
+    expect(await dryRunJob(restricted, root)).toMatch(/^422 /);
+    expect(await dryRunJob(namespace, root)).toBe('accepted');
+    expect(await podSecurity(namespace, root)).toBe('accepted');
+    expect(
+      await dryRunJob(
+        namespace,
+        moduleJob('host', (spec) => (spec.hostNetwork = true)),
+      ),
+    ).toMatch(/denied request: a module may not share the host namespaces: hostNetwork$/);
   });
 });
 
