@@ -1,6 +1,7 @@
 // The bundled control plane for `npm start` and `npm run start:process`: the one `npm run cluster:up`
 // left running, or a new one tied to this process; CRDs applied, the
-// namespace and the demo CascadeAutoOperator created when missing.
+// namespace, the modules' ServiceAccount and the demo CascadeAutoOperator
+// created when missing.
 import { readFileSync } from 'node:fs';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { apiClient } from './kube-client.ts';
@@ -9,6 +10,8 @@ import { startCluster } from './cluster/cluster.ts';
 import { applyCrds } from './cluster/crds.ts';
 import { defaultStateDir } from './cluster/paths.ts';
 import { API_VERSION, CASCADE_AUTO_OPERATOR_KIND } from '../shared/api/group.ts';
+import { applyManifests, manifests } from './function-rbac.ts';
+import { MODULE_SERVICE_ACCOUNT } from '../shared/core/job-manifest.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -42,6 +45,10 @@ export async function prepareNamespace(
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
   await ignoreExisting(apiClient(kc, CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } }));
+  const moduleAccount = manifests('knative/rbac.yaml', namespace, ['ServiceAccount']).filter(
+    (d) => d.metadata?.name === MODULE_SERVICE_ACCOUNT,
+  );
+  await applyManifests(kc, moduleAccount, true);
   const scenario = JSON.parse(readFileSync(scenarioFile, 'utf8')) as { cascademodules: unknown[] };
   await createScenario(kc, namespace, scenarioName, scenario.cascademodules);
 }

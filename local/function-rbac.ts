@@ -2,10 +2,12 @@
 // ServiceAccount, Role and RoleBinding of knative/rbac.yaml are applied to a
 // test namespace, and a kubeconfig file holds a token of that ServiceAccount.
 // So tests run the function with exactly the permissions it is deployed with.
+// The modules' ServiceAccount comes with it, as with knative/: the Jobs name it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
+import { MODULE_SERVICE_ACCOUNT } from '../shared/core/job-manifest.ts';
 import { repoRoot } from './cluster/paths.ts';
 import { objectApi } from './kube-client.ts';
 import { apiStatus, serviceAccountKubeConfig } from './kube.ts';
@@ -43,8 +45,10 @@ export async function applyManifests(
 
 /**
  * Applies the documents of `file` (knative/rbac.yaml unless told) named `sa`
- * (its ServiceAccount, Role and RoleBinding) to `namespace`; returns a
- * kubeconfig acting as that ServiceAccount.
+ * (its ServiceAccount, Role and RoleBinding) to `namespace`, with the
+ * modules' ServiceAccount when the file has it; returns a kubeconfig acting
+ * as `sa`. Without the modules' ServiceAccount the ServiceAccount admission
+ * plugin refuses every pod of the Jobs that Cascade creates.
  */
 export async function serviceAccountIdentity(
   admin: KubeConfig,
@@ -54,7 +58,9 @@ export async function serviceAccountIdentity(
 ): Promise<KubeConfig> {
   await applyManifests(
     admin,
-    manifests(file, namespace).filter((d) => d.metadata?.name === sa),
+    manifests(file, namespace).filter(
+      (d) => d.metadata?.name === sa || (d.kind === 'ServiceAccount' && d.metadata?.name === MODULE_SERVICE_ACCOUNT),
+    ),
     true,
   );
   return serviceAccountKubeConfig(admin, namespace, sa);

@@ -2,14 +2,15 @@
 // ServiceAccount of knative/rbac.yaml and knative/apiserversource-rbac.yaml
 // (applied to a test namespace as kustomize applies them to theirs), the API
 // server's own authorizer answers SelfSubjectAccessReviews: everything the
-// engine, the janitor and the ApiServerSource need is allowed, the rest denied.
+// engine, the janitor and the ApiServerSource need is allowed, the rest
+// denied; the modules' ServiceAccount may do none of it.
 // A real call at the end checks that the reviews and the calls agree.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AuthorizationV1Api, BatchV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { applyManifests, manifests } from '../local/function-rbac.ts';
 import { adminKubeConfig, apiStatus, createTestNamespace, serviceAccountKubeConfig } from './support/kube.ts';
 
-type Sa = 'cascade-function' | 'cascade-janitor' | 'cascade-apiserversource';
+type Sa = 'cascade-function' | 'cascade-janitor' | 'cascade-apiserversource' | 'cascade-module';
 /** own: the deployment's namespace; other: another one; cluster: cluster-scoped. */
 type Where = 'own' | 'other' | 'cluster';
 type Row = [sa: Sa, verb: string, resource: string, where: Where, allowed: boolean];
@@ -17,6 +18,7 @@ type Row = [sa: Sa, verb: string, resource: string, where: Where, allowed: boole
 const FN: Sa = 'cascade-function';
 const JAN: Sa = 'cascade-janitor';
 const SRC: Sa = 'cascade-apiserversource';
+const MOD: Sa = 'cascade-module';
 const CASCADE = 'cascade.cascade.net';
 
 const rows: Row[] = [
@@ -109,6 +111,17 @@ const rows: Row[] = [
   [SRC, 'get', 'secrets', 'own', false],
   [SRC, 'list', 'pods', 'own', false],
   [SRC, 'list', 'namespaces', 'cluster', false],
+  // the modules (shared/core/job-manifest.ts): no Role at all
+  [MOD, 'get', `${CASCADE}/cascaderuns`, 'own', false],
+  [MOD, 'update', `${CASCADE}/cascaderuns/status`, 'own', false],
+  [MOD, 'get', `${CASCADE}/cascadeautooperators`, 'own', false],
+  [MOD, 'list', 'batch/jobs', 'own', false],
+  [MOD, 'create', 'batch/jobs', 'own', false],
+  [MOD, 'list', 'pods', 'own', false],
+  [MOD, 'get', 'secrets', 'own', false],
+  [MOD, 'get', 'configmaps', 'own', false],
+  [MOD, 'create', 'events', 'own', false],
+  [MOD, 'list', 'namespaces', 'cluster', false],
 ];
 
 let namespace = '';
@@ -140,7 +153,7 @@ beforeAll(async () => {
     ...manifests('knative/rbac.yaml', namespace),
     ...manifests('knative/apiserversource-rbac.yaml', namespace),
   ]);
-  for (const sa of [FN, JAN, SRC]) configs.set(sa, await serviceAccountKubeConfig(namespace, sa));
+  for (const sa of [FN, JAN, SRC, MOD]) configs.set(sa, await serviceAccountKubeConfig(namespace, sa));
 });
 
 describe('the ServiceAccounts of knative/ are least privilege', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildJob, moduleEnv, type JobSettings, type RunRef } from './job-manifest.ts';
+import { buildJob, MODULE_SERVICE_ACCOUNT, moduleEnv, type JobSettings, type RunRef } from './job-manifest.ts';
 import { module } from './testing/fixtures.ts';
 
 const settings: JobSettings = {
@@ -162,5 +162,50 @@ describe('the computed names are reserved on every step', () => {
   it('the last step gets finalstage once, computed', () => {
     expect(env(1).filter((e) => e.name === 'finalstage')).toEqual([{ name: 'finalstage', value: 'true' }]);
     expect(env(1).map((e) => e.name)).toEqual(['TPL', 'keep', 's3path', 'finalstage', 'NAMESPACE', 'SCENARIONAME']);
+  });
+});
+
+describe("the module pod's identity", () => {
+  /** The pod spec of the Job built from a module whose template's spec has `extra`. */
+  const podSpec = (extra: Record<string, unknown>) => {
+    const m = module('x');
+    m.template = { spec: { ...m.template.spec, ...extra } };
+    return buildJob(settings, { ...ref, modules: [m] }, 0).spec?.template.spec;
+  };
+
+  it('is cascade-module, with no API token, when the template names no ServiceAccount', () => {
+    expect(MODULE_SERVICE_ACCOUNT).toBe('cascade-module');
+    expect(podSpec({})).toMatchObject({ serviceAccountName: 'cascade-module', automountServiceAccountToken: false });
+  });
+
+  it("keeps the template's automountServiceAccountToken, under cascade-module", () => {
+    expect(podSpec({ automountServiceAccountToken: true })).toMatchObject({
+      serviceAccountName: 'cascade-module',
+      automountServiceAccountToken: true,
+    });
+  });
+
+  it('keeps a ServiceAccount the template names, and leaves its token to it and to Kubernetes', () => {
+    const named = podSpec({ serviceAccountName: 'reader' });
+    expect(named?.serviceAccountName).toBe('reader');
+    expect(named).not.toHaveProperty('automountServiceAccountToken');
+    expect(podSpec({ serviceAccountName: 'reader', automountServiceAccountToken: false })).toMatchObject({
+      serviceAccountName: 'reader',
+      automountServiceAccountToken: false,
+    });
+  });
+
+  it('keeps the deprecated serviceAccount field as naming one, and adds no serviceAccountName beside it', () => {
+    const named = podSpec({ serviceAccount: 'legacy' });
+    expect(named?.serviceAccount).toBe('legacy');
+    expect(named).not.toHaveProperty('serviceAccountName');
+    expect(named).not.toHaveProperty('automountServiceAccountToken');
+  });
+
+  it("leaves the scenario's own template untouched", () => {
+    const m = module('x');
+    buildJob(settings, { ...ref, modules: [m] }, 0);
+    expect(m.template.spec).not.toHaveProperty('serviceAccountName');
+    expect(m.template.spec).not.toHaveProperty('automountServiceAccountToken');
   });
 });

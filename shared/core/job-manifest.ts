@@ -1,6 +1,7 @@
 // The Job of one step, exactly as the Go controller built it (pod environment,
 // labels, Job fields), plus an ownerReference to the CascadeRun and labels tying
-// the Job to its run and step. Pure: no I/O.
+// the Job to its run and step. Its pod runs as the modules' own ServiceAccount,
+// without an API token, unless the template names a ServiceAccount. Pure: no I/O.
 import type { V1EnvVar, V1Job, V1PodTemplateSpec } from '@kubernetes/client-node';
 import type { CascadeModule } from '../api/scenario.ts';
 import { API_VERSION, CASCADE_RUN_KIND } from '../api/group.ts';
@@ -77,8 +78,25 @@ export function jobLabels(run: RunRef, step: number, attempt = 1): Record<string
   };
 }
 
+/** The ServiceAccount of a module's pod whose template names none (knative/rbac.yaml): no Role, no token. */
+export const MODULE_SERVICE_ACCOUNT = 'cascade-module';
+
+/**
+ * A template that names no ServiceAccount (`serviceAccountName`, or its
+ * deprecated alias `serviceAccount`) runs as MODULE_SERVICE_ACCOUNT, and gets
+ * no API token unless it sets `automountServiceAccountToken` itself. One that
+ * names a ServiceAccount is kept as written: its token follows the template,
+ * then the ServiceAccount, as Kubernetes defines it.
+ */
+function fence(spec: NonNullable<V1PodTemplateSpec['spec']>): void {
+  if (spec.serviceAccountName || spec.serviceAccount) return;
+  spec.serviceAccountName = MODULE_SERVICE_ACCOUNT;
+  spec.automountServiceAccountToken ??= false;
+}
+
 function podTemplate(template: unknown, env: V1EnvVar[], labels: Record<string, string>): V1PodTemplateSpec {
   const copy = (template === undefined ? undefined : JSON.parse(JSON.stringify(template))) as V1PodTemplateSpec;
+  if (copy.spec) fence(copy.spec);
   const containers = copy.spec?.containers ?? [];
   const first = containers[0];
   if (first) {
