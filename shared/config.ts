@@ -60,10 +60,10 @@ export interface Config {
 }
 
 /**
- * State stays bounded unless told otherwise: a run without progress for an
- * hour fails (Stalled), a run older than a day fails (DeadlineExceeded), and
- * the janitor deletes an ended run a week after its end. docs/contract.md
- * states them; 0 turns each off.
+ * State stays bounded unless told otherwise. A run without progress for an
+ * hour fails (Stalled). A run older than a day fails (DeadlineExceeded). The
+ * janitor deletes an ended run a week after its end. docs/contract.md states
+ * them; 0 turns each off.
  */
 export const DEFAULT_STALL_AFTER_SECONDS = 3600;
 export const DEFAULT_RUN_TIMEOUT_SECONDS = 86_400;
