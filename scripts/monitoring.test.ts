@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { load as parse, loadAll } from 'js-yaml';
+import { metricNames } from './promql-names.ts';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -50,35 +51,6 @@ const known = new Set([
   ...ksmNames,
 ]);
 
-const KEYWORDS = new Set([
-  'and',
-  'or',
-  'unless',
-  'bool',
-  'offset',
-  'by',
-  'without',
-  'on',
-  'ignoring',
-  'group_left',
-  'group_right',
-  'inf',
-  'nan',
-]);
-
-/** Metric names in a PromQL expression (or a Grafana label_values() query). */
-export function metricNames(expr: string): string[] {
-  const labelValues = /^label_values\(\s*([a-zA-Z_:][\w:]*)\s*(?:\{[^}]*\})?\s*,/.exec(expr.trim());
-  if (labelValues) return [labelValues[1]!];
-  const bare = expr
-    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
-    .replace(/\{[^}]*\}/g, ' ')
-    .replace(/\[[^\]]*\]/g, ' ')
-    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
-  const names = [...bare.matchAll(/(?<![\w$.:])([a-zA-Z_:][\w:]*)(?![\w:])(?!\s*\()/g)].map((m) => m[1]!);
-  return [...new Set(names.filter((n) => !KEYWORDS.has(n.toLowerCase())))];
-}
-
 interface Target {
   expr: string;
 }
@@ -113,6 +85,10 @@ describe('metricNames', () => {
     ['(time() - m{phase="Running"}) and on (namespace) (n == 1)', ['m', 'n']],
     ['label_values(scenario_current_runs, scenarioName)', ['scenario_current_runs']],
     ['label_values(a_count{namespace=~"$namespace"}, scenarioName)', ['a_count']],
+    [
+      '(x unless x offset 10m) or (changes(y[1h]) == 0) and on (a) min_over_time(z{p="R"}[1h]) > ns:r_1h:count',
+      ['x', 'y', 'z', 'ns:r_1h:count'],
+    ],
   ])('finds the metrics of %s', (expr, names) => {
     expect(metricNames(expr)).toEqual(names);
   });

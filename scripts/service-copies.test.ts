@@ -146,10 +146,11 @@ describe('docs/deploy/kn.md makes the objects of knative/', () => {
     expect(fromKn(create!)).toEqual(fromManifest(service));
   });
 
-  it('`kn broker create` sets the delivery of knative/broker.yaml', () => {
+  it('`kn broker create` sets the delivery of knative/broker.yaml and, as it, no class: the cluster default', () => {
     const [create] = command('kn', 'broker', 'create', broker.metadata.name);
     const f = flagsOf(create!);
     const d = broker.spec.delivery;
+    expect(broker.metadata.annotations).toBeUndefined();
     expect({
       class: f.get('--class')?.[0],
       retry: Number(f.get('--retry')?.[0]),
@@ -158,7 +159,7 @@ describe('docs/deploy/kn.md makes the objects of knative/', () => {
       timeout: f.get('--timeout')?.[0],
       deadLetterSink: f.get('--dl-sink')?.[0],
     }).toEqual({
-      class: broker.metadata.annotations['eventing.knative.dev/broker.class'],
+      class: undefined,
       retry: d.retry,
       backoffPolicy: d.backoffPolicy,
       backoffDelay: d.backoffDelay,

@@ -36,7 +36,7 @@ if (brokerMode !== 'sync' && brokerMode !== 'async')
 
 function brokerModeLine(async: boolean): string {
   return async
-    ? "cascade: the Broker answers 202 before it delivers, as knative/broker.yaml's async-handler annotation on Eventing 1.17+ (CASCADE_BROKER=async)"
+    ? "cascade: the Broker answers 202 before it delivers, as the local cluster's async-handler annotation on Eventing 1.17+ (CASCADE_BROKER=async)"
     : "cascade: the Broker answers once every Trigger's delivery ended, as Knative's default Broker (CASCADE_BROKER=async: before it delivers)";
 }
 

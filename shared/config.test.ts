@@ -27,8 +27,6 @@ describe('configuration from the environment', () => {
         sink: undefined,
         rateLimitPerSecond: 100,
         rateBurst: 200,
-        stallAfterSeconds: 0,
-        runTimeoutSeconds: 0,
         listPageSize: 500,
       }),
     });
@@ -152,10 +150,24 @@ describe('the namespace', () => {
   });
 });
 
-describe("the janitor's retention", () => {
-  it('keeps finished runs forever by default', () => {
-    const c = parseConfig({});
-    expect(c.ok && c.value.retentionSeconds).toBe(0);
+describe('bounded state: stall, run timeout and retention', () => {
+  it('are on by default: an hour without progress, a day per run, a week after the end', () => {
+    expect(parseConfig({}, noPod)).toMatchObject({
+      ok: true,
+      value: { stallAfterSeconds: 3600, runTimeoutSeconds: 86_400, retentionSeconds: 604_800 },
+    });
+  });
+
+  it('are each turned off by 0, and an empty value keeps the default', () => {
+    const off = { CASCADE_STALL_AFTER_SECONDS: '0', CASCADE_RUN_TIMEOUT_SECONDS: '0', CASCADE_RETENTION_SECONDS: '0' };
+    expect(parseConfig(off, noPod)).toMatchObject({
+      ok: true,
+      value: { stallAfterSeconds: 0, runTimeoutSeconds: 0, retentionSeconds: 0 },
+    });
+    expect(parseConfig({ CASCADE_RETENTION_SECONDS: '' }, noPod)).toMatchObject({
+      ok: true,
+      value: { retentionSeconds: 604_800 },
+    });
   });
 
   it('reads CASCADE_RETENTION_SECONDS', () => {

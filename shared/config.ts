@@ -34,11 +34,11 @@ export interface Config {
   trustBundleDir: string;
   /** What the configuration changed or left out and the process still started with: logged once at start-up. */
   warnings: string[];
-  /** Fail a run whose current step made no progress for this long (janitor). 0 = never. */
+  /** Fail a run whose current step made no progress for this long (janitor). 0 = never; default DEFAULT_STALL_AFTER_SECONDS. */
   stallAfterSeconds: number;
-  /** Fail a run older than this (janitor and engine). 0 = never. */
+  /** Fail a run older than this (janitor and engine). 0 = never; default DEFAULT_RUN_TIMEOUT_SECONDS. */
   runTimeoutSeconds: number;
-  /** The janitor deletes finished runs (and their Jobs) this long after they ended. 0 = keep forever. */
+  /** The janitor deletes finished runs (and their Jobs) this long after they ended. 0 = keep forever; default DEFAULT_RETENTION_SECONDS. */
   retentionSeconds: number;
   logLevel: string;
   /** Token bucket of the function: requests a second, and burst (the Go controller's 100/s, 200). */
@@ -58,6 +58,16 @@ export interface Config {
    */
   trustJobEvents: boolean;
 }
+
+/**
+ * State stays bounded unless told otherwise. A run without progress for an
+ * hour fails (Stalled). A run older than a day fails (DeadlineExceeded). The
+ * janitor deletes an ended run a week after its end. docs/contract.md states
+ * them; 0 turns each off.
+ */
+export const DEFAULT_STALL_AFTER_SECONDS = 3600;
+export const DEFAULT_RUN_TIMEOUT_SECONDS = 86_400;
+export const DEFAULT_RETENTION_SECONDS = 604_800;
 
 export type ConfigResult = { ok: true; value: Config } | { ok: false; reason: string };
 
@@ -87,9 +97,9 @@ function positive(env: NodeJS.ProcessEnv, key: string, fallback: number, unit: s
 
 function numbers(env: NodeJS.ProcessEnv): Numbers | string {
   const values = {
-    stallAfterSeconds: whole(env, 'CASCADE_STALL_AFTER_SECONDS', 0),
-    runTimeoutSeconds: whole(env, 'CASCADE_RUN_TIMEOUT_SECONDS', 0),
-    retentionSeconds: whole(env, 'CASCADE_RETENTION_SECONDS', 0),
+    stallAfterSeconds: whole(env, 'CASCADE_STALL_AFTER_SECONDS', DEFAULT_STALL_AFTER_SECONDS),
+    runTimeoutSeconds: whole(env, 'CASCADE_RUN_TIMEOUT_SECONDS', DEFAULT_RUN_TIMEOUT_SECONDS),
+    retentionSeconds: whole(env, 'CASCADE_RETENTION_SECONDS', DEFAULT_RETENTION_SECONDS),
     rateLimitPerSecond: whole(env, 'CASCADE_RATE_LIMIT', 100, 'requests a second'),
     rateBurst: whole(env, 'CASCADE_RATE_BURST', 200, 'requests'),
     metricsPort: whole(env, 'CASCADE_METRICS_PORT', 9095, 'port'),

@@ -5,11 +5,17 @@
 // dead-letter sink and when its extensions come, round robin over replicas,
 // the per-attempt timeout. The Triggers are knative/triggers.yaml's, read from
 // the file; only the backoff waits are scaled down.
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { dump, load } from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
+import { repoRoot } from '../local/cluster/paths.ts';
 import { knativeConfig, startBroker, type RunningBroker } from '../local/eventing/broker.ts';
+import { parseBroker } from '../local/eventing/config.ts';
+import { localBrokerAnnotations } from '../local/knative/cascade-deploy.ts';
 import { startDeadLetterSink, type DeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
 import { effectiveDelivery } from '../local/eventing/delivery.ts';
 import { brokerConfig } from './support/broker-config.ts';
@@ -389,15 +395,19 @@ describe("delivery (the Triggers' retry 5, exponential backoff, dead-letter sink
 });
 
 describe("the synchronous Broker (Knative's default) and the async handler", () => {
-  it("the ingress follows the Broker's annotation: knative/broker.yaml ships it (async); without it, synchronous", async () => {
+  it("the ingress follows the Broker's annotation: knative/broker.yaml ships none (synchronous); the local overlay's makes it async", async () => {
     dls = await startDeadLetterSink();
     const addresses = { 'Service/cascade': [], 'Service/cascade-dead-letters': [dls.url] };
-    expect(knativeConfig().broker.async).toBe(true);
+    const shipped = readFileSync(join(repoRoot, 'knative', 'broker.yaml'), 'utf8');
+    expect(knativeConfig().broker.async).toBeUndefined();
     broker = await startBroker({ namespace: 'ns', addresses });
-    expect(broker.async).toBe(true);
-    await broker.stop();
-    broker = await startBroker({ namespace: 'ns', config: brokerConfig('sync'), addresses });
     expect(broker.async).toBe(false);
+    await broker.stop();
+    const doc = load(shipped) as { metadata: Record<string, unknown> };
+    const overlaid = dump({ ...doc, metadata: { ...doc.metadata, annotations: localBrokerAnnotations(true) } });
+    const config = { ...knativeConfig(), broker: parseBroker(overlaid) };
+    broker = await startBroker({ namespace: 'ns', config, addresses });
+    expect(broker.async).toBe(true);
   });
 
   it("synchronous: the sender's answer waits for the subscriber's", async () => {

@@ -329,7 +329,7 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
     expect(JSON.parse(reason)).toMatchObject({ error: expect.stringContaining('iuid') });
   });
 
-  it('on the synchronous Broker (broker.yaml without messaging.knative.dev/async-handler, the Broker made anew) the ingress answers after the run request is delivered, and the run Succeeds', async () => {
+  it('on the synchronous Broker (the local class without messaging.knative.dev/async-handler, the Broker made anew) the ingress answers after the run request is delivered, and the run Succeeds', async () => {
     await extras();
     const ns = namespace();
     await recreateBroker(adminKubeconfigPath(), ns, false);

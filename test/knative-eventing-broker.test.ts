@@ -1,8 +1,9 @@
 // Cascade's Broker (knative/broker.yaml) under real Knative Eventing v0.50.0
 // running as pods on the real node (local/knative/eventing/): its
-// controllers and webhook make it Ready, in both modes (the annotation
-// messaging.knative.dev/async-handler as broker.yaml has it, and without it,
-// the synchronous default); a Trigger's filter routes an event posted to the
+// controllers and webhook make it Ready, in both modes (with the local
+// cluster's class and its annotation messaging.knative.dev/async-handler, as
+// npm start's overlay sets them, and without the annotation, the synchronous
+// default); a Trigger's filter routes an event posted to the
 // broker ingress to its subscriber; a subscriber that keeps refusing gets the
 // Broker's retries, then the event goes to the dead-letter sink with what
 // Knative adds. Subscribers are plain Deployments and Services: Knative
@@ -14,6 +15,7 @@ import { CustomObjectsApi, type V1Container } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../local/kube-client.ts';
 import { createNamespace } from '../local/kube.ts';
+import { localBrokerAnnotations } from '../local/knative/cascade-deploy.ts';
 import { imageReference } from '../local/knative/eventing/components.ts';
 import { MODULE_IMAGE } from '../local/node/images.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
@@ -40,11 +42,10 @@ const SHOWN = 'net.cascade.test.shown.v1';
 const REFUSED = 'net.cascade.test.refused.v1';
 let namespace = '';
 
-/** broker.yaml, its dead-letter sink a plain Service of the same name (no Serving here), under `name`. */
+/** broker.yaml with the local cluster's annotations, its dead-letter sink a plain Service of the same name (no Serving here), under `name`. */
 function cascadeBroker(name: string, async: boolean): KnativeObject {
   const broker = cascadeManifest<KnativeObject & { apiVersion: string; kind: string }>('broker.yaml');
-  const annotations = { ...broker.metadata.annotations };
-  if (!async) delete annotations[ASYNC];
+  const annotations = { ...broker.metadata.annotations, ...localBrokerAnnotations(async) };
   const delivery = broker.spec!.delivery as { deadLetterSink: { ref: Record<string, string> } };
   delivery.deadLetterSink.ref = { apiVersion: 'v1', kind: 'Service', name: delivery.deadLetterSink.ref.name! };
   return { ...broker, metadata: { ...broker.metadata, name, annotations } };

@@ -61,6 +61,8 @@ function find(kind: string, name?: string): Manifest {
 }
 
 const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
+/** The kinds of knative/ that no namespace holds. */
+const CLUSTER_SCOPED = ['Namespace', 'CustomResourceDefinition', 'ClusterRole'];
 
 beforeAll(async () => {
   installed = await installKnativeCrds(adminKubeconfigPath());
@@ -123,10 +125,29 @@ describe('kubectl kustomize knative/', () => {
         'SinkBinding/cascade-modules',
         'CronJob/cascade-janitor',
         'Service/cascade-dead-letters',
+        'ClusterRole/cascade-view',
+        'ClusterRole/cascade-edit',
       ]),
     );
-    const namespaced = objects.filter((o) => !['Namespace', 'CustomResourceDefinition'].includes(o.kind));
+    const namespaced = objects.filter((o) => !CLUSTER_SCOPED.includes(o.kind));
     expect(namespaced.every((o) => o.metadata.namespace === NAMESPACE)).toBe(true);
+  });
+
+  it("leaves the Broker's class to the cluster: no class, no annotation only one class reads", () => {
+    const broker = find('Broker', 'default') as Manifest & { metadata: { annotations?: object } };
+    expect(broker.metadata.annotations).toBeUndefined();
+  });
+
+  it('aggregates its ClusterRoles into view and edit, and nothing else cluster-scoped but the Namespace and the CRDs', () => {
+    const roles = ofKind('ClusterRole') as (Manifest & { metadata: { labels: Record<string, string> } })[];
+    expect(Object.fromEntries(roles.map((r) => [r.metadata.name, r.metadata.labels]))).toEqual({
+      'cascade-view': { 'app.kubernetes.io/part-of': 'cascade', 'rbac.authorization.k8s.io/aggregate-to-view': 'true' },
+      'cascade-edit': { 'app.kubernetes.io/part-of': 'cascade', 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' },
+    });
+    expect(objects.filter((o) => CLUSTER_SCOPED.includes(o.kind)).map((o) => o.kind)).toEqual(
+      expect.arrayContaining(['Namespace', 'CustomResourceDefinition', 'ClusterRole']),
+    );
+    expect(ofKind('ClusterRoleBinding')).toEqual([]);
   });
 
   it('passes a server-side dry run, object by object', async () => {

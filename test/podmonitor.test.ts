@@ -1,6 +1,7 @@
-// Issue 9, knative/monitoring/podmonitor.yaml: the PodMonitor is dry-run
-// against the real PodMonitor CRD, and its relabelings are applied by the real
-// Prometheus to the targets pod discovery gives for Knative pods.
+// Issue 9, knative/monitoring/podmonitor.yaml, and the dead-letter sink's
+// podmonitor-dead-letters.yaml: each PodMonitor is dry-run against the real
+// PodMonitor CRD, and their relabelings are applied by the real Prometheus to
+// the targets pod discovery gives for Knative pods.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ afterEach(async () => {
   await prom?.stop();
   prom = undefined;
 });
+
+const DEAD_LETTERS = 'knative/monitoring/podmonitor-dead-letters.yaml';
 
 /** prometheus-operator's Go module, for the PodMonitor CRD it ships (example/prometheus-operator-crd/). */
 const PROMETHEUS_OPERATOR_MODULE = 'github.com/prometheus-operator/prometheus-operator@v0.93.0';
@@ -59,6 +62,8 @@ describe('knative/monitoring/podmonitor.yaml', () => {
     };
     try {
       expect((await dryRun(podMonitor)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade');
+      const deadLetters = load(readFileSync(join(repoRoot, DEAD_LETTERS), 'utf8'));
+      expect((await dryRun(deadLetters)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade-dead-letters');
       const broken = structuredClone(podMonitor);
       broken.spec.podMetricsEndpoints[0]!.portNumber = 90_950; // above 65535
       await expect(dryRun(broken)).rejects.toThrow(/portNumber/);
@@ -70,8 +75,9 @@ describe('knative/monitoring/podmonitor.yaml', () => {
     }
   });
 
-  it("gives a real Prometheus one target per pod on port 9095 and queue-proxy's on 9091, IPv4 and IPv6 alike; targetPort 9095 gave none", async () => {
+  it("gives a real Prometheus one target per pod on port 9095 and queue-proxy's on 9091, IPv4 and IPv6 alike; targetPort 9095 gave none; the dead-letter sink's queue-proxy named by its service", async () => {
     const podMonitor = load(readFileSync(join(repoRoot, 'knative/monitoring/podmonitor.yaml'), 'utf8')) as PodMonitor;
+    const deadLetters = load(readFileSync(join(repoRoot, DEAD_LETTERS), 'utf8')) as PodMonitor;
     const dir = mkdtempSync(join(tmpdir(), 'cascade-podmonitor-sd-'));
     const pod = (name: string, ip: string, service: string) =>
       podTargets({
@@ -86,6 +92,7 @@ describe('knative/monitoring/podmonitor.yaml', () => {
         ...pod('cascade-00001-deployment-a', '10.244.0.7', 'cascade'),
         ...pod('cascade-00001-deployment-b', 'fd00::7', 'cascade'),
         ...pod('other-00001-deployment-c', '10.244.0.8', 'other'),
+        ...pod('cascade-dead-letters-00001-deployment-d', '10.244.0.9', 'cascade-dead-letters'),
       ]),
     );
     try {
@@ -98,13 +105,14 @@ describe('knative/monitoring/podmonitor.yaml', () => {
       const extraScrapeConfigs = [
         ...podMonitorScrapeConfigs(podMonitor, 'cascade-operator', file),
         ...podMonitorScrapeConfigs(before, 'cascade-operator', file),
+        ...podMonitorScrapeConfigs(deadLetters, 'cascade-operator', file),
       ];
       prom = await startPrometheus(inject('prometheus'), [], { scrapeInterval: '1h', extraScrapeConfigs });
-      // 3 pods of 5 declared ports each, for 3 jobs
+      // 4 pods of 5 declared ports each, for 4 jobs
       const targets = await waitFor(
         async () => {
           const t = await prom!.targets();
-          return t.active.length + t.dropped === 45 && t;
+          return t.active.length + t.dropped === 80 && t;
         },
         { message: 'the pods discovered' },
       );
@@ -112,11 +120,16 @@ describe('knative/monitoring/podmonitor.yaml', () => {
         .map((t) => `${t.scrapePool} ${t.scrapeUrl} ${t.labels.container} ${t.labels.pod}`)
         .sort();
       expect(active).toEqual([
+        'podMonitor/cascade-operator/cascade-dead-letters/0 http://10.244.0.9:9091/metrics queue-proxy cascade-dead-letters-00001-deployment-d',
         'podMonitor/cascade-operator/cascade/0 http://10.244.0.7:9095/metrics user-container cascade-00001-deployment-a',
         'podMonitor/cascade-operator/cascade/0 http://[fd00::7]:9095/metrics user-container cascade-00001-deployment-b',
         'podMonitor/cascade-operator/cascade/1 http://10.244.0.7:9091/metrics queue-proxy cascade-00001-deployment-a',
         'podMonitor/cascade-operator/cascade/1 http://[fd00::7]:9091/metrics queue-proxy cascade-00001-deployment-b',
       ]);
+      // the label the alert CascadeDeadLetters selects (prometheusrule.yaml)
+      const sink = targets.active.find((t) => t.scrapePool.includes('cascade-dead-letters'))!;
+      expect(sink.labels).toMatchObject({ service: 'cascade-dead-letters', namespace: 'cascade-operator' });
+      expect(targets.active.filter((t) => t.labels.service !== undefined)).toEqual([sink]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cascadeReadyObjects } from './cascade-deploy.ts';
+import { load } from 'js-yaml';
+import { cascadeOverlay, cascadeReadyObjects, localBrokerAnnotations } from './cascade-deploy.ts';
 
 describe('what npm start and the end-to-end tests wait for', () => {
   it('every Knative object of knative/, named as kubectl wait names it, and nothing else', () => {
@@ -12,5 +13,29 @@ describe('what npm start and the end-to-end tests wait for', () => {
     expect(count('sinkbindings.sources.knative.dev/')).toBe(3);
     expect(objects.filter((o) => !o.includes('.knative.dev/'))).toEqual([]);
     expect(new Set(objects).size).toBe(objects.length);
+  });
+});
+
+describe("the local cluster's choices, which knative/ leaves to each cluster", () => {
+  it('the Broker: the channel-based class, and the async handler unless asked for the synchronous Broker', () => {
+    expect(localBrokerAnnotations(true)).toEqual({
+      'eventing.knative.dev/broker.class': 'MTChannelBasedBroker',
+      'messaging.knative.dev/async-handler': 'true',
+    });
+    expect(localBrokerAnnotations(false)).toEqual({ 'eventing.knative.dev/broker.class': 'MTChannelBasedBroker' });
+  });
+
+  it('the overlay npm start applies merges them into the Broker default: the asynchronous one', () => {
+    const overlay = load(cascadeOverlay('/tmp/overlay', { namespace: 'ns' })) as { patches: { patch: string }[] };
+    const brokerPatches = overlay.patches
+      .map((p) => load(p.patch) as { kind?: string; metadata?: object })
+      .filter((p) => p.kind === 'Broker');
+    expect(brokerPatches).toEqual([
+      {
+        apiVersion: 'eventing.knative.dev/v1',
+        kind: 'Broker',
+        metadata: { name: 'default', annotations: localBrokerAnnotations(true) },
+      },
+    ]);
   });
 });

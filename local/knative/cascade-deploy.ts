@@ -4,7 +4,9 @@
 // send every pod of it to the real node, through the control plane's
 // admission plugins PodNodeSelector and PodTolerationRestriction; knative/'s
 // own objects are not touched for it. The scenario ConfigMap may hold a test's
-// scenario. recreateBroker makes the Broker anew, synchronous or not.
+// scenario. knative/broker.yaml leaves the Broker's class to the cluster; this
+// overlay chooses the local cluster's (localBrokerAnnotations).
+// recreateBroker makes the Broker anew, synchronous or not.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { dump, load, loadAll } from 'js-yaml';
@@ -16,11 +18,34 @@ import { FUNCTION_IMAGE } from '../node/images.ts';
 import { REAL_NODE } from '../node/node-config.ts';
 import { onRealNode } from '../node/real-modules.ts';
 import { tempDir } from '../temp-dir.ts';
+import { ASYNC_HANDLER } from '../eventing/config.ts';
 import { imageReference } from './eventing/components.ts';
 
 /** The image knative/dead-letter-sink.yaml names. */
 export const EVENT_DISPLAY_RELEASE_IMAGE = 'gcr.io/knative-releases/knative.dev/eventing/cmd/event_display';
-const ASYNC_HANDLER = 'messaging.knative.dev/async-handler';
+export const BROKER_CLASS = 'eventing.knative.dev/broker.class';
+
+/**
+ * What the local cluster chooses for the Broker `default`, which
+ * knative/broker.yaml leaves to each cluster. The class: the channel-based
+ * Broker this cluster installs (local/knative/eventing/), on the
+ * InMemoryChannel. With `asyncBroker`, messaging.knative.dev/async-handler,
+ * which only that channel reads: the ingress answers each sender at once
+ * (202) and delivers in the background. Without it, as on Eventing
+ * 1.15-1.16 where it is ignored, the ingress answers only once every
+ * Trigger's delivery ended, retries and dead-letter sink included (500 if
+ * one was lost). Then the ApiServerSource, which sends one change at a time
+ * per resource, waits for the function's answer to each Job event. One
+ * failing event holds every Job event behind it for its whole retry schedule
+ * (3.5 min), and the function's run-end POST to K_SINK waits for every user
+ * Trigger. What it costs: an event is in memory only once answered, so a
+ * dispatcher restart loses it; the janitor repairs a lost Job event. Cascade
+ * is correct either way (docs/operations.md). It takes effect when the
+ * Broker is created only: see recreateBroker.
+ */
+export function localBrokerAnnotations(asyncBroker: boolean): Record<string, string> {
+  return { [BROKER_CLASS]: 'MTChannelBasedBroker', ...(asyncBroker ? { [ASYNC_HANDLER]: 'true' } : {}) };
+}
 
 export interface CascadeDeployment {
   /** The namespace knative/ goes to (kustomize renames the Namespace too). */
@@ -51,7 +76,17 @@ export function cascadeOverlay(dir: string, deployment: CascadeDeployment): stri
   ];
   if (deployment.test)
     namespacePatch.push({ op: 'add', path: '/metadata/labels/cascade.cascade.net~1test', value: 'true' });
-  const patches: object[] = [{ target: { kind: 'Namespace' }, patch: dump(namespacePatch) }];
+  const patches: object[] = [
+    { target: { kind: 'Namespace' }, patch: dump(namespacePatch) },
+    // a merge: annotations knative/broker.yaml may come to hold stay
+    {
+      patch: dump({
+        apiVersion: 'eventing.knative.dev/v1',
+        kind: 'Broker',
+        metadata: { name: 'default', annotations: localBrokerAnnotations(true) },
+      }),
+    },
+  ];
   if (deployment.scenario) {
     patches.push({
       target: { kind: 'ConfigMap', name: 'cascade-scenario-config' },
@@ -135,17 +170,18 @@ export async function waitCascadeReady(kubeconfig: string, namespace: string, ti
 
 /**
  * Deletes the Broker `default` of `namespace` and creates it again from
- * knative/broker.yaml, with its async-handler annotation or without it, then
- * waits until it and every Trigger are Ready. Eventing copies the annotation
- * to the Broker's channel when it creates the channel, and never after: a
- * change of the annotation on a Broker that exists changes nothing.
+ * knative/broker.yaml with the local cluster's annotations, the async-handler
+ * one or not (localBrokerAnnotations), then waits until it and every Trigger
+ * are Ready. Eventing copies the annotation to the Broker's channel when it
+ * creates the channel, and never after: a change of the annotation on a
+ * Broker that exists changes nothing.
  */
 export async function recreateBroker(kubeconfig: string, namespace: string, asyncBroker: boolean): Promise<void> {
   const broker = load(readFileSync(join(repoRoot, 'knative', 'broker.yaml'), 'utf8')) as {
-    metadata: { namespace?: string; annotations: Record<string, string> };
+    metadata: { namespace?: string; annotations?: Record<string, string> };
   };
   broker.metadata.namespace = namespace;
-  if (!asyncBroker) delete broker.metadata.annotations[ASYNC_HANDLER];
+  broker.metadata.annotations = { ...broker.metadata.annotations, ...localBrokerAnnotations(asyncBroker) };
   const file = join(tempDir('cascade-broker-'), 'broker.yaml');
   writeFileSync(file, dump(broker));
   const kubectl = (...args: string[]) =>

@@ -1,7 +1,8 @@
 // kube-state-metrics for the tests: the pinned build of build.sh, and a
 // process of it against a control plane with Cascade's CustomResourceState
 // configuration (knative/monitoring/kube-state-metrics-cascaderuns.yaml),
-// custom resources only, as docs/operations.md runs it.
+// custom resources only, as docs/operations.md runs it. It can serve built-in
+// resources beside them, as an existing kube-state-metrics does.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,10 +24,16 @@ export interface RunningKubeStateMetrics {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts it on free ports. `builtIn` names built-in resources to serve beside
+ * the custom ones (`--resources`, e.g. cronjobs); without it, custom
+ * resources only.
+ */
 export async function startKubeStateMetrics(
   binary: string,
   kubeconfig: string,
   args: string[] = [],
+  builtIn: string[] = [],
 ): Promise<RunningKubeStateMetrics> {
   const [port, telemetryPort] = [await freePort(), await freePort()];
   const child = spawn(
@@ -37,7 +44,7 @@ export async function startKubeStateMetrics(
       `--port=${port}`,
       '--telemetry-host=127.0.0.1',
       `--telemetry-port=${telemetryPort}`,
-      '--custom-resource-state-only',
+      builtIn.length > 0 ? `--resources=${builtIn.join(',')}` : '--custom-resource-state-only',
       `--custom-resource-state-config-file=${cascadeRunsConfig}`,
       ...args,
     ],

@@ -1,7 +1,8 @@
 // knative/'s Broker and Triggers for the tests, with the ingress each test
-// names. 'sync' drops the async-handler annotation: the stand-in's default,
-// as Knative's default Broker answers on every Eventing release. 'async' sets
-// it, as knative/broker.yaml ships it for Eventing 1.17+.
+// names. 'sync': without the async-handler annotation, as knative/broker.yaml
+// ships it and Knative's default Broker answers on every Eventing release.
+// 'async': with it, as the local cluster's overlay sets it for Eventing 1.17+
+// (local/knative/cascade-deploy.ts).
 import { knativeConfig } from '../../local/eventing/broker.ts';
 import type { BrokerSpec, EventingConfig } from '../../local/eventing/config.ts';
 

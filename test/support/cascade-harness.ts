@@ -67,7 +67,7 @@ export interface HarnessOptions {
   /**
    * The Broker's ingress. 'sync' (default): it answers once every Trigger's
    * delivery ended, as Knative's default Broker. 'async': 202 before it
-   * delivers, as knative/broker.yaml's async-handler annotation on 1.17+.
+   * delivers, as the local cluster's async-handler annotation on 1.17+.
    */
   broker?: BrokerMode;
   /** Multiplies the Triggers' backoff waits (default TEST_BACKOFF_SCALE); 1 is Knative's schedule. */
