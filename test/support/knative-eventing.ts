@@ -14,7 +14,7 @@ import { apiClient, apiStatus } from '../../local/kube-client.ts';
 import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
 import { postEvent as postOutgoing, type OutgoingEvent } from '../../local/knative/broker-ingress.ts';
 import { realNodeRunning } from '../../local/node/node.ts';
-import { onRealNode } from '../../local/node/real-modules.ts';
+import { onRealNode, restrictedContainer } from '../../local/node/real-modules.ts';
 import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './real-node.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './kube.ts';
 
@@ -57,7 +57,8 @@ export async function deployOnRealNode(namespace: string, name: string, containe
             ...onRealNode,
             // busybox's httpd, as pid 1, ignores SIGTERM: the namespace's deletion would wait 30 s for it
             terminationGracePeriodSeconds: 1,
-            containers: [{ imagePullPolicy: 'IfNotPresent', ...container, name }],
+            // what Pod Security `restricted` asks, which knative/'s namespace enforces
+            containers: [{ imagePullPolicy: 'IfNotPresent', securityContext: restrictedContainer, ...container, name }],
           },
         },
       },
