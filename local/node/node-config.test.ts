@@ -11,6 +11,7 @@ import {
   kubeProxyArgs,
   nodePaths,
   REAL_NODE,
+  registryHosts,
 } from './node-config.ts';
 import { PAUSE_IMAGE } from './images.ts';
 
@@ -88,5 +89,13 @@ describe("the real node's configuration", () => {
         connection: { proxyProtocol: 'HTTPConnect', transport: { uds: { udsName: REAL_NODE.door } } },
       },
     ]);
+  });
+
+  it('containerd pulls from the local registry over plain HTTP, on the port the registry listens on', () => {
+    const hosts = registryHosts();
+    const host = `127.0.0.1:${REAL_NODE.registry.port}`;
+    expect(hosts.file).toBe(`${nodePaths.registryHostsDir}/${host}/hosts.toml`);
+    expect(hosts.text).toContain(`server = "http://${host}"`);
+    expect(containerdConfig('/bin')).toContain(`config_path = '${nodePaths.registryHostsDir}'`);
   });
 });

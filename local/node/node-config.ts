@@ -26,6 +26,8 @@ export const REAL_NODE = {
    * which Kubernetes leaves to addresses asked for).
    */
   brokerIngress: { hostPort: 31080, clusterIp: '10.96.0.80', port: 80 },
+  /** The local registry's port, on 127.0.0.1 of both namespaces (local/registry/registry.ts). */
+  registry: { port: 5001, socket: '/run/cascade-node/registry.sock', storage: '/var/lib/cascade-node/registry' },
   /** The cgroup under which the kubelet puts the pods, in each cgroup v1 controller. */
   cgroupRoot: '/cascade-node',
   /** The label a module's nodeSelector names, and the taint its tolerations must tolerate. */
@@ -45,6 +47,8 @@ export const nodePaths = {
   containerdSocket: `${REAL_NODE.run}/containerd.sock`,
   containerdConfig: `${REAL_NODE.root}/containerd.toml`,
   cniConfDir: `${REAL_NODE.root}/cni/net.d`,
+  /** containerd's hosts.toml per registry: the local one speaks plain HTTP. */
+  registryHostsDir: `${REAL_NODE.root}/certs.d`,
   cniDataDir: `${REAL_NODE.root}/cni/networks`,
   kubeletRoot: `${REAL_NODE.root}/kubelet`,
   kubeletConfig: `${REAL_NODE.root}/kubelet.yaml`,
@@ -80,7 +84,7 @@ imports = []
     [plugins.'io.containerd.cri.v1.images'.pinned_images]
       sandbox = '${PAUSE_IMAGE}'
     [plugins.'io.containerd.cri.v1.images'.registry]
-      config_path = ''
+      config_path = '${p.registryHostsDir}'
 
   [plugins.'io.containerd.cri.v1.runtime']
     restrict_oom_score_adj = true
@@ -102,6 +106,15 @@ imports = []
   [plugins.'io.containerd.nri.v1.nri']
     disable = true
 `;
+}
+
+/** containerd's hosts.toml for the local registry (local/registry/): pulled over plain HTTP on loopback. */
+export function registryHosts(): { file: string; text: string } {
+  const host = `127.0.0.1:${REAL_NODE.registry.port}`;
+  return {
+    file: `${nodePaths.registryHostsDir}/${host}/hosts.toml`,
+    text: `server = "http://${host}"\n\n[host."http://${host}"]\n  capabilities = ["pull", "resolve"]\n`,
+  };
 }
 
 /** The pod network: a bridge with host-local addresses, and portmap with its nftables backend. */

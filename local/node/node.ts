@@ -35,7 +35,9 @@ import {
   kubeProxyArgs,
   nodePaths,
   REAL_NODE,
+  registryHosts,
 } from './node-config.ts';
+import { ensureRegistryTools, registryConfig } from '../registry/registry.ts';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -84,6 +86,10 @@ async function writeConfigs(info: ClusterInfo, binDir: string, dir: string) {
   await mkdir(nodePaths.cniConfDir, { recursive: true });
   await writeFile(nodePaths.containerdConfig, containerdConfig(binDir));
   await writeFile(join(nodePaths.cniConfDir, '10-cascade.conflist'), cniConfig());
+  const hosts = registryHosts();
+  await mkdir(dirname(hosts.file), { recursive: true });
+  await writeFile(hosts.file, hosts.text);
+  await writeFile(join(dir, 'registry.yml'), registryConfig(REAL_NODE.registry.storage));
   await writeFile(nodePaths.kubeletConfig, kubeletConfig(pki.caCert));
   const dns = await kubeconfig('real-node-coredns', { cn: REAL_NODE.dnsUser });
   await writeFile(nodePaths.corefile, corefile(dns));
@@ -93,32 +99,62 @@ async function writeConfigs(info: ClusterInfo, binDir: string, dir: string) {
   };
 }
 
-/** containerd, its images, the pods' way to the API server, the kubelet and kube-proxy, in that order. */
-async function startParts(info: ClusterInfo, binDir: string, options: RealNodeOptions, started: Component[]) {
+type Start = (name: string, command: Command) => void;
+
+/**
+ * The doors between the namespaces (door.ts): in the node, the door proxy and
+ * 127.0.0.1 ports for the API server and the registry; in the machine's, their
+ * sockets' other ends and the Broker's ingress port. Then the registry.
+ */
+async function startDoors(
+  start: Start,
+  at: { apiPort: number; registryBin: string; dir: string },
+  started: Component[],
+) {
+  const { apiPort, registryBin, dir } = at;
+  const { apiserverSocket: api, registry, brokerIngress: ingress } = REAL_NODE;
+  start(
+    'door',
+    inNode(
+      door(
+        `proxy=${REAL_NODE.door},${REAL_NODE.address}`,
+        `forward=tcp:0.0.0.0:${apiPort},unix:${api}`,
+        `forward=tcp:127.0.0.1:${registry.port},unix:${registry.socket}`,
+      ),
+    ),
+  );
+  start(
+    'host-door',
+    door(
+      `forward=unix:${api},tcp:127.0.0.1:${apiPort}`,
+      `forward=tcp:127.0.0.1:${ingress.hostPort},connect:${REAL_NODE.door}:${ingress.clusterIp}:${ingress.port}`,
+      `forward=unix:${registry.socket},tcp:127.0.0.1:${registry.port}`,
+    ),
+  );
+  start('registry', { bin: registryBin, args: ['serve', join(dir, 'registry.yml')] });
+  for (const socket of [REAL_NODE.door, api, registry.socket]) await waitSocket(socket, started);
+}
+
+/** containerd and the doors, the images, the kubelet and kube-proxy, in that order. */
+async function startParts(
+  info: ClusterInfo,
+  bins: { node: string; registry: string },
+  options: RealNodeOptions,
+  started: Component[],
+) {
+  const binDir = bins.node;
   const log = options.log ?? (() => {});
   const paths = realNodePaths(info.stateDir);
   const kubeconfigs = await writeConfigs(info, binDir, paths.dir);
   const files = { pidsFile: paths.pids, logsDir: paths.logs };
   const env = { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ''}` };
-  const start = (name: string, command: Command) => started.push(startNodeProcess(name, { ...command, env }, files));
-  const port = info.ports.apiserver;
-  const ingress = REAL_NODE.brokerIngress;
-  const api = REAL_NODE.apiserverSocket;
-  log('real node: starting containerd and the doors');
+  const start: Start = (name, command) => started.push(startNodeProcess(name, { ...command, env }, files));
+  log('real node: starting containerd, the doors and the registry');
   start('containerd', inNode({ bin: join(binDir, 'containerd'), args: ['--config', nodePaths.containerdConfig] }));
-  start(
-    'door',
-    inNode(door(`proxy=${REAL_NODE.door},${REAL_NODE.address}`, `forward=tcp:0.0.0.0:${port},unix:${api}`)),
-  );
-  const behindDoor = `connect:${REAL_NODE.door}:${ingress.clusterIp}:${ingress.port}`;
-  start(
-    'host-door',
-    door(`forward=unix:${api},tcp:127.0.0.1:${port}`, `forward=tcp:127.0.0.1:${ingress.hostPort},${behindDoor}`),
-  );
-  for (const socket of [nodePaths.containerdSocket, REAL_NODE.door, REAL_NODE.apiserverSocket])
-    await waitSocket(socket, started);
+  await startDoors(start, { apiPort: info.ports.apiserver, registryBin: bins.registry, dir: paths.dir }, started);
+  await waitSocket(nodePaths.containerdSocket, started);
   await importImages(binDir, paths.images, log);
-  await joinCluster(info.kubeconfig, port);
+  await joinCluster(info.kubeconfig, info.ports.apiserver);
   start('coredns', inNode({ bin: join(binDir, 'coredns'), args: ['-conf', nodePaths.corefile] }));
   log('real node: starting the kubelet and kube-proxy');
   start('kubelet', inNode({ bin: join(binDir, 'kubelet'), args: kubeletArgs(kubeconfigs.kubelet) }));
@@ -136,7 +172,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<{ stop: (
   // what a node killed with its watchdog left
   await rm(paths.dir, { recursive: true, force: true });
   await mkdir(paths.dir, { recursive: true });
-  const binDir = await ensureNodeBinaries();
+  const [binDir, tools] = await Promise.all([ensureNodeBinaries(), ensureRegistryTools()]);
   options.log?.('real node: waiting for the machine-wide lock');
   const lock = await startLock(paths.pids, paths.logs);
   if (options.tieToProcess)
@@ -149,7 +185,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<{ stop: (
     // what a node that was killed left behind, then the host as the node needs it
     await run('bash', [hostScript, 'down']);
     await run('bash', [hostScript, 'up']);
-    await startParts(info, binDir, options, []);
+    await startParts(info, { node: binDir, registry: tools.registry }, options, []);
   } catch (error) {
     await stopRealNode(info.stateDir);
     throw error;
