@@ -8,10 +8,10 @@
 //    plain body and as CloudEvents, the module results and a Job event of a run
 //    to its end;
 // 4. it writes V8's code cache of the bundle.
-// The same commit gives the same cache, byte for byte: scripts/bundle.ts runs
-// this under --predictable (V8 leaves that flag, and the random seed, out of
-// the flags a cache must match), and the script is named CACHE_SCRIPT_NAME,
-// not by the path the build runs in (the cache holds the name).
+// The same commit gives the same cache, byte for byte. scripts/bundle.ts runs
+// this under --predictable, a flag V8 leaves out of the flags a cache must
+// match. And the script is named CACHE_SCRIPT_NAME, not by the path the build
+// runs in, since the cache holds the name.
 // The cache holds the bytecode of every function compiled so far, the
 // runtime's start and the success path of the first requests included. Node's
 // module compile cache would hold only what compiles when a module loads. A

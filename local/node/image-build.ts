@@ -1,8 +1,8 @@
-// Writes OCI images with no daemon and no registry: each layer made with tar
-// from a staged root file system, then the config, the manifest and the index
-// (oci-layout.ts). writeLayout leaves an OCI image layout directory, which
-// `npm run dist` ships; buildImage puts it in a tar that `ctr images import`
-// reads. The layers' entries are root-owned, sorted and dated 1970, and their
+// Writes OCI images with no daemon and no registry. Each layer is made with
+// tar from a staged root file system, then come the config, the manifest and
+// the index of oci-layout.ts. The OCI image layout directory that writeLayout
+// leaves is what `npm run dist` ships. A tar of it, from buildImage, is what
+// `ctr images import` reads. The layers' entries are root-owned, sorted and dated 1970, and their
 // modes are 0755 or 0644 whatever the umask, so the same files give the same
 // digests. A gzip-compressed layer is compressed here, by the Node.js zlib.
 import { execFile } from 'node:child_process';

@@ -24,15 +24,17 @@ export interface ManifestDocument {
 
 /** The documents of a multi-document YAML stream, each with its kind and name. */
 export function documents(yaml: string): ManifestDocument[] {
-  return yaml
-    .split(/^---$/m)
-    .map((text) => text.replace(/^\n+/, ''))
-    // a part of comments alone, such as a stream's header, is no document
-    .filter((text) => text.split('\n').some((l) => l.trim() !== '' && !l.trimStart().startsWith('#')))
-    .map((text) => {
-      const object = load(text) as { kind?: string; metadata?: { name?: string } } | null;
-      return { kind: object?.kind ?? '', name: object?.metadata?.name ?? '', text };
-    });
+  return (
+    yaml
+      .split(/^---$/m)
+      .map((text) => text.replace(/^\n+/, ''))
+      // a part of comments alone, such as a stream's header, is no document
+      .filter((text) => text.split('\n').some((l) => l.trim() !== '' && !l.trimStart().startsWith('#')))
+      .map((text) => {
+        const object = load(text) as { kind?: string; metadata?: { name?: string } } | null;
+        return { kind: object?.kind ?? '', name: object?.metadata?.name ?? '', text };
+      })
+  );
 }
 
 /** Documents back into one stream, after a comment header. */

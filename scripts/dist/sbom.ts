@@ -1,9 +1,10 @@
-// The image's SBOM, CycloneDX 1.6 JSON. @cyclonedx/cyclonedx-npm (a pinned
-// devDependency) lists the npm packages of the image's /app as npm installed
-// them there (production, no optional ones); imageBom adds what npm does not
-// know: the image itself as the SBOM's subject, the Node.js runtime and the
-// Debian packages of the libraries it links. npmBom and debianPackages run
-// tools; imageBom is pure (sbom.test.ts).
+// The image's SBOM, CycloneDX 1.6 JSON. @cyclonedx/cyclonedx-npm, a pinned
+// devDependency, lists the npm packages of the image's /app as npm installed
+// them there: production ones, no optional ones. imageBom adds what npm does
+// not know. The image itself becomes the SBOM's subject, and the Node.js
+// runtime and the Debian packages of the libraries it links become
+// components. npmBom and debianPackages run tools; imageBom is pure
+// (sbom.test.ts).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
