@@ -9,7 +9,9 @@
 // - the SBOM is valid CycloneDX 1.6 and lists the image, Node.js and
 //   @kubernetes/client-node;
 // - `npm install -g` of the CLI's tarball gives kubectl-cascade, which kubectl
-//   finds as `kubectl cascade`, on the machine's own Node.js.
+//   finds as `kubectl cascade`, on the machine's own Node.js;
+// - the image's layers, unpacked, run its Node.js in a chroot as its user, and
+//   V8 takes the build's code cache there.
 // The layers' bytes do not depend on the umask (local/node/image-build.ts).
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -138,6 +140,37 @@ describe('the image', () => {
     );
     expect(sha256(node.stdout)).toBe(`sha256:${NODE_BINARY_SHA256[pinnedNodeVersion(repoRoot)]}`);
   });
+});
+
+describe("the image's own files", () => {
+  // chroot needs root, as CI has; elsewhere this is skipped
+  it.runIf(process.getuid?.() === 0)(
+    "run its Node.js as its user, with no file of this machine, and V8 takes the build's code cache",
+    async () => {
+      const root = tempDir('cascade-dist-rootfs-');
+      const manifest = JSON.parse(
+        readFileSync(join(a.out, DIST_FILES.image, 'blobs', 'sha256', a.release.image.digest.slice(7)), 'utf8'),
+      );
+      for (const layer of manifest.layers as { digest: string }[])
+        await run('tar', ['-xzf', join(a.out, DIST_FILES.image, 'blobs', 'sha256', layer.digest.slice(7)), '-C', root]);
+      const probe =
+        "process.stdout.write(String(require('/app/build/functions/cascade/server.cjs').load().cacheTaken))";
+      const chroot = (await run('sh', ['-c', 'command -v chroot'])).stdout.trim();
+      const { stdout } = await run(
+        chroot,
+        [
+          '--userspec=1000:1000',
+          root,
+          '/usr/local/bin/node',
+          '--max-semi-space-size=4',
+          '-e',
+          `${probe}; process.exit(0)`,
+        ],
+        { env: { PATH: '/usr/local/bin:/usr/bin:/bin', NODE_ENV: 'production' } },
+      );
+      expect(stdout).toBe('true');
+    },
+  );
 });
 
 describe('install.yaml and crds.yaml', () => {
