@@ -20,7 +20,7 @@ function benchFlags(): string[] {
 }
 
 /**
- * A server entry runs as the image runs it (Containerfile): NODE_ENV=production,
+ * A server entry runs as the image runs it (docs/deploy/image.md): NODE_ENV=production,
  * from a directory with no func.yaml (faas-js-runtime reads ./func.yaml when
  * it starts, and the image's WORKDIR has none), here build/.
  */

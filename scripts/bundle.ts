@@ -15,10 +15,11 @@
 //   scripts/warm-code-cache.ts after a warm-up (the runtime's start and a
 //   first request of each kind). So it holds the bytecode of the functions a
 //   cold process runs first, not only of those compiled when the bundle loads,
-//   which is all Node's module compile cache keeps. V8 takes it only in a
-//   process with the same V8 version and flags: the image command's flags,
-//   from `start:function`. Otherwise V8 compiles as without it. The cache does
-//   not depend on the user or the path. At run time nothing is written.
+//   which is all Node's module compile cache keeps. Two builds of one commit
+//   write the same bytes. V8 takes it only in a process with the same V8
+//   version and flags: the image command's flags, from `start:function`.
+//   Otherwise V8 compiles as without it. The cache does not depend on the
+//   user or the path. At run time nothing is written.
 // The bundle is plain ASCII: non-ASCII is escaped, and comments are left out
 // (the licences ship with node_modules/ in the image). V8 keeps each script's
 // source for as long as the process runs, one byte a character if all of it
@@ -50,7 +51,8 @@ async function bundle(): Promise<void> {
 
 await bundle();
 const flags = imageNodeFlags();
-execFileSync(process.execPath, [...flags, 'scripts/warm-code-cache.ts', OUT], { stdio: 'inherit' });
+// --predictable: the same bundle gives the same cache (warm-code-cache.ts)
+execFileSync(process.execPath, [...flags, '--predictable', 'scripts/warm-code-cache.ts', OUT], { stdio: 'inherit' });
 console.log(
   `build/functions/cascade: function.cjs, server.cjs and ${CACHE_FILE} (${Math.round(statSync(join(OUT, CACHE_FILE)).size / 1024)} KiB, node ${flags.join(' ')})`,
 );

@@ -14,15 +14,17 @@ import { anchorOf, blocks, fileMentions, resolves, strayFigures } from './doc-re
 
 const root = join(import.meta.dirname, '..');
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'build', '.cascade', 'results']);
+/** `npm run dist`'s output (scripts/dist.ts), git-ignored. */
+const DIST = join(root, 'dist');
 /** Files whose comments start with `#` and that have no extension to say so. */
-const HASH_COMMENTED = new Set(['Containerfile', 'Procfile', '.ci/run', 'cli/kubectl-cascade']);
+const HASH_COMMENTED = new Set(['Procfile', '.ci/run', 'cli/kubectl-cascade']);
 /** The dated journal names files as they were when each entry was written. */
 const JOURNAL = 'bench/HISTORY.md';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
-    if (e.isDirectory()) return SKIPPED_DIRS.has(e.name) ? [] : filesUnder(path);
+    if (e.isDirectory()) return SKIPPED_DIRS.has(e.name) || path === DIST ? [] : filesUnder(path);
     return [relative(root, path)];
   });
 }

@@ -20,8 +20,11 @@ const URL = /\b[a-z][\w+.-]*:\/\/\S+/g;
  * tool writes, where the code runs, or another project's files.
  */
 export const NOT_REPOSITORY_FILES: RegExp[] = [
-  // written by `npm run build`, the bench, the local stack or semantic-release
+  // written by `npm run build`, `npm run dist`, the bench, the local stack or semantic-release
   /^(\.\/)?build\//,
+  /^(\.\/)?dist\//,
+  /^(install|crds)\.yaml$/,
+  /^(release|sbom\.cdx)\.json$/,
   /^(\.\/)?bench\/results\//,
   /^(\.\/)?\.cascade\//,
   /(^|\/)node_modules\//,
@@ -59,7 +62,7 @@ export function fileMentions(text: string): { name: string; line: number }[] {
  * Whether a mention names a file of the repository: from the repository's
  * root, from the mentioning file's folder, or as the tail of a path, as
  * `run/reconcile.ts` names shared/engine/run/reconcile.ts and a bare
- * `containerfile.test.ts` names scripts/containerfile.test.ts. Folders count
+ * `lockfile.test.ts` names scripts/lockfile.test.ts. Folders count
  * as files here: `docs/deploy/` is one.
  */
 export function resolves(name: string, from: string, files: ReadonlySet<string>): boolean {

@@ -30,6 +30,8 @@ import {
 
 const root = join(import.meta.dirname, '..');
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'build', '.cascade', 'results']);
+/** `npm run dist`'s output (scripts/dist.ts), git-ignored. */
+const DIST = join(root, 'dist');
 const SCRIPT = /\.(ts|mts|js|mjs|cjs)$/;
 const BINARY = /\.(png|jpe?g|gif|ico|woff2?|tgz|gz)$/;
 
@@ -51,7 +53,7 @@ const AT_LEAST: Record<QuoteKind, number> = { 'log line': 25, metric: 28, 'env v
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
-    if (e.isDirectory()) return SKIPPED_DIRS.has(e.name) ? [] : filesUnder(path);
+    if (e.isDirectory()) return SKIPPED_DIRS.has(e.name) || path === DIST ? [] : filesUnder(path);
     return [relative(root, path)];
   });
 }

@@ -15,7 +15,7 @@ if (stale || !existsSync('node_modules/.bin/node')) {
   console.error(
     `cascade: installing dependencies with Node.js ${running} (npm ci, from package-lock.json); Node.js 24 arrives with them as the npm package node@24`,
   );
-  // `npm ci`, as func's buildpack, the Containerfile and a user's CI do: it
+  // `npm ci`, as func's buildpack, the image's build and a user's CI do: it
   // installs exactly the lock and refuses one that is out of step with
   // package.json, so such a lock fails here first (scripts/lockfile.test.ts
   // says what it lacks).

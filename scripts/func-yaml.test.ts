@@ -171,7 +171,7 @@ describe('Procfile', () => {
       { name: 'BP_NODE_RUN_SCRIPTS', value: 'build' },
       { name: 'BP_NODE_VERSION', value: '24' },
     ]);
-    // the same major as the npm package `node` the tests and the Containerfile run on
+    // the same major as the npm package `node` the tests and the image run on
     const pkg = JSON.parse(read('package.json')) as { devDependencies: Record<string, string> };
     expect(pkg.devDependencies.node!.split('.')[0]).toBe('24');
   });

@@ -1,5 +1,5 @@
 // The node flags the image runs the function with: those of
-// `npm run start:function` (the same as the Containerfile's CMD and the
+// `npm run start:function` (the same as the image's command and the
 // Procfile). The build makes V8's code cache under them (V8 takes a cache only
 // from a process with the same flags), and the bench runs the built entry with them.
 import { readFileSync } from 'node:fs';

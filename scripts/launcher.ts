@@ -4,6 +4,9 @@
 // (bench/cold-floor.ts).
 export const CACHE_FILE = 'function.code-cache';
 
+/** The script's name in the code cache the build writes: one name wherever the build runs. */
+export const CACHE_SCRIPT_NAME = 'build/functions/cascade/function.cjs';
+
 export const LAUNCHER = `'use strict';
 // The Cascade function's process (written by scripts/bundle.ts): function.cjs
 // compiled with the build's V8 code cache, then faas-js-runtime serving it.
@@ -22,12 +25,16 @@ function cache() {
   }
 }
 
-/** function.cjs as a CommonJS module, compiled with the code cache when V8 takes it. */
-function load() {
+/**
+ * function.cjs as a CommonJS module, compiled with the code cache when V8
+ * takes it. \`name\` is the script's name, its path unless given: a code cache
+ * holds it, and V8 takes the cache under another.
+ */
+function load(name) {
   const file = join(__dirname, 'function.cjs');
   const cachedData = cache();
   const source = '(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'latin1') + '\\n})';
-  const script = new Script(source, { filename: file, cachedData });
+  const script = new Script(source, { filename: name || file, cachedData });
   const mod = { exports: {} };
   script.runInThisContext()(mod.exports, createRequire(file), mod, file, __dirname);
   return { exports: mod.exports, script, cacheTaken: cachedData !== undefined && !script.cachedDataRejected };

@@ -1,5 +1,5 @@
-// package-lock.json is whole: `npm ci` (what func's buildpack, the
-// Containerfile and a user's CI run) finds every dependency in it. The real
+// package-lock.json is whole: `npm ci` (what func's buildpack, the image's
+// build and a user's CI run) finds every dependency in it. The real
 // `npm ci` and `npm ci --omit=dev` from a clean copy run in
 // test/production-build.test.ts.
 import { readFileSync } from 'node:fs';

@@ -8,12 +8,16 @@
 //    plain body and as CloudEvents, the module results and a Job event of a run
 //    to its end;
 // 4. it writes V8's code cache of the bundle.
+// The same commit gives the same cache, byte for byte. scripts/bundle.ts runs
+// this under --predictable, a flag V8 leaves out of the flags a cache must
+// match. And the script is named CACHE_SCRIPT_NAME, not by the path the build
+// runs in, since the cache holds the name.
 // The cache holds the bytecode of every function compiled so far, the
 // runtime's start and the success path of the first requests included. Node's
 // module compile cache would hold only what compiles when a module loads. A
 // run request not answered 200 fails the build: the cache would miss the path
 // a cold process takes first.
-//   node --max-semi-space-size=4 scripts/warm-code-cache.ts build/functions/cascade
+//   node --max-semi-space-size=4 --predictable scripts/warm-code-cache.ts build/functions/cascade
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
@@ -21,11 +25,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { APISERVER_EVENTS, MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
+import { CACHE_SCRIPT_NAME } from './launcher.ts';
 import { warmApi } from './warm-api.ts';
 
 interface Launcher {
   CACHE_FILE: string;
-  load(): { exports: { serve(): void }; script: { createCachedData(): Buffer } };
+  load(name?: string): { exports: { serve(): void }; script: { createCachedData(): Buffer } };
 }
 
 const out = resolve(process.argv[2] ?? 'build/functions/cascade');
@@ -110,7 +115,7 @@ Object.assign(process.env, {
   FUNC_PORT: String(port),
 });
 const launcher = createRequire(import.meta.url)(join(out, 'server.cjs')) as Launcher;
-const loaded = launcher.load();
+const loaded = launcher.load(CACHE_SCRIPT_NAME);
 loaded.exports.serve();
 // The function's process traps uncaught errors (it drains, then exits 1, logging at the silenced level): say why here.
 await warm(`http://127.0.0.1:${port}`).catch((error: unknown) => {

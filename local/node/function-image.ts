@@ -1,48 +1,104 @@
-// The function's image on the real node: the Containerfile's run stage
-// (image-stages.ts) with Node.js and the libraries it links, written as an OCI
-// archive with no daemon (local/node/image-build.ts) and imported into the
-// node's containerd as `cascade.local/cascade:dev`.
-import { readFileSync, rmSync } from 'node:fs';
+// The function's image, built one way for every use: `npm run dist` ships it
+// as an OCI image layout, and `npm start` and the tests import the same image
+// into the real node's containerd as `cascade.local/cascade:dev`. The stages
+// (image-stages.ts) make /app, the Node.js binary is the pinned one of the npm
+// package `node` (node-binary.ts), with the libraries it links, and
+// image-build.ts writes the layers with no daemon (images.ts lays them out).
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../cluster/paths.ts';
-import { buildImage as writeImage } from './image-build.ts';
-import { functionImage } from './images.ts';
+import { archiveLayout, renameLayout, writeLayout } from './image-build.ts';
+import { buildStages, cleanContext, type Image } from './image-stages.ts';
+import { FUNCTION_IMAGE, functionImage, linkedLibraries } from './images.ts';
+import { nodeBinary, type NodeBinary } from './node-binary.ts';
 import { importIntoRealNode } from './node.ts';
 import { tempDir } from '../temp-dir.ts';
-import { ofKind, parseContainerfile } from '../../scripts/containerfile.ts';
-import { buildImage, cleanContext } from './image-stages.ts';
 
-/** Builds the stages, writes and imports the image; resolves to a function that removes the stages' directories. */
-export async function importFunctionImage(): Promise<() => void> {
-  const containerfile = parseContainerfile(readFileSync(join(repoRoot, 'Containerfile'), 'utf8'));
-  const runStage = containerfile.stages.at(-1)!;
+/** Where the release's image is pushed unless told otherwise (knative/ names it). */
+export const DEFAULT_IMAGE_REPOSITORY = 'ghcr.io/cascade/cascade';
+
+export interface FunctionImage {
+  /** The manifest's digest, `sha256:...`: the image's name in a registry. */
+  digest: string;
+  /** The bytes a registry stores: manifest, config and gzip-compressed layers. */
+  size: number;
+  /** `repository:tag`, as the layout's index.json names it. */
+  reference: string;
+  stages: Image;
+  node: NodeBinary;
+  libraries: string[];
+  /** Removes the stages' directories. */
+  cleanup(): void;
+}
+
+/** A tag from git's description of the commit: the characters a tag may hold. */
+const tagOf = (description: string) => description.replace(/[^\w.-]/g, '-').slice(0, 128);
+
+/** Builds the function's image into the OCI image layout directory `layout`. */
+export async function buildFunctionImage(options: {
+  layout: string;
+  repository?: string;
+  log?: (line: string) => void;
+}): Promise<FunctionImage> {
   const context = cleanContext();
-  const dirs = [context];
+  let stages: Image | undefined;
   const cleanup = () => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    for (const dir of stages?.dirs ?? [context]) rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const stages = await buildImage(containerfile, context);
-    dirs.push(...stages.dirs);
-    const archive = join(tempDir('cascade-function-image-'), 'function.tar');
-    const started = Date.now();
-    await writeImage(
+    stages = await buildStages(context, options.log);
+    const node = nodeBinary(stages.src);
+    const libraries = linkedLibraries(node.path);
+    const reference = `${options.repository ?? DEFAULT_IMAGE_REPOSITORY}:${tagOf(stages.info.tag)}`;
+    const { manifest, size } = await writeLayout(
       functionImage({
+        reference,
         app: stages.workdir,
-        node: process.execPath,
-        user: `${stages.uid}:${stages.gid}`,
-        env: Object.assign({}, ...ofKind(runStage, 'ENV').map((e) => e.vars)) as Record<string, string>,
+        node: node.path,
+        libraries,
         cmd: stages.cmd,
-        workingDir: ofKind(runStage, 'WORKDIR').at(-1)!.path,
+        created: stages.info.date,
+        annotations: {
+          'org.opencontainers.image.title': 'cascade',
+          'org.opencontainers.image.licenses': 'Apache-2.0',
+          'org.opencontainers.image.version': stages.info.tag,
+          'org.opencontainers.image.revision': stages.info.hash,
+          'org.opencontainers.image.created': stages.info.date,
+        },
       }),
-      archive,
+      options.layout,
     );
-    await importIntoRealNode(archive);
-    process.stderr.write(`function image: written and imported in ${Date.now() - started} ms\n`);
-    rmSync(archive);
+    return { digest: manifest.digest, size, reference, stages, node, libraries, cleanup };
   } catch (error) {
     cleanup();
     throw error;
   }
-  return cleanup;
+}
+
+/**
+ * Builds the image (as `npm run dist` does) and imports it into the real node
+ * as FUNCTION_IMAGE; resolves to a function that removes what is left of it.
+ */
+export async function importFunctionImage(): Promise<() => void> {
+  const dir = tempDir('cascade-function-image-');
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    const started = Date.now();
+    const layout = join(dir, 'layout');
+    const image = await buildFunctionImage({ layout });
+    image.cleanup();
+    const built = Date.now();
+    // only index.json changes: the image, and so its digest, are the release's
+    renameLayout(layout, FUNCTION_IMAGE);
+    const archive = join(dir, 'function.tar');
+    await archiveLayout(layout, archive);
+    await importIntoRealNode(archive);
+    process.stderr.write(
+      `function image: ${image.digest} built in ${built - started} ms, imported in ${Date.now() - built} ms\n`,
+    );
+    remove();
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return remove;
 }

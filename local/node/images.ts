@@ -4,12 +4,14 @@
 //                       name containerd's configuration pins (PAUSE_IMAGE)
 //   the module image    busybox from Debian's busybox-static and module.sh: a
 //                       scenario module that prints lines and exits as asked
-//   the function image  the Containerfile's run stage with Node.js from the npm
-//                       package `node` and the libraries it links
+//   the function image  the release's image (function-image.ts): the run stage
+//                       of image-stages.ts, Node.js from the npm package `node`
+//                       and the libraries it links
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ImageDefinition, ImageFile } from './image-build.ts';
+import { IMAGE_RUN } from './image-stages.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -52,36 +54,49 @@ export function linkedLibraries(binary: string): string[] {
   return [...out.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((m) => m[1]!);
 }
 
+/** The image's layers, bottom first, as functionImage lays them out. */
+export const FUNCTION_LAYERS = [
+  'Node.js and the libraries it links',
+  'the production dependencies',
+  'the compiled build/',
+];
+
 /**
- * The function's image: `app` is the Containerfile's working directory as
- * its run stage leaves it (package.json, production node_modules, build/),
- * `node` the Node.js binary; the user, environment and command are the
- * Containerfile's.
+ * The function's image, in three layers (FUNCTION_LAYERS): the one that
+ * changes most is on top. `app` is the run stage's directory
+ * (local/node/image-stages.ts), `node` the Node.js binary (node-binary.ts),
+ * `libraries` what it links.
  */
 export function functionImage(options: {
+  reference: string;
   app: string;
   node: string;
-  user: string;
-  env: Record<string, string>;
+  libraries: string[];
   cmd: string[];
-  workingDir: string;
+  created: string;
+  annotations: Record<string, string>;
 }): ImageDefinition {
+  const { workdir, uid, gid, env } = IMAGE_RUN;
+  const app = (name: string): ImageFile => ({ path: `${workdir}/${name}`, from: join(options.app, name) });
   return {
-    reference: FUNCTION_IMAGE,
+    reference: options.reference,
     files: [
       { path: '/usr/local/bin/node', from: options.node, mode: 0o755 },
-      ...linkedLibraries(options.node).map((lib): ImageFile => ({ path: lib, from: lib, mode: 0o755 })),
-      { path: options.workingDir, from: options.app },
-      { path: '/etc/passwd', content: 'root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000::/home/node:/bin/sh\n' },
-      { path: '/etc/group', content: 'root:x:0:\nnode:x:1000:\n' },
+      ...options.libraries.map((lib): ImageFile => ({ path: lib, from: lib, mode: 0o755 })),
+      { path: '/etc/passwd', content: `root:x:0:0:root:/root:/bin/sh\nnode:x:${uid}:${gid}::/home/node:/bin/sh\n` },
+      { path: '/etc/group', content: `root:x:0:\nnode:x:${gid}:\n` },
       tmp,
     ],
+    layers: [[app('package.json'), app('package-lock.json'), app('node_modules')], [app('build')]],
     config: {
       cmd: options.cmd,
-      user: options.user,
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', ...options.env },
-      workingDir: options.workingDir,
+      user: `${uid}:${gid}`,
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', ...env },
+      workingDir: workdir,
       exposedPorts: [8080],
     },
+    created: options.created,
+    annotations: options.annotations,
+    gzip: true,
   };
 }

@@ -30,12 +30,16 @@ group('OCI layout documents', () => {
       rootfs: { type: 'layers', diff_ids: ['sha256:aa'] },
     });
     expect(imageConfig({ entrypoint: ['/pause'] }, [])).toMatchObject({ config: { Entrypoint: ['/pause'] } });
+    expect(imageConfig({}, [], '2026-01-02T03:04:05Z')).toMatchObject({ created: '2026-01-02T03:04:05Z' });
   });
 
   it('names the manifest in the index by its full reference and by its tag', () => {
     const manifest = describe(MEDIA.manifest, '{}');
     const config = describe(MEDIA.config, '{}');
     expect(imageManifest(config, [])).toEqual({ schemaVersion: 2, mediaType: MEDIA.manifest, config, layers: [] });
+    expect(imageManifest(config, [], { 'org.opencontainers.image.revision': 'abc' })).toMatchObject({
+      annotations: { 'org.opencontainers.image.revision': 'abc' },
+    });
     expect(layoutIndex(manifest, 'cascade.local:5000/module:1')).toEqual({
       schemaVersion: 2,
       mediaType: MEDIA.index,

@@ -1,7 +1,8 @@
 // The JSON documents of an OCI image layout (image-spec v1.1): an image's
 // config, its manifest and the layout's index.json, for images built with
-// no daemon and no registry (image-build.ts) and imported into containerd
-// with `ctr images import`. Pure: the digests of the blobs are given.
+// no daemon and no registry (image-build.ts), shipped by `npm run dist` and
+// imported into containerd with `ctr images import`. Pure: the digests of
+// the blobs are given.
 import { createHash } from 'node:crypto';
 
 export const MEDIA = {
@@ -9,6 +10,7 @@ export const MEDIA = {
   manifest: 'application/vnd.oci.image.manifest.v1+json',
   config: 'application/vnd.oci.image.config.v1+json',
   layer: 'application/vnd.oci.image.layer.v1.tar',
+  layerGzip: 'application/vnd.oci.image.layer.v1.tar+gzip',
 } as const;
 
 export interface Descriptor {
@@ -18,7 +20,7 @@ export interface Descriptor {
   annotations?: Record<string, string>;
 }
 
-/** What an image runs: the fields of its config that a Containerfile sets. */
+/** What an image runs: the fields of its config that a Containerfile would set. */
 export interface RunConfig {
   entrypoint?: string[];
   cmd?: string[];
@@ -28,6 +30,9 @@ export interface RunConfig {
   workingDir?: string;
   exposedPorts?: number[];
 }
+
+/** The time of an image made from files alone. */
+export const EPOCH = '1970-01-01T00:00:00Z';
 
 export function sha256(bytes: Uint8Array | string): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -39,7 +44,7 @@ export function describe(mediaType: string, bytes: Uint8Array | string): Descrip
 }
 
 /** The image config; `diffIds` are the digests of the uncompressed layers, bottom first. */
-export function imageConfig(run: RunConfig, diffIds: string[]): Record<string, unknown> {
+export function imageConfig(run: RunConfig, diffIds: string[], created = EPOCH): Record<string, unknown> {
   const config: Record<string, unknown> = {};
   if (run.entrypoint) config.Entrypoint = run.entrypoint;
   if (run.cmd) config.Cmd = run.cmd;
@@ -48,7 +53,7 @@ export function imageConfig(run: RunConfig, diffIds: string[]): Record<string, u
   if (run.workingDir) config.WorkingDir = run.workingDir;
   if (run.exposedPorts) config.ExposedPorts = Object.fromEntries(run.exposedPorts.map((p) => [`${p}/tcp`, {}]));
   return {
-    created: '1970-01-01T00:00:00Z',
+    created,
     architecture: 'amd64',
     os: 'linux',
     config,
@@ -56,8 +61,12 @@ export function imageConfig(run: RunConfig, diffIds: string[]): Record<string, u
   };
 }
 
-export function imageManifest(config: Descriptor, layers: Descriptor[]): Record<string, unknown> {
-  return { schemaVersion: 2, mediaType: MEDIA.manifest, config, layers };
+export function imageManifest(
+  config: Descriptor,
+  layers: Descriptor[],
+  annotations?: Record<string, string>,
+): Record<string, unknown> {
+  return { schemaVersion: 2, mediaType: MEDIA.manifest, config, layers, ...(annotations ? { annotations } : {}) };
 }
 
 /**
