@@ -1,11 +1,11 @@
 // The local registry: CNCF Distribution's, run by the real node on 127.0.0.1
-// of both network namespaces. An image pushed from the host as an OCI layout
-// with crane is pulled by the node's containerd by digest, as on any cluster.
+// of both network namespaces. The release's image, as `npm run dist` writes
+// it, is pushed from the host with crane, keeps its digest, and is pulled by
+// the node's containerd by that digest, as on any cluster.
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { buildImage } from '../local/node/image-build.ts';
-import { moduleImage } from '../local/node/images.ts';
+import { buildFunctionImage } from '../local/node/function-image.ts';
 import { onRealNode, restrictedContainer } from '../local/node/real-modules.ts';
 import { ensureRegistryTools, pushImage, REGISTRY } from '../local/registry/registry.ts';
 import { tempDir } from '../local/temp-dir.ts';
@@ -15,14 +15,15 @@ import { useRealNode } from './support/real-node.ts';
 describe('the local registry', () => {
   useRealNode();
 
-  it('serves an image pushed from the host to the real node, pulled by its digest', async () => {
-    const archive = join(tempDir('cascade-registry-'), 'module.tar');
-    await buildImage(moduleImage(), archive);
+  it("serves the release's image pushed from the host to the real node, pulled by the digest dist gave it", async () => {
+    const layout = join(tempDir('cascade-registry-'), 'image');
+    const image = await buildFunctionImage({ layout });
+    image.cleanup();
     const { crane } = await ensureRegistryTools();
     const tag = `t${Date.now().toString(36)}`;
-    const reference = await pushImage(crane, archive, `${REGISTRY}/test/module`, tag);
-    expect(reference).toMatch(new RegExp(`^${REGISTRY}/test/module@sha256:[0-9a-f]{64}$`));
-    const digest = reference.split('@')[1]!;
+    const reference = await pushImage(crane, layout, `${REGISTRY}/cascade/cascade`, tag);
+    expect(reference).toBe(`${REGISTRY}/cascade/cascade@${image.digest}`);
+    const digest = image.digest;
 
     const namespace = await createTestNamespace('cascade-registry');
     const core = adminKubeConfig().makeApiClient(CoreV1Api);
@@ -38,7 +39,7 @@ describe('the local registry', () => {
               name: 'pulled',
               image: reference,
               imagePullPolicy: 'Always',
-              command: ['/bin/busybox', 'echo', 'pulled'],
+              command: ['/usr/local/bin/node', '-e', 'console.log("pulled")'],
               securityContext: restrictedContainer,
             },
           ],
@@ -55,5 +56,5 @@ describe('the local registry', () => {
     expect(pod.status?.phase).toBe('Succeeded');
     expect(pod.status?.containerStatuses?.[0]?.imageID).toContain(digest);
     expect(await core.readNamespacedPodLog({ namespace, name: 'pulled' })).toBe('pulled\n');
-  }, 300_000);
+  }, 600_000);
 });
