@@ -13,8 +13,9 @@ import { dump, load, loadAll } from 'js-yaml';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
-import { cascadeOverlay } from '../local/knative/cascade-deploy.ts';
+import { cascadeOverlay, OVERLAY_INSTALL } from '../local/knative/cascade-deploy.ts';
 import { tempDir } from '../local/temp-dir.ts';
+import { renderManifests, stream } from '../scripts/dist/manifests.ts';
 import { installKnativeCrds } from './support/knative-crds.ts';
 import { adminKubeConfig, adminKubeconfigPath } from './support/kube.ts';
 
@@ -129,10 +130,23 @@ describe('kubectl kustomize deploy/overlay-example (image, registry and namespac
 });
 
 describe("the local cluster's overlay (local/knative/cascade-deploy.ts), as npm start applies it", () => {
-  it('gives the Broker the local class and the async handler, and is otherwise knative/ in its namespace', async () => {
+  it("gives the Broker the local class and the async handler, and the image the local registry's name, its digest kept", async () => {
+    const digest = `sha256:${'0'.repeat(64)}`;
+    const repository = { release: 'ghcr.io/cascade/cascade', local: '127.0.0.1:5001/cascade/cascade' };
+    const { install } = await renderManifests({
+      kubectl: kubectlPath(),
+      root: repoRoot,
+      work: tempDir('cascade-release-render-'),
+      repository: repository.release,
+      digest,
+    });
     const dir = tempDir('cascade-local-overlay-');
-    writeFileSync(join(dir, 'kustomization.yaml'), cascadeOverlay(dir, { namespace: NAMESPACE }));
+    const release = { install: join(dir, OVERLAY_INSTALL), crds: join(dir, 'crds.yaml'), repository };
+    writeFileSync(release.install, stream([], install));
+    writeFileSync(join(dir, 'kustomization.yaml'), cascadeOverlay({ namespace: NAMESPACE, release }));
     const docs = loadAll(await runCommand(kubectlPath(), ['kustomize', dir])) as Manifest[];
+    const service = byKind(docs, 'Service', 'cascade');
+    expect(service.spec.template.spec.containers[0].image).toBe(`${repository.local}@${digest}`);
     const broker = byKind(docs, 'Broker', 'default') as Manifest & { metadata: { annotations?: object } };
     expect(broker.metadata.annotations).toEqual({
       'eventing.knative.dev/broker.class': 'MTChannelBasedBroker',
