@@ -4,12 +4,11 @@
 // dry-run on the real API server against the real Knative CRDs; and the
 // local cluster's own overlay, the only place the Broker gets a class and
 // the async-handler annotation.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { dump, load, loadAll } from 'js-yaml';
+import { load, loadAll } from 'js-yaml';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
@@ -17,6 +16,7 @@ import { cascadeOverlay, OVERLAY_INSTALL } from '../local/knative/cascade-deploy
 import { tempDir } from '../local/temp-dir.ts';
 import { renderManifests, stream } from '../scripts/dist/manifests.ts';
 import { installKnativeCrds } from './support/knative-crds.ts';
+import { dryRun } from './support/dry-run.ts';
 import { adminKubeConfig, adminKubeconfigPath } from './support/kube.ts';
 
 const NAMESPACE = 'cascade-operator';
@@ -30,26 +30,6 @@ beforeAll(async () => {
   await installKnativeCrds(adminKubeconfigPath());
   objects = loadAll(await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'knative')])) as Manifest[];
 }, 300_000);
-
-/** Server-side dry run of `docs`, from a file; resolves to kubectl's `-o name` lines. */
-async function dryRun(docs: Manifest[]): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'cascade-dry-run-'));
-  const file = join(dir, 'manifests.yaml');
-  writeFileSync(file, docs.map((d) => dump(d, { noRefs: true })).join('---\n'));
-  try {
-    return await runCommand(kubectlPath(), [
-      `--kubeconfig=${adminKubeconfigPath()}`,
-      'apply',
-      '--dry-run=server',
-      '-o',
-      'name',
-      '-f',
-      file,
-    ]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 function byKind<T extends Manifest>(docs: T[], kind: string, name: string): T {
   const found = docs.find((d) => d.kind === kind && d.metadata.name === name);
