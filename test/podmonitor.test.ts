@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dump, load } from 'js-yaml';
+import { load } from 'js-yaml';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
@@ -13,6 +13,7 @@ import { runCommand } from '../local/cluster/run-command.ts';
 import { startPrometheus, type RunningPrometheus } from '../local/prometheus/server.ts';
 import { downloadModule } from './support/knative-crds.ts';
 import { podMonitorScrapeConfigs, podTargets, type PodMonitor } from './support/pod-monitor.ts';
+import { dryRun } from './support/dry-run.ts';
 import { adminKubeconfigPath, createTestNamespace, waitFor } from './support/kube.ts';
 
 let prom: RunningPrometheus | undefined;
@@ -45,34 +46,16 @@ describe('knative/monitoring/podmonitor.yaml', () => {
     const podMonitor = load(readFileSync(join(repoRoot, 'knative/monitoring/podmonitor.yaml'), 'utf8')) as {
       spec: { podMetricsEndpoints: Record<string, unknown>[] };
     };
-    const dir = mkdtempSync(join(tmpdir(), 'cascade-podmonitor-'));
-    const dryRun = (doc: unknown) => {
-      writeFileSync(join(dir, 'podmonitor.yaml'), dump(doc));
-      return kubectl(
-        'apply',
-        '-n',
-        ns,
-        '--dry-run=server',
-        '--validate=strict',
-        '-o',
-        'name',
-        '-f',
-        join(dir, 'podmonitor.yaml'),
-      );
-    };
-    try {
-      expect((await dryRun(podMonitor)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade');
-      const deadLetters = load(readFileSync(join(repoRoot, DEAD_LETTERS), 'utf8'));
-      expect((await dryRun(deadLetters)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade-dead-letters');
-      const broken = structuredClone(podMonitor);
-      broken.spec.podMetricsEndpoints[0]!.portNumber = 90_950; // above 65535
-      await expect(dryRun(broken)).rejects.toThrow(/portNumber/);
-      const misspelt = structuredClone(podMonitor);
-      misspelt.spec.podMetricsEndpoints[0]!.relabeling = misspelt.spec.podMetricsEndpoints[0]!.relabelings;
-      await expect(dryRun(misspelt)).rejects.toThrow(/unknown field/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const check = (doc: unknown) => dryRun([doc], { namespace: ns, strict: true });
+    expect((await check(podMonitor)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade');
+    const deadLetters = load(readFileSync(join(repoRoot, DEAD_LETTERS), 'utf8'));
+    expect((await check(deadLetters)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade-dead-letters');
+    const broken = structuredClone(podMonitor);
+    broken.spec.podMetricsEndpoints[0]!.portNumber = 90_950; // above 65535
+    await expect(check(broken)).rejects.toThrow(/portNumber/);
+    const misspelt = structuredClone(podMonitor);
+    misspelt.spec.podMetricsEndpoints[0]!.relabeling = misspelt.spec.podMetricsEndpoints[0]!.relabelings;
+    await expect(check(misspelt)).rejects.toThrow(/unknown field/);
   });
 
   it("gives a real Prometheus one target per pod on port 9095 and queue-proxy's on 9091, IPv4 and IPv6 alike; targetPort 9095 gave none; the dead-letter sink's queue-proxy named by its service", async () => {

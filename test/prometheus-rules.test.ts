@@ -27,6 +27,7 @@ import { tempDir } from '../local/temp-dir.ts';
 import { metricNames } from '../scripts/promql-names.ts';
 import { QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
 import { downloadModule } from './support/knative-crds.ts';
+import { dryRun } from './support/dry-run.ts';
 import { adminKubeconfigPath, createTestNamespace, waitFor } from './support/kube.ts';
 import { parseMetrics, samples, scrape } from './support/ops.ts';
 
@@ -139,25 +140,11 @@ describe('knative/monitoring/prometheusrule.yaml', () => {
       'customresourcedefinition.apiextensions.k8s.io/prometheusrules.monitoring.coreos.com',
     );
     const ns = await createTestNamespace('cascade-prometheusrule');
-    const dir = tempDir('cascade-prometheusrule-');
-    const dryRun = (doc: unknown) => {
-      writeFileSync(join(dir, 'rule.yaml'), dump(doc));
-      return kubectl(
-        'apply',
-        '-n',
-        ns,
-        '--dry-run=server',
-        '--validate=strict',
-        '-o',
-        'name',
-        '-f',
-        join(dir, 'rule.yaml'),
-      );
-    };
-    expect((await dryRun(rule())).trim()).toBe('prometheusrule.monitoring.coreos.com/cascade');
+    const check = (doc: unknown) => dryRun([doc], { namespace: ns, strict: true });
+    expect((await check(rule())).trim()).toBe('prometheusrule.monitoring.coreos.com/cascade');
     const misspelt = rule() as PrometheusRule & { spec: { groups: Record<string, unknown>[] } };
     misspelt.spec.groups[0]!.rule = misspelt.spec.groups[0]!.rules;
-    await expect(dryRun(misspelt)).rejects.toThrow(/unknown field/);
+    await expect(check(misspelt)).rejects.toThrow(/unknown field/);
   });
 });
 

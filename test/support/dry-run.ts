@@ -7,8 +7,12 @@ import { kubectlPath } from '../../local/cluster/crds.ts';
 import { runCommand } from '../../local/cluster/run-command.ts';
 import { adminKubeconfigPath } from './kube.ts';
 
-/** Server-side dry run of `docs` (from a file: kubectl may exit before reading stdin); resolves to kubectl's `-o name` lines. */
-export async function dryRun(docs: object[]): Promise<string> {
+/**
+ * Server-side dry run of `docs` (from a file: kubectl may exit before reading
+ * stdin); resolves to kubectl's `-o name` lines. `namespace` for namespaced
+ * objects that name none; `strict` refuses unknown fields.
+ */
+export async function dryRun(docs: unknown[], options: { namespace?: string; strict?: boolean } = {}): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'cascade-dry-run-'));
   const file = join(dir, 'manifests.yaml');
   writeFileSync(file, docs.map((d) => dump(d, { noRefs: true })).join('---\n'));
@@ -16,7 +20,9 @@ export async function dryRun(docs: object[]): Promise<string> {
     return await runCommand(kubectlPath(), [
       `--kubeconfig=${adminKubeconfigPath()}`,
       'apply',
+      ...(options.namespace ? ['-n', options.namespace] : []),
       '--dry-run=server',
+      ...(options.strict ? ['--validate=strict'] : []),
       '-o',
       'name',
       '-f',
