@@ -7,14 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { runCommand } from '../local/cluster/run-command.ts';
 import { startPrometheus, type RunningPrometheus } from '../local/prometheus/server.ts';
-import { downloadModule } from './support/knative-crds.ts';
+import { installPrometheusOperatorCrd } from './support/prometheus-operator-crds.ts';
 import { podMonitorScrapeConfigs, podTargets, type PodMonitor } from './support/pod-monitor.ts';
 import { dryRun } from './support/dry-run.ts';
-import { adminKubeconfigPath, createTestNamespace, waitFor } from './support/kube.ts';
+import { createTestNamespace, waitFor } from './support/kube.ts';
 
 let prom: RunningPrometheus | undefined;
 afterEach(async () => {
@@ -24,24 +22,9 @@ afterEach(async () => {
 
 const DEAD_LETTERS = 'knative/monitoring/podmonitor-dead-letters.yaml';
 
-/** prometheus-operator's Go module, for the PodMonitor CRD it ships (example/prometheus-operator-crd/). */
-const PROMETHEUS_OPERATOR_MODULE = 'github.com/prometheus-operator/prometheus-operator@v0.93.0';
-
 describe('knative/monitoring/podmonitor.yaml', () => {
   it('passes a server-side dry run against the real PodMonitor CRD, and a broken copy does not', async () => {
-    const kubectl = (...args: string[]) =>
-      runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, ...args]);
-    const crd = join(
-      await downloadModule(PROMETHEUS_OPERATOR_MODULE),
-      'example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml',
-    );
-    await kubectl('apply', '--server-side', '--force-conflicts', '-f', crd);
-    await kubectl(
-      'wait',
-      '--for=condition=Established',
-      '--timeout=120s',
-      'customresourcedefinition.apiextensions.k8s.io/podmonitors.monitoring.coreos.com',
-    );
+    await installPrometheusOperatorCrd('podmonitors');
     const ns = await createTestNamespace('cascade-podmonitor');
     const podMonitor = load(readFileSync(join(repoRoot, 'knative/monitoring/podmonitor.yaml'), 'utf8')) as {
       spec: { podMetricsEndpoints: Record<string, unknown>[] };
