@@ -27,6 +27,7 @@ import { namespacePlacedModule } from '../local/node/real-modules.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import { LABEL_RUN } from '../shared/names.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
+import type { DeadLetter } from '../functions/dead-letters/record.ts';
 import {
   brokerIngressUrl,
   deployOnRealNode,
@@ -318,15 +319,14 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
     expect(await postEvent(url, { id, type: RUN_REQUESTED, data: { turlinfo: bad, iuid: '!' } })).toBe(202);
     const [dead] = await waitFor(
       async () => {
-        const seen = displayedEvents(await deadLetterLog()).filter((e) => e.id === id);
+        const seen = deadLetters(await deadLetterLog()).filter((e) => e.event?.id === id);
         return seen.length > 0 && seen;
       },
       { timeoutMs: 60_000, intervalMs: 1000, message: 'the refused event in the dead-letter sink' },
     );
-    expect(dead).toMatchObject({ type: RUN_REQUESTED, knativeerrorcode: '400' });
-    expect(dead!.knativeerrordest).toContain(`cascade.${namespace()}`);
-    const reason = Buffer.from(dead!.knativeerrordata!, 'base64').toString('utf8');
-    expect(JSON.parse(reason)).toMatchObject({ error: expect.stringContaining('iuid') });
+    expect(dead!.event).toMatchObject({ type: RUN_REQUESTED, knativeerrorcode: '400' });
+    expect(dead!.event!.knativeerrordest).toContain(`cascade.${namespace()}`);
+    expect(JSON.parse(dead!.reply!)).toMatchObject({ error: expect.stringContaining('iuid') });
   });
 
   it('on the synchronous Broker (the local class without messaging.knative.dev/async-handler, the Broker made anew) the ingress answers after the run request is delivered, and the run Succeeds', async () => {
@@ -410,6 +410,15 @@ async function ignoredUnconfirmed(): Promise<number> {
     sum += samples(all, 'cascade_ignored_jobs_total', { reason: 'unconfirmed' }).reduce((s, x) => s + x.value, 0);
   }
   return sum;
+}
+
+/** The records of the dead-letter sink's log (functions/dead-letters/record.ts), one JSON line each. */
+function deadLetters(log: string): DeadLetter[] {
+  return log
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as DeadLetter & { msg: string })
+    .filter((line) => line.msg === 'dead letter');
 }
 
 /** The log of the dead-letter sink's pods. */

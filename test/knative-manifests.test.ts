@@ -147,7 +147,7 @@ describe('kubectl kustomize knative/', () => {
 });
 
 describe('kubectl kustomize deploy/func (the platform around a `func deploy`ed function)', () => {
-  it('is knative/ without the Knative Service, with the janitor on the buildpack launcher, and passes a dry run', async () => {
+  it('is knative/ without the Knative Service, with the janitor and the dead-letter sink on the buildpack launcher, and passes a dry run', async () => {
     const out = await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'deploy', 'func')]);
     const docs = loadAll(out) as Manifest[];
     expect(docs.map((d) => `${d.kind}/${d.metadata.name}`).sort()).toEqual(
@@ -158,6 +158,9 @@ describe('kubectl kustomize deploy/func (the platform around a `func deploy`ed f
     );
     const cronJob = docs.find((d) => d.kind === 'CronJob')!;
     expect(cronJob.spec.jobTemplate.spec.template.spec.containers[0].command).toEqual(['/cnb/process/janitor']);
+    const sink = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'cascade-dead-letters')!;
+    expect(sink.spec.template.spec.containers[0].command).toEqual(['/cnb/process/dead-letters']);
+    expect(sink.spec.template.spec.containers[0].securityContext).not.toHaveProperty('runAsUser');
     expect((await dryRun(docs)).trim().split('\n')).toHaveLength(docs.length);
   });
 });
@@ -396,7 +399,11 @@ describe('the wiring, checked on the manifests', () => {
     expect(ofKind('Trigger').filter((t) => t.spec.delivery !== undefined)).toEqual([]);
     const sink = find('Service', 'cascade-dead-letters');
     expect(sink.metadata).toMatchObject({ labels: { 'networking.knative.dev/visibility': 'cluster-local' } });
-    expect(sink.spec.template.spec.containers[0].image).toMatch(/event_display/);
+    // the release's one image, its dead-letter entry
+    expect(sink.spec.template.spec.containers[0]).toMatchObject({
+      image: expect.stringMatching(/^ghcr\.io\/cascade\/cascade[:@]/),
+      command: ['node', 'build/functions/dead-letters/main.js'],
+    });
   });
 
   it("sends Job events of runs, CascadeRun events and the modules' results to the Broker", () => {

@@ -20,11 +20,8 @@ import { REAL_NODE } from '../node/node-config.ts';
 import { onRealNode } from '../node/real-modules.ts';
 import { tempDir } from '../temp-dir.ts';
 import { ASYNC_HANDLER } from '../eventing/config.ts';
-import { imageReference } from './eventing/components.ts';
 import type { PublishedRelease } from './release.ts';
 
-/** The image knative/dead-letter-sink.yaml names. */
-export const EVENT_DISPLAY_RELEASE_IMAGE = 'gcr.io/knative-releases/knative.dev/eventing/cmd/event_display';
 export const BROKER_CLASS = 'eventing.knative.dev/broker.class';
 
 /**
@@ -68,11 +65,6 @@ export function realNodeNamespaceAnnotations(): Record<string, string> {
   };
 }
 
-function splitReference(reference: string): { newName: string; newTag: string } {
-  const at = reference.lastIndexOf(':');
-  return { newName: reference.slice(0, at), newTag: reference.slice(at + 1) };
-}
-
 /** The name of the release's install.yaml in the overlay: kustomize reads no file outside its directory. */
 export const OVERLAY_INSTALL = 'install.yaml';
 
@@ -107,11 +99,8 @@ export function cascadeOverlay(deployment: CascadeDeployment): string {
     kind: 'Kustomization',
     namespace: deployment.namespace,
     resources: [OVERLAY_INSTALL],
-    images: [
-      // the digest stays: the registry is the local one
-      { name: deployment.release.repository.release, newName: deployment.release.repository.local },
-      { name: EVENT_DISPLAY_RELEASE_IMAGE, ...splitReference(imageReference('event_display')) },
-    ],
+    // the digest stays: the registry is the local one
+    images: [{ name: deployment.release.repository.release, newName: deployment.release.repository.local }],
     patches,
   });
 }

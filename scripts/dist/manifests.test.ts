@@ -58,7 +58,7 @@ describe('installOverlay', () => {
 });
 
 describe('unpinnedImages', () => {
-  it("finds Cascade's image named by tag, by another digest or by knative/'s name; other images are not its business", () => {
+  it("finds every image but the release's by digest: by tag, by another digest, by knative/'s name, or another image", () => {
     const yaml = [
       `        image: reg.example/c@${DIGEST}`,
       `      - image: reg.example/c@sha256:${'b'.repeat(64)}`,
@@ -71,6 +71,8 @@ describe('unpinnedImages', () => {
       `reg.example/c@sha256:${'b'.repeat(64)}`,
       'reg.example/c:latest',
       `${KNATIVE_IMAGE_NAME}:latest`,
+      'gcr.io/knative-releases/knative.dev/eventing/cmd/event_display',
+      'reg.example/cascade-other:1',
     ]);
     expect(unpinnedImages(`image: reg.example/c@${DIGEST}\n`, 'reg.example/c', DIGEST)).toEqual([]);
   });

@@ -59,12 +59,11 @@ export function installOverlay(dir: string, knative: string, image: { repository
   ].join('\n');
 }
 
-/** Every `image:` of a stream that names `repository` otherwise than by `digest`; [] when all are pinned. */
+/** Every `image:` of a stream but `repository@digest`: the release pulls its one image, by digest; [] when so. */
 export function unpinnedImages(yaml: string, repository: string, digest: string): string[] {
-  const names = new Set([repository, KNATIVE_IMAGE_NAME]);
   return [...yaml.matchAll(/^\s*(?:- )?image: *["']?([^\s"']+)/gm)]
     .map((m) => m[1]!)
-    .filter((ref) => names.has(ref.replace(/@.*$/, '').replace(/:[^/]*$/, '')) && ref !== `${repository}@${digest}`);
+    .filter((ref) => ref !== `${repository}@${digest}`);
 }
 
 export interface Manifests {
@@ -93,6 +92,6 @@ export async function renderManifests(options: {
   const knative = await runCommand(kubectl, ['kustomize', work]);
   const unpinned = unpinnedImages(knative, repository, digest);
   if (unpinned.length > 0)
-    throw new Error(`install.yaml names the image otherwise than by digest: ${unpinned.join(', ')}`);
+    throw new Error(`install.yaml names an image but the release's by digest: ${unpinned.join(', ')}`);
   return splitManifests(knative, await runCommand(kubectl, ['kustomize', join(root, 'crds')]));
 }
