@@ -111,11 +111,13 @@ describe('an informer', () => {
     const seen: string[] = [];
     let synced = 0;
     const opened: boolean[] = [];
+    const lists: string[][] = [];
     const i = inform({
       transport,
       on: (c, o, listed) => seen.push(`${c} ${(o as Versioned).metadata?.name} ${listed}`),
       synced: () => synced++,
       opened: (open) => opened.push(open),
+      listed: (items) => lists.push(items.map((o) => (o as Versioned).metadata?.name ?? '')),
     });
     await i.synced;
     await settle();
@@ -128,6 +130,8 @@ describe('an informer', () => {
     await settle();
     expect(seen).toEqual(['ADDED a true', 'ADDED b true', 'DELETED a true']);
     expect(synced).toBe(1);
+    // every object of each list, not only what changed: b stayed, and is listed again
+    expect(lists).toEqual([['a', 'b'], ['b']]);
     expect(i.lists()).toBe(2);
     expect(opened).toEqual([true, false]);
     expect(watches.map((w) => w.from)).toEqual(['10', '30']);

@@ -4,8 +4,10 @@
 // meanwhile come in order and nothing is told twice. After 410 Gone the
 // collection is listed again, and only the difference is told: what changed
 // as ADDED or MODIFIED, what vanished as DELETED with the last copy known of
-// it. `synced` is told once, after the first list is in. A transport lists and
-// watches: node:https here (watch-stream.ts), client-node in the CLI.
+// it. `synced` is told once, after the first list is in; `listed` after every
+// list, with every object in it, as a controller's first sync acts on what it
+// lists. A transport lists and watches: node:https here (watch-stream.ts),
+// client-node in the CLI.
 
 export type WatchChange = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -54,6 +56,8 @@ export interface InformerOptions {
   on: (change: WatchChange, object: unknown, listed: boolean) => void;
   /** Once, after the first list is in. */
   synced?: () => void;
+  /** After each list (the first, and each after 410 Gone), once its changes are told: every object it holds. */
+  listed?: (items: readonly unknown[]) => void;
   /** True each time the watch is answered after a list is in; false each time it ends. */
   opened?: (open: boolean) => void;
   /** A list or a watch failed; it is tried again after a pause. */
@@ -176,6 +180,7 @@ function applyList(st: State, items: readonly Versioned[], version: string): voi
     st.opts.synced?.();
     st.markSynced();
   }
+  st.opts.listed?.(items);
 }
 
 /** One line of the watch. */

@@ -141,8 +141,10 @@ export interface KeptWatchOptions {
   /** The collection's path, such as /apis/batch/v1/namespaces/NS/jobs. */
   path: string;
   query?: Record<string, string>;
-  /** Each ADDED, MODIFIED or DELETED change, with its object: each listed one, then each watched. */
-  on: (change: WatchChange, object: unknown) => void;
+  /** Each ADDED, MODIFIED or DELETED change, with its object: each listed one (`listed`), then each watched. */
+  on: (change: WatchChange, object: unknown, listed: boolean) => void;
+  /** After each list, the first and each after 410 Gone: every object listed. */
+  listed?: ((items: readonly unknown[]) => void) | undefined;
   /** Told true each time the watch is answered after a list is in, false each time it ends. */
   opened?: ((open: boolean) => void) | undefined;
   log: Logger;
@@ -156,7 +158,8 @@ export function keepWatching(opts: KeptWatchOptions): KeptWatch {
   let lost = false;
   return inform({
     transport: httpsTransport(opts.conn, path, opts.query),
-    on: (change, object) => opts.on(change, object),
+    on: (change, object, listed) => opts.on(change, object, listed),
+    listed: opts.listed,
     opened: (open) => {
       if (open) lost = false;
       opts.opened?.(open);
