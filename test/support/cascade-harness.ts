@@ -9,7 +9,8 @@
 // failed finally, a retried 5xx or an attempt without an answer, or a source
 // delivery given up, fails the test at stop() unless the test says it
 // injects faults. Tests of the function's own replies POST to it directly
-// (`post`, `url`).
+// (`post`, `url`). It returns once each replica's first sync is done, so the
+// runs a test then makes are moved by events, or by the janitor it runs.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +29,7 @@ import { startQueueProxy, type QueueProxy } from '../../local/queue-proxy/queue-
 import { adminKubeConfig, createTestNamespace, waitFor } from './kube.ts';
 import { brokerConfig, type BrokerMode } from './broker-config.ts';
 import { tempDir } from '../../local/temp-dir.ts';
+import { synced } from './first-sync.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
 
@@ -255,6 +257,8 @@ export async function cascadeHarness(opts: HarnessOptions) {
     Array.from({ length: opts.replicas ?? 1 }, () => (opts.start ?? startFunction)(env)),
   );
   if (opts.queueProxy && fns.length !== 1) throw new Error('queue-proxy fronts one replica');
+  // Each replica's first sync is done before the test sets anything up: it moves only what it listed.
+  await Promise.all(fns.map((f) => synced(f)));
   const queueProxy: QueueProxy | undefined = opts.queueProxy
     ? await startQueueProxy({ userPort: Number(new URL(fns[0]!.url).port), namespace: ns, ...opts.queueProxy })
     : undefined;
