@@ -183,8 +183,19 @@ function expectAllDue(left: Awaited<ReturnType<typeof leftBehind>>): void {
   for (const run of left.runs) expect(run.status?.phase, run.metadata.name).not.toBe('Succeeded');
 }
 
-function report(what: string, times: number[]): void {
-  console.info(`${what}: ${times.length} runs moved after ${times[0]} to ${times.at(-1)} ms`);
+/** Starts `start` (a process, or two at once); the time it took to serve, and when it served. */
+async function serveAgain<T>(start: () => Promise<T>): Promise<{ serving: T; upMs: number; since: number }> {
+  const began = Date.now();
+  const serving = await start();
+  const since = Date.now();
+  return { serving, upMs: since - began, since };
+}
+
+/** One line of figures in the test's output: the process's start, then the first and last run moved after it served. */
+function report(what: string, upMs: number, times: number[]): void {
+  console.info(
+    `${what}: served again in ${upMs} ms; ${times.length} runs moved ${times[0]} to ${times.at(-1)} ms later`,
+  );
 }
 
 describe('a process that serves again moves every run whose next move is due, without the janitor', () => {
@@ -193,9 +204,8 @@ describe('a process that serves again moves every run whose next move is due, wi
     await killMidRequests('kill');
     const left = await leftBehind(harness);
     expectAllDue(left);
-    const serving = await fn.restart();
-    const times = await timesToMove(harness, left, Date.now());
-    report('SIGKILL mid-requests', times);
+    const { serving, upMs, since } = await serveAgain(fn.restart);
+    report('SIGKILL mid-requests', upMs, await timesToMove(harness, left, since));
     // No event was left to deliver: the first sync moved each run, once.
     expect(movedBy(await synced(serving))).toBe(left.runs.length);
     await expectEndedOnce(
@@ -210,8 +220,8 @@ describe('a process that serves again moves every run whose next move is due, wi
     const left = await leftBehind(harness);
     expectAllDue(left);
     expect(left.runs).toHaveLength(RUNS);
-    const serving = await fn.restart();
-    report('Jobs ended while none served', await timesToMove(harness, left, Date.now()));
+    const { serving, upMs, since } = await serveAgain(fn.restart);
+    report('Jobs ended while none served', upMs, await timesToMove(harness, left, since));
     expect(movedBy(await synced(serving))).toBe(RUNS);
     await expectEndedOnce(
       harness,
@@ -235,8 +245,8 @@ describe('a process that serves again moves every run whose next move is due, wi
         ]),
       );
       expect(left.jobs.size).toBe(0);
-      const serving = await fn.restart();
-      report('no status, no Job', await timesToMove(harness, left, Date.now()));
+      const { serving, upMs, since } = await serveAgain(fn.restart);
+      report('no status, no Job', upMs, await timesToMove(harness, left, since));
       const figures = await synced(serving);
       expect(figures.moved).toMatchObject({ start: 1, look: 1 });
       await expectEndedOnce(harness, runs);
@@ -249,13 +259,14 @@ describe('a process that serves again moves every run whose next move is due, wi
     await createLeftBehind(harness);
     const left = await leftBehind(harness);
     expectAllDue(left);
-    const pair = await Promise.all([startFunction(harness.env), startFunction(harness.env)]);
+    const started = await serveAgain(() => Promise.all([startFunction(harness.env), startFunction(harness.env)]));
+    const pair = started.serving;
     others.push(...pair);
     harness.broker.setAddresses(
       'Service/cascade',
       pair.map((p) => p.url),
     );
-    report('two replicas', await timesToMove(harness, left, Date.now()));
+    report('two replicas', started.upMs, await timesToMove(harness, left, started.since));
     const figures = await Promise.all(pair.map((p) => synced(p)));
     // Both looked; between them, every run moved at least once.
     expect(movedBy(figures[0]!) + movedBy(figures[1]!)).toBeGreaterThanOrEqual(left.runs.length);
