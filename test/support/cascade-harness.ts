@@ -258,7 +258,11 @@ export async function cascadeHarness(opts: HarnessOptions) {
   );
   if (opts.queueProxy && fns.length !== 1) throw new Error('queue-proxy fronts one replica');
   // Each replica's first sync is done before the test sets anything up: it moves only what it listed.
-  await Promise.all(fns.map((f) => synced(f)));
+  await Promise.all(fns.map((f) => synced(f))).catch(async (error: unknown) => {
+    jobs.stop();
+    await Promise.all(fns.map((f) => f.stop('SIGKILL')));
+    throw error;
+  });
   const queueProxy: QueueProxy | undefined = opts.queueProxy
     ? await startQueueProxy({ userPort: Number(new URL(fns[0]!.url).port), namespace: ns, ...opts.queueProxy })
     : undefined;

@@ -27,14 +27,23 @@ export async function syncFigures(fn: Pick<FunctionProcess, 'metricsUrl'>): Prom
 /**
  * Waits until the function has made `passes` passes of its first sync: at start, once its watches of runs and
  * Jobs have listed (a second after it loaded its engine). A test that sets up runs for another actor to move
- * waits for this first, so that the function's sync does not move them before.
+ * waits for this first, so that the function's sync does not move them before. The wait is long: a list the
+ * API server refuses (403) is tried again a minute later (kube/informer.ts pauseAfter). On a timeout, the
+ * function's output says why.
  */
-export function synced(fn: Pick<FunctionProcess, 'metricsUrl'>, passes = 1): Promise<SyncFigures> {
-  return waitFor(
-    async () => {
-      const figures = await syncFigures(fn).catch(() => undefined);
-      return figures && figures.passes >= passes ? figures : undefined;
-    },
-    { timeoutMs: 30_000, intervalMs: 100, message: `the function's first sync made ${passes} pass(es)` },
-  );
+export async function synced(
+  fn: Pick<FunctionProcess, 'metricsUrl'> & Partial<Pick<FunctionProcess, 'output'>>,
+  passes = 1,
+): Promise<SyncFigures> {
+  try {
+    return await waitFor(
+      async () => {
+        const figures = await syncFigures(fn).catch(() => undefined);
+        return figures && figures.passes >= passes ? figures : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 100, message: `the function's first sync made ${passes} pass(es)` },
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; the function's output:\n${fn.output?.().slice(-4000) ?? ''}`);
+  }
 }
