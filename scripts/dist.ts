@@ -87,15 +87,15 @@ async function packCli(out: string, image: FunctionImage): Promise<string> {
   return packed!.filename;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      out: { type: 'string', default: 'dist' },
-      'image-repo': { type: 'string', default: DEFAULT_IMAGE_REPOSITORY },
-    },
-  });
-  const out = resolve(values.out);
-  const repository = values['image-repo'];
+export interface Release {
+  /** The directory the release was written to. */
+  out: string;
+  /** Where install.yaml expects the image, and its digest. */
+  image: { repository: string; digest: string };
+}
+
+/** Writes the release into `out` (emptied first), the image to be pushed to `repository`. */
+export async function writeDist(out: string, repository: string): Promise<Release> {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const started = Date.now();
@@ -124,9 +124,20 @@ async function main(): Promise<void> {
     };
     writeFileSync(join(out, DIST_FILES.release), `${JSON.stringify(release, null, 2)}\n`);
     log(`${out}: written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    return { out, image: { repository, digest: image.digest } };
   } finally {
     image.cleanup();
   }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      out: { type: 'string', default: 'dist' },
+      'image-repo': { type: 'string', default: DEFAULT_IMAGE_REPOSITORY },
+    },
+  });
+  await writeDist(resolve(values.out), values['image-repo']);
 }
 
 if (import.meta.main) await main();

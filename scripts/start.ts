@@ -13,9 +13,9 @@ import { kubectlPath } from '../local/cluster/crds.ts';
 import { brokerIngressUrl } from '../local/knative/broker-ingress.ts';
 import { applyCascade, waitCascadeReady } from '../local/knative/cascade-deploy.ts';
 import { installEventing } from '../local/knative/eventing/install.ts';
+import { publishRelease, type PublishedRelease } from '../local/knative/release.ts';
 import { installServing } from '../local/knative/serving/install.ts';
 import { oneLine } from '../local/kube-client.ts';
-import { importFunctionImage } from '../local/node/function-image.ts';
 import { realNodeRunning, startRealNode } from '../local/node/node.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 
@@ -66,17 +66,17 @@ async function cluster(): Promise<string> {
   return own.kubeconfig;
 }
 
-/** Knative Serving and Eventing, and the function's image, side by side. */
-async function knative(kubeconfig: string): Promise<void> {
+/** Knative Serving and Eventing, and Cascade's release with its image in the local registry, side by side. */
+async function knative(kubeconfig: string): Promise<PublishedRelease> {
   log(
     'cascade: installing Knative Serving, Traefik and Knative Eventing (the first time builds them, tens of minutes)',
   );
-  const [, , removeStages] = await Promise.all([
+  const [, , release] = await Promise.all([
     installServing(kubeconfig, { log }),
     installEventing({ kubeconfig, log }),
-    importFunctionImage(),
+    publishRelease(log),
   ]);
-  removeStages();
+  return release;
 }
 
 function banner(kubeconfig: string, broker: string): string[] {
@@ -107,9 +107,9 @@ async function main(): Promise<void> {
   try {
     const kubeconfig = await cluster();
     step = 'installing Knative and building the function image';
-    await knative(kubeconfig);
+    const release = await knative(kubeconfig);
     step = `applying knative/ to namespace ${NAMESPACE}`;
-    await applyCascade(kubeconfig, { namespace: NAMESPACE, scenario: DEMO_SCENARIO });
+    await applyCascade(kubeconfig, { namespace: NAMESPACE, scenario: DEMO_SCENARIO, release });
     step = 'waiting until every object of knative/ is Ready';
     await waitCascadeReady(kubeconfig, NAMESPACE);
     log(`cascade: ready in ${seconds(started)}`);

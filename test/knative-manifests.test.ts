@@ -4,12 +4,11 @@
 // broken copies are rejected, so this test can fail. What only Knative's own
 // webhooks check (e.g. that a Trigger has a subscriber) is asserted on the
 // manifests themselves, against the function's accepted event types.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { dump, load, loadAll } from 'js-yaml';
+import { load, loadAll } from 'js-yaml';
 import {
   APISERVER_EVENTS,
   MODULE_FINISHED,
@@ -22,6 +21,7 @@ import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
 import { installKnativeCrds, type CrdSet } from './support/knative-crds.ts';
+import { dryRun } from './support/dry-run.ts';
 import { adminKubeConfig, adminKubeconfigPath, apiStatus } from './support/kube.ts';
 import { CAPPED_HEAP_FLAGS } from '../bench/janitor.ts';
 
@@ -33,26 +33,6 @@ type Manifest = { apiVersion: string; kind: string; metadata: { name: string; na
 let objects: Manifest[] = [];
 let installed: CrdSet[] = [];
 let createdNamespace = false;
-
-/** Server-side dry run of `docs` (from a file: kubectl may exit before reading stdin); resolves to kubectl's `-o name` lines. */
-async function dryRun(docs: Manifest[]): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'cascade-dry-run-'));
-  const file = join(dir, 'manifests.yaml');
-  writeFileSync(file, docs.map((d) => dump(d, { noRefs: true })).join('---\n'));
-  try {
-    return await runCommand(kubectlPath(), [
-      `--kubeconfig=${adminKubeconfigPath()}`,
-      'apply',
-      '--dry-run=server',
-      '-o',
-      'name',
-      '-f',
-      file,
-    ]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 function find(kind: string, name?: string): Manifest {
   const found = objects.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));

@@ -4,18 +4,19 @@
 // dry-run on the real API server against the real Knative CRDs; and the
 // local cluster's own overlay, the only place the Broker gets a class and
 // the async-handler annotation.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { dump, load, loadAll } from 'js-yaml';
+import { load, loadAll } from 'js-yaml';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
-import { cascadeOverlay } from '../local/knative/cascade-deploy.ts';
+import { cascadeOverlay, OVERLAY_INSTALL } from '../local/knative/cascade-deploy.ts';
 import { tempDir } from '../local/temp-dir.ts';
+import { renderManifests, stream } from '../scripts/dist/manifests.ts';
 import { installKnativeCrds } from './support/knative-crds.ts';
+import { dryRun } from './support/dry-run.ts';
 import { adminKubeConfig, adminKubeconfigPath } from './support/kube.ts';
 
 const NAMESPACE = 'cascade-operator';
@@ -29,26 +30,6 @@ beforeAll(async () => {
   await installKnativeCrds(adminKubeconfigPath());
   objects = loadAll(await runCommand(kubectlPath(), ['kustomize', join(repoRoot, 'knative')])) as Manifest[];
 }, 300_000);
-
-/** Server-side dry run of `docs`, from a file; resolves to kubectl's `-o name` lines. */
-async function dryRun(docs: Manifest[]): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'cascade-dry-run-'));
-  const file = join(dir, 'manifests.yaml');
-  writeFileSync(file, docs.map((d) => dump(d, { noRefs: true })).join('---\n'));
-  try {
-    return await runCommand(kubectlPath(), [
-      `--kubeconfig=${adminKubeconfigPath()}`,
-      'apply',
-      '--dry-run=server',
-      '-o',
-      'name',
-      '-f',
-      file,
-    ]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 function byKind<T extends Manifest>(docs: T[], kind: string, name: string): T {
   const found = docs.find((d) => d.kind === kind && d.metadata.name === name);
@@ -129,10 +110,23 @@ describe('kubectl kustomize deploy/overlay-example (image, registry and namespac
 });
 
 describe("the local cluster's overlay (local/knative/cascade-deploy.ts), as npm start applies it", () => {
-  it('gives the Broker the local class and the async handler, and is otherwise knative/ in its namespace', async () => {
+  it("gives the Broker the local class and the async handler, and the image the local registry's name, its digest kept", async () => {
+    const digest = `sha256:${'0'.repeat(64)}`;
+    const repository = { release: 'ghcr.io/cascade/cascade', local: '127.0.0.1:5001/cascade/cascade' };
+    const { install } = await renderManifests({
+      kubectl: kubectlPath(),
+      root: repoRoot,
+      work: tempDir('cascade-release-render-'),
+      repository: repository.release,
+      digest,
+    });
     const dir = tempDir('cascade-local-overlay-');
-    writeFileSync(join(dir, 'kustomization.yaml'), cascadeOverlay(dir, { namespace: NAMESPACE }));
+    const release = { install: join(dir, OVERLAY_INSTALL), crds: join(dir, 'crds.yaml'), repository };
+    writeFileSync(release.install, stream([], install));
+    writeFileSync(join(dir, 'kustomization.yaml'), cascadeOverlay({ namespace: NAMESPACE, release }));
     const docs = loadAll(await runCommand(kubectlPath(), ['kustomize', dir])) as Manifest[];
+    const service = byKind(docs, 'Service', 'cascade');
+    expect(service.spec.template.spec.containers[0].image).toBe(`${repository.local}@${digest}`);
     const broker = byKind(docs, 'Broker', 'default') as Manifest & { metadata: { annotations?: object } };
     expect(broker.metadata.annotations).toEqual({
       'eventing.knative.dev/broker.class': 'MTChannelBasedBroker',

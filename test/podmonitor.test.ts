@@ -5,15 +5,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dump, load } from 'js-yaml';
+import { load } from 'js-yaml';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { runCommand } from '../local/cluster/run-command.ts';
 import { startPrometheus, type RunningPrometheus } from '../local/prometheus/server.ts';
-import { downloadModule } from './support/knative-crds.ts';
+import { installPrometheusOperatorCrd } from './support/prometheus-operator-crds.ts';
 import { podMonitorScrapeConfigs, podTargets, type PodMonitor } from './support/pod-monitor.ts';
-import { adminKubeconfigPath, createTestNamespace, waitFor } from './support/kube.ts';
+import { dryRun } from './support/dry-run.ts';
+import { createTestNamespace, waitFor } from './support/kube.ts';
 
 let prom: RunningPrometheus | undefined;
 afterEach(async () => {
@@ -23,56 +22,23 @@ afterEach(async () => {
 
 const DEAD_LETTERS = 'knative/monitoring/podmonitor-dead-letters.yaml';
 
-/** prometheus-operator's Go module, for the PodMonitor CRD it ships (example/prometheus-operator-crd/). */
-const PROMETHEUS_OPERATOR_MODULE = 'github.com/prometheus-operator/prometheus-operator@v0.93.0';
-
 describe('knative/monitoring/podmonitor.yaml', () => {
   it('passes a server-side dry run against the real PodMonitor CRD, and a broken copy does not', async () => {
-    const kubectl = (...args: string[]) =>
-      runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, ...args]);
-    const crd = join(
-      await downloadModule(PROMETHEUS_OPERATOR_MODULE),
-      'example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml',
-    );
-    await kubectl('apply', '--server-side', '--force-conflicts', '-f', crd);
-    await kubectl(
-      'wait',
-      '--for=condition=Established',
-      '--timeout=120s',
-      'customresourcedefinition.apiextensions.k8s.io/podmonitors.monitoring.coreos.com',
-    );
+    await installPrometheusOperatorCrd('podmonitors');
     const ns = await createTestNamespace('cascade-podmonitor');
     const podMonitor = load(readFileSync(join(repoRoot, 'knative/monitoring/podmonitor.yaml'), 'utf8')) as {
       spec: { podMetricsEndpoints: Record<string, unknown>[] };
     };
-    const dir = mkdtempSync(join(tmpdir(), 'cascade-podmonitor-'));
-    const dryRun = (doc: unknown) => {
-      writeFileSync(join(dir, 'podmonitor.yaml'), dump(doc));
-      return kubectl(
-        'apply',
-        '-n',
-        ns,
-        '--dry-run=server',
-        '--validate=strict',
-        '-o',
-        'name',
-        '-f',
-        join(dir, 'podmonitor.yaml'),
-      );
-    };
-    try {
-      expect((await dryRun(podMonitor)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade');
-      const deadLetters = load(readFileSync(join(repoRoot, DEAD_LETTERS), 'utf8'));
-      expect((await dryRun(deadLetters)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade-dead-letters');
-      const broken = structuredClone(podMonitor);
-      broken.spec.podMetricsEndpoints[0]!.portNumber = 90_950; // above 65535
-      await expect(dryRun(broken)).rejects.toThrow(/portNumber/);
-      const misspelt = structuredClone(podMonitor);
-      misspelt.spec.podMetricsEndpoints[0]!.relabeling = misspelt.spec.podMetricsEndpoints[0]!.relabelings;
-      await expect(dryRun(misspelt)).rejects.toThrow(/unknown field/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const check = (doc: unknown) => dryRun([doc], { namespace: ns, strict: true });
+    expect((await check(podMonitor)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade');
+    const deadLetters = load(readFileSync(join(repoRoot, DEAD_LETTERS), 'utf8'));
+    expect((await check(deadLetters)).trim()).toBe('podmonitor.monitoring.coreos.com/cascade-dead-letters');
+    const broken = structuredClone(podMonitor);
+    broken.spec.podMetricsEndpoints[0]!.portNumber = 90_950; // above 65535
+    await expect(check(broken)).rejects.toThrow(/portNumber/);
+    const misspelt = structuredClone(podMonitor);
+    misspelt.spec.podMetricsEndpoints[0]!.relabeling = misspelt.spec.podMetricsEndpoints[0]!.relabelings;
+    await expect(check(misspelt)).rejects.toThrow(/unknown field/);
   });
 
   it("gives a real Prometheus one target per pod on port 9095 and queue-proxy's on 9091, IPv4 and IPv6 alike; targetPort 9095 gave none; the dead-letter sink's queue-proxy named by its service", async () => {

@@ -26,14 +26,13 @@ import { startQueueProxy, type QueueProxy } from '../local/queue-proxy/queue-pro
 import { tempDir } from '../local/temp-dir.ts';
 import { metricNames } from '../scripts/promql-names.ts';
 import { QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
-import { downloadModule } from './support/knative-crds.ts';
+import { installPrometheusOperatorCrd } from './support/prometheus-operator-crds.ts';
+import { dryRun } from './support/dry-run.ts';
 import { adminKubeconfigPath, createTestNamespace, waitFor } from './support/kube.ts';
 import { parseMetrics, samples, scrape } from './support/ops.ts';
 
 const RULE = join(repoRoot, 'knative/monitoring/prometheusrule.yaml');
 const FIXTURE = join(repoRoot, 'test/fixtures/prometheus-rules.test.yaml');
-/** prometheus-operator's Go module, for the PrometheusRule CRD it ships (example/prometheus-operator-crd/). */
-const PROMETHEUS_OPERATOR_MODULE = 'github.com/prometheus-operator/prometheus-operator@v0.93.0';
 
 interface Rule {
   alert?: string;
@@ -127,37 +126,13 @@ describe('knative/monitoring/prometheusrule.yaml', () => {
   });
 
   it('passes a server-side dry run against the real PrometheusRule CRD, and a broken copy does not', async () => {
-    const crd = join(
-      await downloadModule(PROMETHEUS_OPERATOR_MODULE),
-      'example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml',
-    );
-    await kubectl('apply', '--server-side', '--force-conflicts', '-f', crd);
-    await kubectl(
-      'wait',
-      '--for=condition=Established',
-      '--timeout=120s',
-      'customresourcedefinition.apiextensions.k8s.io/prometheusrules.monitoring.coreos.com',
-    );
+    await installPrometheusOperatorCrd('prometheusrules');
     const ns = await createTestNamespace('cascade-prometheusrule');
-    const dir = tempDir('cascade-prometheusrule-');
-    const dryRun = (doc: unknown) => {
-      writeFileSync(join(dir, 'rule.yaml'), dump(doc));
-      return kubectl(
-        'apply',
-        '-n',
-        ns,
-        '--dry-run=server',
-        '--validate=strict',
-        '-o',
-        'name',
-        '-f',
-        join(dir, 'rule.yaml'),
-      );
-    };
-    expect((await dryRun(rule())).trim()).toBe('prometheusrule.monitoring.coreos.com/cascade');
+    const check = (doc: unknown) => dryRun([doc], { namespace: ns, strict: true });
+    expect((await check(rule())).trim()).toBe('prometheusrule.monitoring.coreos.com/cascade');
     const misspelt = rule() as PrometheusRule & { spec: { groups: Record<string, unknown>[] } };
     misspelt.spec.groups[0]!.rule = misspelt.spec.groups[0]!.rules;
-    await expect(dryRun(misspelt)).rejects.toThrow(/unknown field/);
+    await expect(check(misspelt)).rejects.toThrow(/unknown field/);
   });
 });
 

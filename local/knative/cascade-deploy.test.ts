@@ -16,6 +16,23 @@ describe('what npm start and the end-to-end tests wait for', () => {
   });
 });
 
+const release = {
+  install: '/tmp/release/dist/install.yaml',
+  crds: '/tmp/release/dist/crds.yaml',
+  repository: { release: 'ghcr.io/cascade/cascade', local: '127.0.0.1:5001/cascade/cascade' },
+};
+
+describe('the overlay npm start and the end-to-end tests apply', () => {
+  it("is of the release's install.yaml, copied beside it, its image renamed to the local registry's copy, the digest kept", () => {
+    const overlay = load(cascadeOverlay({ namespace: 'ns', release })) as {
+      resources: string[];
+      images: { name: string; newName?: string; newTag?: string; digest?: string }[];
+    };
+    expect(overlay.resources).toEqual(['install.yaml']);
+    expect(overlay.images[0]).toEqual({ name: 'ghcr.io/cascade/cascade', newName: '127.0.0.1:5001/cascade/cascade' });
+  });
+});
+
 describe("the local cluster's choices, which knative/ leaves to each cluster", () => {
   it('the Broker: the channel-based class, and the async handler unless asked for the synchronous Broker', () => {
     expect(localBrokerAnnotations(true)).toEqual({
@@ -26,7 +43,9 @@ describe("the local cluster's choices, which knative/ leaves to each cluster", (
   });
 
   it('the overlay npm start applies merges them into the Broker default: the asynchronous one', () => {
-    const overlay = load(cascadeOverlay('/tmp/overlay', { namespace: 'ns' })) as { patches: { patch: string }[] };
+    const overlay = load(cascadeOverlay({ namespace: 'ns', release })) as {
+      patches: { patch: string }[];
+    };
     const brokerPatches = overlay.patches
       .map((p) => load(p.patch) as { kind?: string; metadata?: object })
       .filter((p) => p.kind === 'Broker');

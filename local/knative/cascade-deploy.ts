@@ -1,25 +1,27 @@
 // Cascade deployed on real Knative Serving and Eventing as a user deploys it:
-// `kubectl apply -k` of an overlay of knative/ that changes only what a user
-// changes. The images are the ones built here. The namespace's annotations
+// the release of `npm run dist` (release.ts), its crds.yaml applied, then
+// `kubectl apply -k` of an overlay of its install.yaml that changes only what
+// a user changes. The function's image is the release's, pulled by digest
+// from the local registry. The namespace's annotations
 // send every pod of it to the real node, through the control plane's
 // admission plugins PodNodeSelector and PodTolerationRestriction; knative/'s
 // own objects are not touched for it. The scenario ConfigMap may hold a test's
 // scenario. knative/broker.yaml leaves the Broker's class to the cluster; this
 // overlay chooses the local cluster's (localBrokerAnnotations).
 // recreateBroker makes the Broker anew, synchronous or not.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { dump, load, loadAll } from 'js-yaml';
 import { kubectlPath } from '../cluster/crds.ts';
 import { repoRoot } from '../cluster/paths.ts';
 import { sleep } from '../cluster/poll.ts';
 import { runCommand } from '../cluster/run-command.ts';
-import { FUNCTION_IMAGE } from '../node/images.ts';
 import { REAL_NODE } from '../node/node-config.ts';
 import { onRealNode } from '../node/real-modules.ts';
 import { tempDir } from '../temp-dir.ts';
 import { ASYNC_HANDLER } from '../eventing/config.ts';
 import { imageReference } from './eventing/components.ts';
+import type { PublishedRelease } from './release.ts';
 
 /** The image knative/dead-letter-sink.yaml names. */
 export const EVENT_DISPLAY_RELEASE_IMAGE = 'gcr.io/knative-releases/knative.dev/eventing/cmd/event_display';
@@ -48,7 +50,9 @@ export function localBrokerAnnotations(asyncBroker: boolean): Record<string, str
 }
 
 export interface CascadeDeployment {
-  /** The namespace knative/ goes to (kustomize renames the Namespace too). */
+  /** The release whose install.yaml is applied, its image in the local registry. */
+  release: Pick<PublishedRelease, 'install' | 'crds' | 'repository'>;
+  /** The namespace install.yaml goes to (kustomize renames the Namespace too). */
   namespace: string;
   /** The scenario of the ConfigMap cascade-scenario-config, `{cascademodules: [...]}`. */
   scenario?: object;
@@ -69,8 +73,11 @@ function splitReference(reference: string): { newName: string; newTag: string } 
   return { newName: reference.slice(0, at), newTag: reference.slice(at + 1) };
 }
 
-/** The overlay's kustomization.yaml, for an overlay in `dir`. */
-export function cascadeOverlay(dir: string, deployment: CascadeDeployment): string {
+/** The name of the release's install.yaml in the overlay: kustomize reads no file outside its directory. */
+export const OVERLAY_INSTALL = 'install.yaml';
+
+/** The overlay's kustomization.yaml; the release's install.yaml is copied beside it as OVERLAY_INSTALL. */
+export function cascadeOverlay(deployment: CascadeDeployment): string {
   const namespacePatch: object[] = [
     { op: 'add', path: '/metadata/annotations', value: realNodeNamespaceAnnotations() },
   ];
@@ -78,8 +85,10 @@ export function cascadeOverlay(dir: string, deployment: CascadeDeployment): stri
     namespacePatch.push({ op: 'add', path: '/metadata/labels/cascade.cascade.net~1test', value: 'true' });
   const patches: object[] = [
     { target: { kind: 'Namespace' }, patch: dump(namespacePatch) },
-    // a merge: annotations knative/broker.yaml may come to hold stay
+    // a merge: annotations knative/broker.yaml may come to hold stay; the target
+    // matches the Broker whatever namespace install.yaml gave it
     {
+      target: { kind: 'Broker', name: 'default' },
       patch: dump({
         apiVersion: 'eventing.knative.dev/v1',
         kind: 'Broker',
@@ -97,10 +106,10 @@ export function cascadeOverlay(dir: string, deployment: CascadeDeployment): stri
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
     namespace: deployment.namespace,
-    // kustomize takes a base's path relative to the overlay only
-    resources: [relative(dir, join(repoRoot, 'knative'))],
+    resources: [OVERLAY_INSTALL],
     images: [
-      { name: 'ghcr.io/cascade/cascade', ...splitReference(FUNCTION_IMAGE) },
+      // the digest stays: the registry is the local one
+      { name: deployment.release.repository.release, newName: deployment.release.repository.local },
       { name: EVENT_DISPLAY_RELEASE_IMAGE, ...splitReference(imageReference('event_display')) },
     ],
     patches,
@@ -121,7 +130,9 @@ export async function applyCascade(
   budgetMs = 120_000,
 ): Promise<void> {
   const dir = tempDir('cascade-knative-overlay-');
-  writeFileSync(join(dir, 'kustomization.yaml'), cascadeOverlay(dir, deployment));
+  copyFileSync(deployment.release.install, join(dir, OVERLAY_INSTALL));
+  writeFileSync(join(dir, 'kustomization.yaml'), cascadeOverlay(deployment));
+  await runCommand(kubectlPath(), [`--kubeconfig=${kubeconfig}`, 'apply', '-f', deployment.release.crds]);
   const args = [`--kubeconfig=${kubeconfig}`, 'apply', '-k', dir];
   const started = Date.now();
   for (;;) {

@@ -8,8 +8,9 @@
 // node and its pods reach the API server's 127.0.0.1 port through a Unix
 // socket; the `kubernetes` Service's endpoint is the node's address. The API
 // server reaches webhooks and the kubelet through the door proxy, its egress.
-// The host reaches the Broker's ingress at a 127.0.0.1 port. One real node runs on a machine at a time: a process
-// holding a lock on LOCK_FILE comes first and goes last.
+// The host reaches the Broker's ingress at a 127.0.0.1 port. One real node
+// runs on a machine at a time: a process holding a lock on LOCK_FILE comes
+// first and goes last.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';

@@ -4,8 +4,6 @@
 // image for the host that pushes it and for the node's containerd that pulls
 // it. crane pushes an OCI image layout there and answers its digest.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -44,24 +42,10 @@ http:
 `;
 }
 
-/**
- * Pushes an OCI image layout (a directory, or a tar of one) to `repository`
- * at `tag` with crane; resolves to the pushed reference by digest,
- * `repository@sha256:...`.
- */
+/** Pushes the OCI image layout directory `layout` to `repository` at `tag` with crane; resolves to `repository@sha256:...`. */
 export async function pushImage(crane: string, layout: string, repository: string, tag: string): Promise<string> {
-  let dir = layout;
-  const extracted = layout.endsWith('.tar') ? mkdtempSync(join(tmpdir(), 'cascade-push-')) : undefined;
-  try {
-    if (extracted) {
-      await run('tar', ['-xf', layout, '-C', extracted]);
-      dir = extracted;
-    }
-    const { stdout } = await run(crane, ['push', dir, `${repository}:${tag}`]);
-    const pushed = stdout.trim().split('\n').pop() ?? '';
-    if (!/@sha256:[0-9a-f]{64}$/.test(pushed)) throw new Error(`crane push printed no digest: ${stdout}`);
-    return pushed;
-  } finally {
-    if (extracted) rmSync(extracted, { recursive: true, force: true });
-  }
+  const { stdout } = await run(crane, ['push', layout, `${repository}:${tag}`]);
+  const pushed = stdout.trim().split('\n').pop() ?? '';
+  if (!/@sha256:[0-9a-f]{64}$/.test(pushed)) throw new Error(`crane push printed no digest: ${stdout}`);
+  return pushed;
 }

@@ -1,7 +1,8 @@
 // Cascade on real Knative Serving and Eventing on the real node, for the
 // test files that ask for it: the real node joined, Serving (with Traefik) and
-// Eventing installed by their own installers, the function's image imported,
-// then all of knative/ applied with `kubectl apply -k` of an overlay
+// Eventing installed by their own installers, the release written by
+// `npm run dist` with its image pushed to the local registry, then its
+// crds.yaml and install.yaml applied, the latter with `kubectl apply -k` of an overlay
 // (local/knative/cascade-deploy.ts), once, in the file's beforeAll. Removed in
 // its afterAll: the namespace always, Knative when the file started the node.
 import { randomBytes } from 'node:crypto';
@@ -22,7 +23,7 @@ import { installServing, uninstallServing } from '../../local/knative/serving/in
 import { apiClient, apiStatus } from '../../local/kube-client.ts';
 import { realNodeRunning } from '../../local/node/node.ts';
 import type { CascadeRun } from '../../shared/api/cascade-run.ts';
-import { importFunctionImage } from '../../local/node/function-image.ts';
+import { publishRelease } from '../../local/knative/release.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './kube.ts';
 import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './real-node.ts';
 
@@ -71,7 +72,7 @@ async function removeNamespace(namespace: string): Promise<void> {
   );
 }
 
-export interface KnativeCascadeOptions extends Omit<CascadeDeployment, 'namespace'> {
+export interface KnativeCascadeOptions extends Omit<CascadeDeployment, 'namespace' | 'release'> {
   /** config-autoscaler's settings for Serving, such as a short stable window. */
   autoscaler?: Record<string, string>;
 }
@@ -84,7 +85,6 @@ export interface KnativeCascadeOptions extends Omit<CascadeDeployment, 'namespac
 export function useKnativeCascade(options: KnativeCascadeOptions): () => string {
   let namespace = '';
   let nodeWasRunning = false;
-  let removeStages: (() => void) | undefined;
   beforeAll(() => {
     nodeWasRunning = realNodeRunning(dirname(adminKubeconfigPath()));
   });
@@ -92,22 +92,20 @@ export function useKnativeCascade(options: KnativeCascadeOptions): () => string 
   beforeAll(async () => {
     const kubeconfig = adminKubeconfigPath();
     const started = Date.now();
-    const [, , remove] = await Promise.all([
+    const [, , release] = await Promise.all([
       installServing(kubeconfig, { autoscaler: options.autoscaler, log }),
       installEventing({ kubeconfig, log }),
-      importFunctionImage(),
+      publishRelease(log),
     ]);
-    removeStages = remove;
     log(`knative cascade: Serving and Eventing installed in ${Date.now() - started} ms`);
     namespace = `cascade-e2e-${randomBytes(4).toString('hex')}`;
     const deployed = Date.now();
-    await applyCascade(kubeconfig, { ...options, namespace, test: true });
+    await applyCascade(kubeconfig, { ...options, namespace, release, test: true });
     await waitCascadeReady(namespace);
     log(`knative cascade: knative/ applied and every object Ready in ${Date.now() - deployed} ms`);
   }, REAL_NODE_HOOK_TIMEOUT);
   // hooks run in reverse at the end: this one before the node goes
   afterAll(async () => {
-    removeStages?.();
     if (namespace) await removeNamespace(namespace);
     if (nodeWasRunning) return;
     await uninstallEventing(adminKubeconfigPath());
