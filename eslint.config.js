@@ -36,8 +36,8 @@ export default tseslint.config(
   },
   {
     // The function and the janitor load the light client of shared/kube/ only:
-    // @kubernetes/client-node and commander are the CLI's (cli/), never on their
-    // cold path; its types are fine (erased).
+    // @kubernetes/client-node is the tests' and the tooling's, commander the
+    // CLI's (cli/), never on their cold path; client-node's types are fine (erased).
     files: ['functions/**/*.ts', 'shared/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -47,9 +47,34 @@ export default tseslint.config(
             {
               name: '@kubernetes/client-node',
               allowTypeImports: true,
-              message: "the function and the janitor use shared/kube/ (client-node is the CLI's and the tests')",
+              message: "the function and the janitor use shared/kube/ (client-node is the tests' and the tooling's)",
             },
             { name: 'commander', message: "commander is the CLI's (cli/)" },
+          ],
+          patterns: [
+            {
+              regex: '(^|/)test/',
+              message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The CLI calls the API server through shared/kube/ alone (docs/cli.md).
+    files: ['cli/**/*.ts'],
+    ignores: ['cli/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@kubernetes/client-node',
+              allowTypeImports: true,
+              message: 'the CLI calls the API server through shared/kube/',
+            },
           ],
           patterns: [
             {

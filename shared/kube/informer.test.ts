@@ -158,4 +158,22 @@ describe('an informer', () => {
     expect(i.lists()).toBe(1);
     i.stop();
   });
+
+  it('whole: a deletion a list finds is told with the last copy seen, not its metadata alone', async () => {
+    const withSpec = { ...obj('a', '1'), spec: { x: 1 } };
+    const { transport, watches } = scripted([
+      [{ items: [withSpec], metadata: { resourceVersion: '10' } }],
+      [{ items: [], metadata: { resourceVersion: '20' } }],
+    ]);
+    const deleted: unknown[] = [];
+    const i = inform({ transport, whole: true, on: (c, o) => c === 'DELETED' && deleted.push(o) });
+    await i.synced;
+    await settle();
+    watches[0]!.calls.line('ERROR', { code: 410 });
+    watches[0]!.calls.end('ended');
+    await new Promise((r) => setTimeout(r, 150));
+    await settle();
+    expect(deleted).toEqual([withSpec]);
+    i.stop();
+  });
 });
