@@ -1,5 +1,13 @@
 import tseslint from 'typescript-eslint';
 
+const NO_TEST_IMPORTS = {
+  regex: '(^|/)test/',
+  message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
+};
+
+/** client-node refused but for its types, which are erased. */
+const clientNodeTypesOnly = (message) => ({ name: '@kubernetes/client-node', allowTypeImports: true, message });
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'build/', 'coverage/', 'bench/results/'] },
   ...tseslint.configs.recommended,
@@ -24,12 +32,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              regex: '(^|/)test/',
-              message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
-            },
-          ],
+          patterns: [NO_TEST_IMPORTS],
         },
       ],
     },
@@ -44,19 +47,12 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            {
-              name: '@kubernetes/client-node',
-              allowTypeImports: true,
-              message: "the function and the janitor use shared/kube/ (client-node is the tests' and the tooling's)",
-            },
+            clientNodeTypesOnly(
+              "the function and the janitor use shared/kube/ (client-node is the tests' and the tooling's)",
+            ),
             { name: 'commander', message: "commander is the CLI's (cli/)" },
           ],
-          patterns: [
-            {
-              regex: '(^|/)test/',
-              message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
-            },
-          ],
+          patterns: [NO_TEST_IMPORTS],
         },
       ],
     },
@@ -69,19 +65,8 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [
-            {
-              name: '@kubernetes/client-node',
-              allowTypeImports: true,
-              message: 'the CLI calls the API server through shared/kube/',
-            },
-          ],
-          patterns: [
-            {
-              regex: '(^|/)test/',
-              message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
-            },
-          ],
+          paths: [clientNodeTypesOnly('the CLI calls the API server through shared/kube/')],
+          patterns: [NO_TEST_IMPORTS],
         },
       ],
     },

@@ -53,3 +53,21 @@ export function informUntil(kube: Kube, w: Informed, signal?: AbortSignal): { do
   });
   return { done, over };
 }
+
+/** The first object added or changed that `matches`, from the first list on; undefined when `signal` aborts first. */
+export async function firstInformed<T>(
+  kube: Kube,
+  at: Pick<Informed, 'path' | 'query'>,
+  matches: (object: T) => boolean,
+  signal?: AbortSignal,
+): Promise<T | undefined> {
+  let found: T | undefined;
+  const on = (change: WatchChange, object: unknown) => {
+    if (found !== undefined || change === 'DELETED' || !matches(object as T)) return;
+    found = object as T;
+    w.done();
+  };
+  const w = informUntil(kube, { ...at, on }, signal);
+  await w.over;
+  return found;
+}

@@ -2,7 +2,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { followPodLog as follow, podLog as read, type LogWindow } from '../../shared/kube/pod-log.ts';
 import type { Kube } from './connect.ts';
-import { informUntil } from './informed.ts';
+import { firstInformed } from './informed.ts';
 
 export type { LogWindow } from '../../shared/kube/pod-log.ts';
 
@@ -26,23 +26,9 @@ const started = (pod: V1Pod) => {
 };
 
 /** The Job's first pod whose container has started, waited for with the informer; undefined when `signal` aborts first. */
-export async function awaitPod(kube: Kube, jobName: string, signal: AbortSignal): Promise<V1Pod | undefined> {
-  let pod: V1Pod | undefined;
-  const w = informUntil(
-    kube,
-    {
-      path: podsPath(kube.namespace),
-      query: { labelSelector: selector(jobName) },
-      on: (change, object) => {
-        if (pod || change === 'DELETED' || !started(object as V1Pod)) return;
-        pod = object as V1Pod;
-        w.done();
-      },
-    },
-    signal,
-  );
-  await w.over;
-  return pod;
+export function awaitPod(kube: Kube, jobName: string, signal: AbortSignal): Promise<V1Pod | undefined> {
+  const at = { path: podsPath(kube.namespace), query: { labelSelector: selector(jobName) } };
+  return firstInformed<V1Pod>(kube, at, started, signal);
 }
 
 export const containerOf = (pod: V1Pod): string => pod.spec?.containers[0]?.name ?? '';

@@ -5,7 +5,7 @@ import { retryTooManyRequests } from '../../shared/kube/too-many-requests.ts';
 import { LABEL_IUID_HASH, shortHash } from '../../shared/names.ts';
 import { isFinal, type RunObject } from '../runs/run-object.ts';
 import type { Kube } from './connect.ts';
-import { informUntil } from './informed.ts';
+import { firstInformed, informUntil } from './informed.ts';
 
 const base = `/apis/${GROUP}/${VERSION}`;
 /** The runs' collection in `namespace`, or of every namespace when it is undefined. */
@@ -86,27 +86,13 @@ export async function runsOfIuid(kube: Kube, iuid: string): Promise<Set<string>>
 }
 
 /** The first run of `iuid` not among `known`, from the informer's first list on; undefined when `signal` aborts first. */
-export async function awaitNewRun(
+export function awaitNewRun(
   kube: Kube,
   iuid: string,
   known: ReadonlySet<string>,
   signal: AbortSignal,
 ): Promise<RunObject | undefined> {
-  let found: RunObject | undefined;
-  const w = informUntil(
-    kube,
-    {
-      path: runsPath(kube.namespace),
-      query: { labelSelector: iuidSelector(iuid) },
-      on: (change, object) => {
-        const run = object as RunObject;
-        if (found || change === 'DELETED' || run.spec?.pid !== iuid || known.has(run.metadata.name ?? '')) return;
-        found = run;
-        w.done();
-      },
-    },
-    signal,
-  );
-  await w.over;
-  return found;
+  const at = { path: runsPath(kube.namespace), query: { labelSelector: iuidSelector(iuid) } };
+  const isNew = (run: RunObject) => run.spec?.pid === iuid && !known.has(run.metadata.name ?? '');
+  return firstInformed<RunObject>(kube, at, isNew, signal);
 }
