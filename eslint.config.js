@@ -1,5 +1,13 @@
 import tseslint from 'typescript-eslint';
 
+const NO_TEST_IMPORTS = {
+  regex: '(^|/)test/',
+  message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
+};
+
+/** client-node refused but for its types, which are erased. */
+const clientNodeTypesOnly = (message) => ({ name: '@kubernetes/client-node', allowTypeImports: true, message });
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'build/', 'coverage/', 'bench/results/'] },
   ...tseslint.configs.recommended,
@@ -24,39 +32,41 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              regex: '(^|/)test/',
-              message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
-            },
-          ],
+          patterns: [NO_TEST_IMPORTS],
         },
       ],
     },
   },
   {
     // The function and the janitor load the light client of shared/kube/ only:
-    // @kubernetes/client-node and commander are the CLI's (cli/), never on their
-    // cold path; its types are fine (erased).
+    // @kubernetes/client-node is the tests' and the tooling's, commander the
+    // CLI's (cli/), never on their cold path; client-node's types are fine (erased).
     files: ['functions/**/*.ts', 'shared/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           paths: [
-            {
-              name: '@kubernetes/client-node',
-              allowTypeImports: true,
-              message: "the function and the janitor use shared/kube/ (client-node is the CLI's and the tests')",
-            },
+            clientNodeTypesOnly(
+              "the function and the janitor use shared/kube/ (client-node is the tests' and the tooling's)",
+            ),
             { name: 'commander', message: "commander is the CLI's (cli/)" },
           ],
-          patterns: [
-            {
-              regex: '(^|/)test/',
-              message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
-            },
-          ],
+          patterns: [NO_TEST_IMPORTS],
+        },
+      ],
+    },
+  },
+  {
+    // The CLI calls the API server through shared/kube/ alone (docs/cli.md).
+    files: ['cli/**/*.ts'],
+    ignores: ['cli/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [clientNodeTypesOnly('the CLI calls the API server through shared/kube/')],
+          patterns: [NO_TEST_IMPORTS],
         },
       ],
     },

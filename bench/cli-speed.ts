@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { loadAccess } from '../cli/kube/kubeconfig.ts';
+import { loadKubeconfig } from '../shared/kube/kubeconfig.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { deleteNamespace } from '../local/kube.ts';
@@ -44,7 +44,7 @@ export interface CliSpeed {
 
 /** The floor's command line: the kubeconfig's CA, certificate and key written to files it reads. */
 function floorCommand(kubeconfig: string, dir: string): string[] {
-  const access = loadAccess({ kubeconfig });
+  const access = loadKubeconfig({ kubeconfig }).conn;
   const files = { ca: access.ca, cert: access.cert, key: access.key };
   for (const [name, pem] of Object.entries(files)) {
     if (!pem) throw new Error(`cli phase: the kubeconfig has no ${name}: the floor needs a client certificate`);

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { pageAssets, type PageAssets } from '../cli/ui/assets.ts';
+import { connect } from '../cli/kube/connect.ts';
 import { startUiServer, type UiServer } from '../cli/ui/server.ts';
 import { API_VERSION, CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../shared/api/group.ts';
 import { fromKubeconfig } from '../shared/kube/connection.ts';
@@ -191,7 +192,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function coldStart(browser: Browser, assets: PageAssets, kubeconfig: string, ns: string, runs: number) {
   const t0 = performance.now();
   const ui = await startUiServer({
-    kc: kubeConfigFromFile(kubeconfig),
+    kube: connect({ kubeconfig }),
     namespace: ns,
     address: '127.0.0.1',
     port: 0,

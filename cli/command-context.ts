@@ -1,8 +1,7 @@
 // What every command's action shares: the Io, the kubectl flags of the
 // program, and one way of turning an error into stderr and an exit status.
 import { Command } from 'commander';
-import { connect, describeError, type Connection, type KubeFlags } from './kube/connect.ts';
-import { loadAccess } from './kube/kubeconfig.ts';
+import { connect, describeError, serverOf as serverOfFlags, type Kube, type KubeFlags } from './kube/connect.ts';
 import { CliError, type Io } from './io.ts';
 import { EXIT_ERROR } from './runs/exit-code.ts';
 
@@ -17,18 +16,13 @@ export function kubeFlags(cmd: Command): KubeFlags {
   return { kubeconfig: o.kubeconfig, context: o.context, namespace: o.namespace };
 }
 
-export function connection(cmd: Command): Promise<Connection> {
+export function connection(cmd: Command): Kube {
   return connect(kubeFlags(cmd));
 }
 
 /** The API server's URL the command talked to (commander passes the command last), to name it in an error. */
-async function serverOf(cmd: unknown): Promise<string | undefined> {
-  if (!(cmd instanceof Command)) return undefined;
-  try {
-    return loadAccess(kubeFlags(cmd)).server;
-  } catch {
-    return undefined;
-  }
+function serverOf(cmd: unknown): string | undefined {
+  return cmd instanceof Command ? serverOfFlags(kubeFlags(cmd)) : undefined;
 }
 
 /** An action whose result is the exit status; an error it throws goes to stderr with a non-zero status. */
@@ -40,7 +34,7 @@ export function act<A extends unknown[]>(
     try {
       ctx.exitCode = (await fn(...args)) ?? 0;
     } catch (error) {
-      ctx.io.err.write(`error: ${describeError(error, await serverOf(args.at(-1)))}\n`);
+      ctx.io.err.write(`error: ${describeError(error, serverOf(args.at(-1)))}\n`);
       ctx.exitCode = error instanceof CliError ? error.code : EXIT_ERROR;
     }
   };

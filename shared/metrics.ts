@@ -19,6 +19,8 @@ const TRANSITIONS: TransitionKind[] = [
   'ModuleRetrying',
   'RunResumed',
 ];
+/** What the first sync does with a run whose next move is due (engine/sync/sync-plan.ts). */
+const SYNC_MOVES = ['start', 'admission', 'look', 'wake'] as const;
 const MODULE_ENDS: Partial<Record<TransitionKind, string>> = {
   ModuleSucceeded: 'succeeded',
   ModuleFailed: 'failed',
@@ -150,9 +152,34 @@ function cascadeOwnMetrics(registers: Registry[]) {
   return m;
 }
 
+/** The first sync's families (engine/sync/first-sync.ts). */
+function syncMetrics(registers: Registry[]) {
+  const m = {
+    syncPasses: new Counter({
+      name: 'cascade_sync_passes_total',
+      help: 'Passes of the first sync done: one once the watches of runs and Jobs have listed, one after each list again',
+      registers,
+    }),
+    syncMoves: new Counter({
+      name: 'cascade_sync_moves_total',
+      help: 'Runs the first sync moved because their next move was due, by move',
+      labelNames: ['move'],
+      registers,
+    }),
+  };
+  for (const move of SYNC_MOVES) m.syncMoves.labels({ move }).inc(0);
+  return m;
+}
+
 export function cascadeMetrics(scenarioName: string, registry = new Registry()) {
   const registers = [registry];
-  const m = { registry, ...httpMetrics(registers), ...scenarioMetrics(registers), ...cascadeOwnMetrics(registers) };
+  const m = {
+    registry,
+    ...httpMetrics(registers),
+    ...scenarioMetrics(registers),
+    ...cascadeOwnMetrics(registers),
+    ...syncMetrics(registers),
+  };
   const scenarioOf = (run: RunLabels) => run.scenarioname || scenarioName;
   const labels = (run: RunLabels) => ({ scenarioName: scenarioOf(run), OName: run.ob ?? '', SName: run.src ?? '' });
   return {

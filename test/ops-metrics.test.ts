@@ -120,6 +120,8 @@ describe('metrics', QUEUE_PROXY_TEST, () => {
       cascade_ignored_jobs_total: 'counter',
       cascade_job_confirmations_total: 'counter',
       cascade_counters_writer: 'gauge',
+      cascade_sync_passes_total: 'counter',
+      cascade_sync_moves_total: 'counter',
     });
     // Every Job the runs' events showed was the one Cascade created for its step.
     expect(

@@ -8,7 +8,9 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { pageAssets } from '../cli/ui/assets.ts';
+import { kubeOf } from '../cli/kube/connect.ts';
 import { startUiServer, type UiServer } from '../cli/ui/server.ts';
+import { connectionOf } from '../local/kube-connection.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { launchBrowser, screenshot, seriousViolations } from './support/browser.ts';
@@ -48,7 +50,7 @@ beforeAll(async () => {
     launchBrowser(['rebind.test']),
   ]);
   ui = await startUiServer({
-    kc: adminKubeConfig(),
+    kube: kubeOf(connectionOf(adminKubeConfig())),
     namespace: h.ns,
     address: '127.0.0.1',
     port: 0,
@@ -194,7 +196,7 @@ describe('cancel from the page', () => {
   it('cancels a run in flight after a confirmation, then resumes it; a user without the right sees Forbidden', async () => {
     const c = await cascadeHarness({ modules: successScenario(600_000) });
     const server = await startUiServer({
-      kc: adminKubeConfig(),
+      kube: kubeOf(connectionOf(adminKubeConfig())),
       namespace: c.ns,
       address: '127.0.0.1',
       port: 0,
@@ -250,7 +252,7 @@ describe('cancel from the page', () => {
 
       const viewer = await grantViewer(c.ns);
       const other = await startUiServer({
-        kc: viewer,
+        kube: kubeOf(connectionOf(viewer)),
         namespace: c.ns,
         address: '127.0.0.1',
         port: 0,

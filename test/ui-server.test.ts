@@ -6,7 +6,9 @@
 import { spawn } from 'node:child_process';
 import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { kubeOf } from '../cli/kube/connect.ts';
 import { startUiServer, type UiServer } from '../cli/ui/server.ts';
+import { connectionOf } from '../local/kube-connection.ts';
 import {
   FIRST_SCREEN,
   newestFirst,
@@ -38,7 +40,7 @@ let ui: UiServer;
 
 const start = (kc = adminKubeConfig()) =>
   startUiServer({
-    kc,
+    kube: kubeOf(connectionOf(kc)),
     namespace: h.ns,
     address: '127.0.0.1',
     port: 0,
@@ -143,7 +145,7 @@ describe('the ui server', () => {
       });
     }
     const many = await startUiServer({
-      kc: adminKubeConfig(),
+      kube: kubeOf(connectionOf(adminKubeConfig())),
       namespace: ns,
       address: '127.0.0.1',
       port: 0,
@@ -202,7 +204,7 @@ describe('cancel from the ui', () => {
   it('cancels a run in flight through the API server; the answer and the run say Cancelled', async () => {
     const c = await cascadeHarness({ modules: successScenario(600_000) });
     const server = await startUiServer({
-      kc: adminKubeConfig(),
+      kube: kubeOf(connectionOf(adminKubeConfig())),
       namespace: c.ns,
       address: '127.0.0.1',
       port: 0,

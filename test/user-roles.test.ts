@@ -12,12 +12,14 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   RbacAuthorizationV1Api,
-  Watch,
   type KubeConfig,
   type V1ClusterRole,
 } from '@kubernetes/client-node';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { ANNOTATION_CANCEL_REQUESTED_AT } from '../shared/names.ts';
+import { url } from '../shared/kube/rest.ts';
+import { streamGet } from '../shared/kube/stream-get.ts';
+import { connectionOf } from '../local/kube-connection.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
@@ -55,20 +57,17 @@ async function status(call: Promise<unknown>): Promise<number | undefined> {
   );
 }
 
-/** The status a watch of `path` is answered with: 200 once it streams. */
-async function watchStatus(kc: KubeConfig, path: string): Promise<number | undefined> {
-  try {
-    const controller = await new Watch(kc).watch(
-      path,
-      {},
-      () => {},
-      () => {},
-    );
-    controller.abort();
-    return 200;
-  } catch (error) {
-    return (error as { statusCode?: number }).statusCode;
-  }
+/** The status a watch of `path` is answered with, through shared/kube: 200 once it streams. */
+function watchStatus(kc: KubeConfig, path: string): Promise<number | undefined> {
+  const conn = connectionOf(kc);
+  return new Promise((resolve, reject) => {
+    const req = streamGet(conn, url(conn, path, { watch: 'true' }), 30_000, (res) => {
+      resolve(res.statusCode);
+      req.destroy();
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import { act, connection, type Ctx } from '../command-context.ts';
 import { controlOutcome, controlRequest, type Action } from '../endpoint/run-control.ts';
 import { postTo } from '../endpoint/resolve.ts';
 import { CliError } from '../io.ts';
-import type { Connection } from '../kube/connect.ts';
+import type { Kube } from '../kube/connect.ts';
 import { followRun, getRun, patchRun } from '../kube/runs.ts';
 import {
   annotationPatch,
@@ -29,16 +29,11 @@ interface ControlOptions {
 }
 
 /** Through the API server: the annotation set, then the run followed until it records the value handled. */
-async function byAnnotation(
-  conn: Connection,
-  action: Action,
-  before: RunObject,
-  timeoutSeconds: number,
-): Promise<RunObject> {
+async function byAnnotation(conn: Kube, action: Action, before: RunObject, timeoutSeconds: number): Promise<RunObject> {
   const name = before.metadata.name!;
   const key = REQUEST_ANNOTATION[action];
   const value = requestValue(Date.now(), before.metadata.annotations?.[key]);
-  await patchRun(conn.kc, conn.namespace, name, annotationPatch(before, key, value));
+  await patchRun(conn, conn.namespace, name, annotationPatch(before, key, value));
   const signal = AbortSignal.timeout(timeoutSeconds * 1000);
   const after = await followRun(conn, name, () => {}, { signal, until: (r) => handledValue(action, r) === value });
   if (handledValue(action, after) !== value) {
@@ -56,7 +51,7 @@ async function byAnnotation(
  * (it only took the event).
  */
 async function byEvent(
-  conn: Connection,
+  conn: Kube,
   action: Action,
   before: RunObject,
   opts: ControlOptions & { env: Ctx['io']['env'] },
@@ -66,7 +61,7 @@ async function byEvent(
   const res = await postTo(opts.url!, req, opts.env);
   const outcome = controlOutcome(action, res.status, res.text);
   if (!outcome.ok) throw new CliError(outcome.message);
-  if (res.status !== 202) return getRun(conn.kc, conn.namespace, name);
+  if (res.status !== 202) return getRun(conn, conn.namespace, name);
   const signal = AbortSignal.timeout(opts.timeout * 1000);
   return followRun(conn, name, () => {}, {
     signal,
@@ -86,8 +81,8 @@ export function registerControl(program: Command, ctx: Ctx, action: Action): voi
     .addOption(timeoutOption('how long to wait for the run to show the request handled'))
     .action(
       act(ctx, async (name: string, opts: ControlOptions, cmd: Command) => {
-        const conn = await connection(cmd);
-        const before = await getRun(conn.kc, conn.namespace, name); // a run that does not exist is named as kubectl names it
+        const conn = connection(cmd);
+        const before = await getRun(conn, conn.namespace, name); // a run that does not exist is named as kubectl names it
         const after = opts.url
           ? await byEvent(conn, action, before, { ...opts, env: ctx.io.env })
           : await byAnnotation(conn, action, before, opts.timeout);

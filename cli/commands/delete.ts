@@ -8,10 +8,8 @@ import { act, kubeFlags, type Ctx } from '../command-context.ts';
 import { GROUP } from '../../shared/api/group.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
 import { CliError } from '../io.ts';
-import { describeError } from '../kube/connect.ts';
-import { loadAccess, type Access } from '../kube/kubeconfig.ts';
-import { runsPath } from '../kube/reader.ts';
-import { deleteJson, getJson } from '../kube/rest.ts';
+import { connect, describeError, type Kube } from '../kube/connect.ts';
+import { getRun, listRuns, runsPath } from '../kube/runs.ts';
 import { isFinal, phaseOf, type RunObject } from '../runs/run-object.ts';
 import { EXIT_ERROR } from '../runs/exit-code.ts';
 import { PHASES, selectRuns } from '../runs/view.ts';
@@ -25,34 +23,26 @@ interface DeleteOptions {
 const BACKGROUND = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };
 
 /** Deletes one finished run and its Jobs; the line to print, or an error for a run still active. */
-async function deleteRun(access: Access, run: RunObject): Promise<string> {
+async function deleteRun(kube: Kube, run: RunObject): Promise<string> {
   const name = run.metadata.name ?? '';
   if (!isFinal(run))
     throw new CliError(`cascaderun/${name} is ${phaseOf(run)}: only a finished run is deleted; cancel it first`);
   // The janitor's rule too: the end recorded, its slot freed, and the run-end event sent first.
   if (!run.status?.notified)
     throw new CliError(`cascaderun/${name} ended ${phaseOf(run)}, but its end is not recorded yet: try again shortly`);
-  const ns = run.metadata.namespace ?? access.namespace;
-  await deleteJson(
-    access,
-    `${runsPath(ns)}/${encodeURIComponent(name)}`,
-    {},
-    {
-      ...BACKGROUND,
-      preconditions: { uid: run.metadata.uid },
-    },
-  );
-  await deleteJson(
-    access,
-    `/apis/batch/v1/namespaces/${ns}/jobs`,
-    { labelSelector: `${LABEL_RUN}=${name}` },
-    BACKGROUND,
-  );
+  const ns = run.metadata.namespace ?? kube.namespace;
+  await kube.rest('DELETE', `${runsPath(ns)}/${encodeURIComponent(name)}`, {
+    body: { ...BACKGROUND, preconditions: { uid: run.metadata.uid } },
+  });
+  await kube.rest('DELETE', `/apis/batch/v1/namespaces/${ns}/jobs`, {
+    query: { labelSelector: `${LABEL_RUN}=${name}` },
+    body: BACKGROUND,
+  });
   return `cascaderun.${GROUP} "${name}" deleted`;
 }
 
 /** The runs named, read afresh; or with --all those of the namespace in a finished phase (--phase narrows them). */
-async function runsToDelete(access: Access, names: string[], opts: DeleteOptions): Promise<RunObject[]> {
+async function runsToDelete(kube: Kube, names: string[], opts: DeleteOptions): Promise<RunObject[]> {
   if (opts.all) {
     if (names.length > 0) throw new CliError('give run names or --all, not both');
     const phase = opts.phase;
@@ -61,26 +51,22 @@ async function runsToDelete(access: Access, names: string[], opts: DeleteOptions
       !['Succeeded', 'Failed', 'Cancelled'].some((p) => p.toLowerCase() === phase.toLowerCase())
     )
       throw new CliError(`--phase ${phase}: delete --all takes a finished phase (Succeeded, Failed, Cancelled)`);
-    const { items } = await getJson<{ items: RunObject[] }>(access, runsPath(access.namespace));
+    const { items } = await listRuns(kube, kube.namespace);
     return selectRuns(items, { phase }).filter(isFinal);
   }
   if (opts.phase !== undefined) throw new CliError('--phase goes with --all');
   if (names.length === 0) throw new CliError("give a run's name, or --all");
-  return Promise.all(
-    names.map((n) => getJson<RunObject>(access, `${runsPath(access.namespace)}/${encodeURIComponent(n)}`)),
-  );
+  return Promise.all(names.map((n) => getRun(kube, kube.namespace, n)));
 }
 
 async function remove(ctx: Ctx, names: string[], opts: DeleteOptions, cmd: Command): Promise<number> {
-  const access = loadAccess(kubeFlags(cmd));
-  if (access.needsClientNode)
-    throw new CliError(`delete needs a kubeconfig user with a certificate or a token, not ${access.needsClientNode}`);
-  const runs = await runsToDelete(access, names, opts);
-  if (runs.length === 0 && opts.all) ctx.io.err.write(`No finished runs found in ${access.namespace} namespace.\n`);
+  const kube = connect(kubeFlags(cmd));
+  const runs = await runsToDelete(kube, names, opts);
+  if (runs.length === 0 && opts.all) ctx.io.err.write(`No finished runs found in ${kube.namespace} namespace.\n`);
   let failed = 0;
   for (const run of runs) {
     try {
-      ctx.io.out.write(`${await deleteRun(access, run)}\n`);
+      ctx.io.out.write(`${await deleteRun(kube, run)}\n`);
     } catch (error) {
       failed++;
       ctx.io.err.write(`error: ${describeError(error)}\n`);

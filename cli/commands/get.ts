@@ -1,12 +1,12 @@
 // `get RUN`: the run, then one row per module (Job, phase, started, duration,
 // result, reason, attempts).
 import type { Command } from 'commander';
-import { act, kubeFlags, type Ctx } from '../command-context.ts';
+import { act, connection, type Ctx } from '../command-context.ts';
 import { formatElapsed, span } from '../format/duration.ts';
 import { table } from '../format/table.ts';
 import { GROUP } from '../../shared/api/group.ts';
 import { outPalette, printsObject, printLines, printNames, printObject, type OutputFormat } from '../io.ts';
-import { reader } from '../kube/reader.ts';
+import { getRun } from '../kube/runs.ts';
 import { phaseOf, type RunObject } from '../runs/run-object.ts';
 import { MODULE_HEADERS, moduleRows, moduleSlots, stepOf } from '../runs/view.ts';
 import type { Palette } from '../format/colour.ts';
@@ -44,8 +44,8 @@ export function registerGet(program: Command, ctx: Ctx): void {
     .addOption(outputOption())
     .action(
       act(ctx, async (name: string, opts: { output?: OutputFormat }, cmd: Command) => {
-        const api = await reader(kubeFlags(cmd));
-        const run = await api.getRun(api.namespace, name);
+        const kube = connection(cmd);
+        const run = await getRun(kube, kube.namespace, name);
         const { io } = ctx;
         if (printsObject(opts.output)) {
           printObject(io, opts.output, run);

@@ -5,12 +5,10 @@
 // module and field. Exits 1 when there is any.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { clientNode } from '../kube/client.ts';
 import { GROUP, VERSION } from '../../shared/api/group.ts';
 import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
-import type { Connection } from '../kube/connect.ts';
+import type { Kube } from '../kube/connect.ts';
 import { lintJobs, type LintJob } from '../lint/jobs.ts';
 import {
   dryRunErrors,
@@ -61,13 +59,15 @@ export function sourcesOf(args: readonly string[]): Source[] {
 }
 
 /** The errors of the API server's dry run of each Job (a 400 or 422 refusal); other failures are thrown. */
-async function dryRun(kc: KubeConfig, namespace: string, jobs: LintJob[]): Promise<LintError[]> {
-  const { BatchV1Api } = await clientNode();
-  const batch = kc.makeApiClient(BatchV1Api);
+async function dryRun(kube: Kube, jobs: LintJob[]): Promise<LintError[]> {
   const refused: LintError[] = [];
   for (const { module, job } of jobs) {
     try {
-      await batch.createNamespacedJob({ namespace, body: job, dryRun: 'All' });
+      await kube.rest('POST', `/apis/batch/v1/namespaces/${kube.namespace}/jobs`, {
+        body: job,
+        query: { dryRun: 'All' },
+        discard: true,
+      });
     } catch (error) {
       const e = error as { code?: number; body?: unknown };
       if (e.code !== 422 && e.code !== 400) throw error;
@@ -96,15 +96,9 @@ const refusal = (error: unknown): Parameters<typeof manifestErrors>[1] | undefin
  * --dry-run=server` does it: created when none of its name exists, else
  * replaced; unknown fields refused (fieldValidation Strict).
  */
-async function dryRunOperator(
-  kc: KubeConfig,
-  namespace: string,
-  manifest: Record<string, unknown>,
-  input: unknown,
-): Promise<LintError[]> {
-  const { CustomObjectsApi } = await clientNode();
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const at = { group: GROUP, version: VERSION, plural: 'cascadeautooperators', namespace };
+async function dryRunOperator(kube: Kube, manifest: Record<string, unknown>, input: unknown): Promise<LintError[]> {
+  const { namespace } = kube;
+  const operators = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/cascadeautooperators`;
   const metadata: Record<string, unknown> = {
     ...(manifest.metadata as Record<string, unknown> | undefined),
     namespace,
@@ -112,8 +106,8 @@ async function dryRunOperator(
   const name = typeof metadata.name === 'string' ? metadata.name : '';
   let existing: { metadata?: { resourceVersion?: string } } | undefined;
   if (name) {
-    existing = await api.getNamespacedCustomObject({ ...at, name }).then(
-      (o) => o as typeof existing,
+    existing = await kube.rest<NonNullable<typeof existing>>('GET', `${operators}/${name}`).then(
+      (o) => o,
       (e: { code?: number }) => {
         if (e.code === 404) return undefined;
         throw e;
@@ -121,15 +115,14 @@ async function dryRunOperator(
     );
   }
   try {
-    const options = { dryRun: 'All', fieldValidation: 'Strict' };
+    const query = { dryRun: 'All', fieldValidation: 'Strict' };
     if (existing)
-      await api.replaceNamespacedCustomObject({
-        ...at,
-        name,
-        ...options,
+      await kube.rest('PUT', `${operators}/${name}`, {
+        query,
+        discard: true,
         body: { ...manifest, metadata: { ...metadata, resourceVersion: existing.metadata?.resourceVersion } },
       });
-    else await api.createNamespacedCustomObject({ ...at, ...options, body: { ...manifest, metadata } });
+    else await kube.rest('POST', operators, { query, discard: true, body: { ...manifest, metadata } });
     return [];
   } catch (error) {
     const status = refusal(error);
@@ -150,7 +143,7 @@ const operatorOf = (input: unknown, name: string): Record<string, unknown> => ({
 async function lintDoc(
   doc: ScenarioDoc,
   scenario: string | undefined,
-  conn: Connection | undefined,
+  conn: Kube | undefined,
 ): Promise<{ errors: LintError[]; jobs: number }> {
   const { input, name, manifest } = doc;
   const { errors } = schemaErrors(input);
@@ -162,8 +155,8 @@ async function lintDoc(
   );
   if (!conn) return { errors, jobs: jobs.length };
   const server = [
-    ...(await dryRunOperator(conn.kc, conn.namespace, manifest ?? operatorOf(input, scenarioName), input)),
-    ...(await dryRun(conn.kc, conn.namespace, jobs)),
+    ...(await dryRunOperator(conn, manifest ?? operatorOf(input, scenarioName), input)),
+    ...(await dryRun(conn, jobs)),
   ];
   return { errors: mergeErrors(errors, server), jobs: jobs.length };
 }
@@ -195,7 +188,7 @@ export function registerLint(program: Command, ctx: Ctx): void {
     .option('--offline', 'the schema only: no API server is asked')
     .action(
       act(ctx, async (files: string[], opts: LintOptions, cmd: Command) => {
-        const conn = opts.offline ? undefined : await connection(cmd);
+        const conn = opts.offline ? undefined : connection(cmd);
         const checked = conn
           ? `schema, and the CascadeAutoOperator and each Job dry-run in namespace ${conn.namespace}`
           : 'schema only, offline';

@@ -1,7 +1,7 @@
 // `list`: the runs of a namespace (or of all, -A) as a table, newest first;
 // -w goes on with a row per change, as `kubectl get -w` does.
 import type { Command } from 'commander';
-import { act, kubeFlags, type Ctx } from '../command-context.ts';
+import { act, connection, type Ctx } from '../command-context.ts';
 import { parseSince } from './since-option.ts';
 import { table } from '../format/table.ts';
 import { GROUP } from '../../shared/api/group.ts';
@@ -9,7 +9,9 @@ import { InvalidArgumentError } from 'commander';
 import { CliError, outPalette, printLines, printNames, printObject, printsObject, type Io } from '../io.ts';
 import type { OutputFormat } from '../io.ts';
 import { outputOption } from './output-option.ts';
-import { reader, type Reader } from '../kube/reader.ts';
+import type { Kube } from '../kube/connect.ts';
+import { informUntil } from '../kube/informed.ts';
+import { listRuns, runsPath } from '../kube/runs.ts';
 import { LIST_HEADERS, LIST_WIDE_HEADERS, PHASES, runRow, selectRuns, type Selection } from '../runs/view.ts';
 import type { RunObject } from '../runs/run-object.ts';
 import { COMMAND_LINES } from './summaries.ts';
@@ -68,50 +70,54 @@ function printRuns(io: Io, runs: RunObject[], opts: ListOptions, asList: boolean
   return rows;
 }
 
-/** -w: a row per change to a run that the filters keep, until Ctrl-C; a watch the API server ends is started again. */
-async function watchList(
-  io: Io,
-  api: Reader,
-  opts: ListOptions & { sel: Selection; rows: string[][] },
-  from: string | undefined,
-) {
-  const { sel } = opts;
-  const namespace = opts.allNamespaces ? undefined : api.namespace;
-  let resourceVersion = from;
-  let printed = opts.rows;
-  const never = new AbortController().signal;
-  for (;;) {
-    resourceVersion ??= (await api.listRuns(namespace, opts.selector)).metadata?.resourceVersion ?? '0';
-    resourceVersion = await api.watchRuns(
-      { namespace, labelSelector: opts.selector, resourceVersion },
-      (_type, run) => {
-        const kept = selectRuns([run], { ...sel, limit: undefined, now: io.now() });
-        if (kept.length === 0) return;
-        if (printsObject(opts.output) || opts.output === 'name') printRuns(io, kept, opts, false);
-        else {
-          const { headers, rows } = rowsOf(io, kept, opts);
-          printed = [...printed, ...rows];
-          // the header too, before the first row
-          const lines = table(headers, printed);
-          printLines(io, printed.length === 1 ? lines : lines.slice(-1));
-        }
-      },
-      never,
-    );
-  }
+/** The runs the filters keep, in the order the table shows them; "No runs found" on stderr when none is. */
+function printListed(io: Io, kube: Kube, listed: RunObject[], opts: ListOptions & { sel: Selection }): string[][] {
+  const runs = selectRuns(listed, opts.sel);
+  const none = runs.length === 0 && !printsObject(opts.output) && opts.output !== 'name';
+  if (none) io.err.write(opts.allNamespaces ? 'No runs found.\n' : `No runs found in ${kube.namespace} namespace.\n`);
+  return none ? [] : printRuns(io, runs, opts, true);
+}
+
+/**
+ * -w: the informer's first list printed as `list` prints it, then a row per
+ * change to a run that the filters keep, until Ctrl-C. After 410 Gone the
+ * informer lists again and tells what changed meanwhile: a row for each run
+ * added, changed or deleted (its last copy seen).
+ */
+async function watchList(io: Io, kube: Kube, opts: ListOptions & { sel: Selection }): Promise<void> {
+  let printed: string[][] | undefined;
+  const row = (run: RunObject) => {
+    const kept = selectRuns([run], { ...opts.sel, limit: undefined, now: io.now() });
+    if (kept.length === 0 || !printed) return;
+    if (printsObject(opts.output) || opts.output === 'name') return void printRuns(io, kept, opts, false);
+    const { headers, rows } = rowsOf(io, kept, opts);
+    printed = [...printed, ...rows];
+    // the header too, before the first row
+    const lines = table(headers, printed);
+    printLines(io, printed.length === 1 ? lines : lines.slice(-1));
+  };
+  await informUntil(kube, {
+    path: runsPath(opts.allNamespaces ? undefined : kube.namespace),
+    query: opts.selector ? { labelSelector: opts.selector } : {},
+    whole: true,
+    on: (_change, run) => row(run as RunObject),
+    listed: (items) => (printed ??= printListed(io, kube, items as RunObject[], opts)),
+  }).over;
 }
 
 async function list(ctx: Ctx, opts: ListOptions, cmd: Command): Promise<number> {
   checkPhase(opts.phase);
-  const api = await reader(kubeFlags(cmd));
+  const kube = connection(cmd);
   const { io } = ctx;
-  const listed = await api.listRuns(opts.allNamespaces ? undefined : api.namespace, opts.selector);
   const sel: Selection = { phase: opts.phase, sinceMs: opts.since, limit: opts.limit, now: io.now() };
-  const runs = selectRuns(listed.items, sel);
-  const none = runs.length === 0 && !printsObject(opts.output) && opts.output !== 'name';
-  if (none) io.err.write(opts.allNamespaces ? 'No runs found.\n' : `No runs found in ${api.namespace} namespace.\n`);
-  const rows = none ? [] : printRuns(io, runs, opts, true);
-  if (opts.watch) await watchList(io, api, { ...opts, sel, rows }, listed.metadata?.resourceVersion);
+  if (opts.watch) await watchList(io, kube, { ...opts, sel });
+  else
+    printListed(
+      io,
+      kube,
+      (await listRuns(kube, opts.allNamespaces ? undefined : kube.namespace, opts.selector)).items,
+      { ...opts, sel },
+    );
   return 0;
 }
 

@@ -5,7 +5,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { InvalidArgumentError, type Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
-import { describeError, type Connection } from '../kube/connect.ts';
+import { describeError, type Kube } from '../kube/connect.ts';
 import { CliError, outPalette, type Io } from '../io.ts';
 import { awaitPod, followPodLog, podLog, podsOfJob, type LogWindow } from '../kube/pods.ts';
 import { followRun, getRun } from '../kube/runs.ts';
@@ -59,21 +59,16 @@ class LogPrinter {
   }
 }
 
-async function printLogs(
-  { kc, namespace }: Connection,
-  run: RunObject,
-  modules: string[],
-  out: LogPrinter,
-): Promise<void> {
+async function printLogs(kube: Kube, run: RunObject, modules: string[], out: LogPrinter): Promise<void> {
   for (const { name, record } of moduleSlots(run)) {
     if (!record || !wasReached(record) || !modules.includes(name)) continue;
     for (const job of jobsOfStep(record)) {
-      const pods = await podsOfJob(kc, namespace, job.jobName);
+      const pods = await podsOfJob(kube, kube.namespace, job.jobName);
       const started = job.earlier || Boolean(record.startTime);
       if (pods.length === 0 && started)
         out.note(name, `no pod of Job ${job.jobName} (${goneReason(job, run.status?.phase)})`);
       for (const pod of pods)
-        await podLog(kc, namespace, pod, out.window).then(
+        await podLog(kube, kube.namespace, pod, out.window).then(
           (text) => out.lines(name, text),
           (e: unknown) => out.missing(name, pod, e),
         );
@@ -97,52 +92,70 @@ function startedAttempt(run: RunObject, step: number): number {
  * it, so a step that starts late (a Queued run, a retry's backoff) is waited for.
  */
 async function followStep(
-  conn: Connection,
+  kube: Kube,
   runName: string,
   { step, name }: { step: number; name: string },
   out: LogPrinter,
 ): Promise<void> {
-  const { kc, namespace } = conn;
   let followed = 0;
   for (;;) {
     const done = (r: RunObject) => isFinal(r) || recordOf(r, step)?.phase === 'Succeeded';
-    const run = await followRun(conn, runName, () => {}, {
+    const run = await followRun(kube, runName, () => {}, {
       until: (r) => done(r) || startedAttempt(r, step) > followed,
     });
     const attempt = startedAttempt(run, step);
     if (attempt <= followed) return;
     followed = attempt;
     const record = recordOf(run, step)!;
-    const stillDue = async () => {
-      const now = await getRun(kc, namespace, runName);
-      return !done(now) && (recordOf(now, step)?.attempt ?? 1) === attempt;
-    };
     // A run that ended has its pods now or never: its Jobs go when it ends.
     const pod = done(run)
-      ? (await podsOfJob(kc, namespace, record.jobName))[0]
-      : await awaitPod(kc, namespace, record.jobName, stillDue);
-    if (pod) await streamPod(conn, pod, name, out);
-    else if (done(run) || done(await getRun(kc, namespace, runName))) return;
+      ? (await podsOfJob(kube, kube.namespace, record.jobName))[0]
+      : await podWhileDue(
+          kube,
+          runName,
+          record.jobName,
+          (r) => !done(r) && (recordOf(r, step)?.attempt ?? 1) === attempt,
+        );
+    if (pod) await streamPod(kube, pod, name, out);
+    else if (done(run) || done(await getRun(kube, kube.namespace, runName))) return;
   }
 }
 
-async function streamPod({ kc, namespace }: Connection, pod: V1Pod, name: string, out: LogPrinter): Promise<void> {
+/** The Job's first started pod, waited for while the run, followed meanwhile, says `due`. */
+async function podWhileDue(
+  kube: Kube,
+  runName: string,
+  jobName: string,
+  due: (run: RunObject) => boolean,
+): Promise<V1Pod | undefined> {
+  const over = new AbortController();
+  const moved = followRun(kube, runName, () => {}, { signal: over.signal, until: (r) => !due(r) });
+  moved.then(
+    () => over.abort(),
+    () => over.abort(),
+  );
+  try {
+    return await awaitPod(kube, jobName, over.signal);
+  } finally {
+    over.abort();
+  }
+}
+
+async function streamPod(kube: Kube, pod: V1Pod, name: string, out: LogPrinter): Promise<void> {
   let carry = '';
   const onChunk = (chunk: string) => {
     const split = splitChunk(carry, chunk);
     carry = split.carry;
     if (split.lines.length > 0) out.lines(name, `${split.lines.join('\n')}\n`);
   };
-  await followPodLog(kc, namespace, pod, { onChunk, window: out.window }).catch((e: unknown) =>
-    out.missing(name, pod, e),
-  );
+  await followPodLog(kube, pod, { onChunk, window: out.window }).catch((e: unknown) => out.missing(name, pod, e));
   if (carry) out.lines(name, carry);
 }
 
-async function followLogs(conn: Connection, runName: string, modules: string[], out: LogPrinter): Promise<void> {
-  const run = await getRun(conn.kc, conn.namespace, runName);
+async function followLogs(kube: Kube, runName: string, modules: string[], out: LogPrinter): Promise<void> {
+  const run = await getRun(kube, kube.namespace, runName);
   for (const slot of moduleSlots(run)) {
-    if (modules.includes(slot.name)) await followStep(conn, runName, slot, out);
+    if (modules.includes(slot.name)) await followStep(kube, runName, slot, out);
   }
 }
 
@@ -157,8 +170,8 @@ export function registerLogs(program: Command, ctx: Ctx): void {
     .option('--tail <lines>', "only the last lines of each pod's log; -1 for all", parseTail)
     .action(
       act(ctx, async (name: string, opts: LogsOptions, cmd: Command) => {
-        const conn = await connection(cmd);
-        const run = await getRun(conn.kc, conn.namespace, name);
+        const conn = connection(cmd);
+        const run = await getRun(conn, conn.namespace, name);
         const all = moduleSlots(run).map((s) => s.name);
         if (opts.module !== undefined && !all.includes(opts.module))
           throw new CliError(`run ${name} has no module ${opts.module} (its modules: ${all.join(', ')})`);

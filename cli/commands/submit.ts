@@ -8,7 +8,7 @@ import { postTo, resolveEndpoint } from '../endpoint/resolve.ts';
 import { submitReply, submitRequest, type SubmitFields } from '../endpoint/submit-request.ts';
 import { CliError } from '../io.ts';
 import { awaitNewRun, runsOfIuid } from '../kube/runs.ts';
-import type { Connection } from '../kube/connect.ts';
+import type { Kube } from '../kube/connect.ts';
 import { timeoutOption } from './timeout-option.ts';
 import { watchRun } from './watch.ts';
 import { COMMAND_LINES } from './summaries.ts';
@@ -24,15 +24,10 @@ interface SubmitOptions extends SubmitFields {
  * there already (the function answers a known iuid with it), else the new
  * one, waited for up to `timeout` seconds.
  */
-async function brokerRun(
-  conn: Connection,
-  iuid: string,
-  before: { names: Set<string>; resourceVersion: string },
-  timeout: number,
-): Promise<string> {
-  const [known] = before.names;
+async function brokerRun(kube: Kube, iuid: string, before: Set<string>, timeout: number): Promise<string> {
+  const [known] = before;
   if (known !== undefined) return known;
-  const made = await awaitNewRun(conn, iuid, before, AbortSignal.timeout(timeout * 1000));
+  const made = await awaitNewRun(kube, iuid, before, AbortSignal.timeout(timeout * 1000));
   if (made) return made.metadata.name!;
   throw new CliError(
     `the Broker took the run request, but no run of iuid ${iuid} appeared within ${timeout}s: the function may have refused it ` +
@@ -52,21 +47,22 @@ export function registerSubmit(program: Command, ctx: Ctx): void {
     .addOption(timeoutOption('through the Broker: how long to wait for the run to appear'))
     .action(
       act(ctx, async (opts: SubmitOptions, cmd: Command) => {
-        const { kc, namespace } = await connection(cmd);
-        const endpoint = await resolveEndpoint(kc, namespace, opts.url);
-        const before = endpoint.kind === 'broker' ? await runsOfIuid(kc, namespace, opts.iuid) : undefined;
+        const kube = connection(cmd);
+        const { namespace } = kube;
+        const endpoint = await resolveEndpoint(kube, opts.url);
+        const before = endpoint.kind === 'broker' ? await runsOfIuid(kube, opts.iuid) : undefined;
         const req = submitRequest(endpoint, opts);
         const res = await postTo(endpoint.url, req, ctx.io.env, namespace);
         const reply = submitReply(endpoint, opts, res.status, res.text);
         if (!reply.ok) throw new CliError(reply.message);
-        const run = reply.run ?? (await brokerRun({ kc, namespace }, opts.iuid, before!, opts.timeout));
+        const run = reply.run ?? (await brokerRun(kube, opts.iuid, before!, opts.timeout));
         // The function creates the run in its own namespace, which -n may not name.
         const where = reply.namespace ?? namespace;
         ctx.io.out.write(`${run}\n`);
         if (where !== namespace)
           ctx.io.err.write(`cascaderun/${run} is in namespace ${where}: give -n ${where} to other commands\n`);
         if (reply.warning) throw new CliError(reply.warning);
-        return opts.watch ? watchRun(ctx.io, kc, where, run) : 0;
+        return opts.watch ? watchRun(ctx.io, { ...kube, namespace: where }, run) : 0;
       }),
     );
 }

@@ -4,9 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { Io } from '../io.ts';
 import { CliError } from '../io.ts';
-import { describeError, type KubeFlags } from '../kube/connect.ts';
-import { loadAccess } from '../kube/kubeconfig.ts';
-import { getJson } from '../kube/rest.ts';
+import { connect, describeError, serverOf, type KubeFlags } from '../kube/connect.ts';
 import { EXIT_ERROR } from '../runs/exit-code.ts';
 
 export interface VersionLine {
@@ -74,19 +72,9 @@ export function bareVersion(argv: readonly string[]): VersionLine | undefined {
   return named ? { flags, client } : undefined;
 }
 
-/** The API server's gitVersion: one GET over rest.ts; the reader, with client-node, only for a user it alone serves. */
+/** The API server's gitVersion: one GET. */
 async function serverVersion(flags: KubeFlags): Promise<string> {
-  const access = loadAccess(flags);
-  if (access.needsClientNode) return (await (await import('../kube/reader.ts')).reader(flags)).serverVersion();
-  return (await getJson<{ gitVersion: string }>(access, '/version')).gitVersion;
-}
-
-function serverOf(flags: KubeFlags): string | undefined {
-  try {
-    return loadAccess(flags).server;
-  } catch {
-    return undefined;
-  }
+  return (await connect(flags).rest<{ gitVersion: string }>('GET', '/version')).gitVersion;
 }
 
 /** Prints the CLI's version, then the API server's unless `client`, as `kubectl version` does; resolves with the exit status. */

@@ -2,18 +2,18 @@
 // CascadeRun. On a terminal the screen is redrawn in place (and its elapsed
 // times every second); elsewhere a plain line is printed per change. The exit
 // status says how the run ended; Ctrl-C stops the watch with 130.
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { act, connection, type Ctx } from '../command-context.ts';
 import { outPalette, type Io } from '../io.ts';
+import type { Kube } from '../kube/connect.ts';
 import { followRun } from '../kube/runs.ts';
 import { EXIT_ERROR, EXIT_INTERRUPTED, exitCodeOf } from '../runs/exit-code.ts';
 import type { RunObject } from '../runs/run-object.ts';
 import { changeLines, redrawPrefix, screenLines, type Shown } from '../runs/screen.ts';
 import { COMMAND_LINES } from './summaries.ts';
 
-/** Follows `name` to its end on `io.out`; the exit status of its final phase. */
-export async function watchRun(io: Io, kc: KubeConfig, namespace: string, name: string): Promise<number> {
+/** Follows `name`, in `kube`'s namespace, to its end on `io.out`; the exit status of its final phase. */
+export async function watchRun(io: Io, kube: Kube, name: string): Promise<number> {
   const live = Boolean(io.out.isTTY);
   const p = outPalette(io);
   let drawn = 0;
@@ -35,7 +35,7 @@ export async function watchRun(io: Io, kc: KubeConfig, namespace: string, name: 
   const interrupted = () => stop.abort();
   process.on('SIGINT', interrupted); // each Ctrl-C, the first and any more, ends the watch with 130
   try {
-    const run = await followRun({ kc, namespace }, name, onChange, { signal: stop.signal });
+    const run = await followRun(kube, name, onChange, { signal: stop.signal });
     if (live) draw();
     if (stop.signal.aborted) return EXIT_INTERRUPTED;
     return exitCodeOf(run.status?.phase) ?? EXIT_ERROR;
@@ -52,8 +52,7 @@ export function registerWatch(program: Command, ctx: Ctx): void {
     .description(COMMAND_LINES.watch.description)
     .action(
       act(ctx, async (name: string, _opts: unknown, cmd: Command) => {
-        const { kc, namespace } = await connection(cmd);
-        return watchRun(ctx.io, kc, namespace, name);
+        return watchRun(ctx.io, connection(cmd), name);
       }),
     );
 }

@@ -1,10 +1,9 @@
 // `__complete WORDS...`: the commands' flags read from the commander
 // program, and the names completed from the cluster and the kubeconfig.
 import type { Command, Option } from 'commander';
-import type { KubeFlags } from '../kube/connect.ts';
-import { kubeconfigPaths, loadAccess, parseYaml } from '../kube/kubeconfig.ts';
-import { reader } from '../kube/reader.ts';
-import { getJson } from '../kube/rest.ts';
+import { connect, type KubeFlags } from '../kube/connect.ts';
+import { kubeconfigPaths, parseKubeconfig } from '../../shared/kube/kubeconfig.ts';
+import { listRuns } from '../kube/runs.ts';
 import { readFileSync } from 'node:fs';
 import { completionLines, type CompletionSpec, type Lookups } from './complete.ts';
 
@@ -39,18 +38,17 @@ function lookups(words: readonly string[]): Lookups {
   const flags = flagsIn(words);
   return {
     runs: async (namespace) => {
-      const api = await reader({ ...flags, namespace });
-      return (await api.listRuns(api.namespace)).items.map((r) => r.metadata.name ?? '');
+      const kube = connect({ ...flags, namespace });
+      return (await listRuns(kube, kube.namespace)).items.map((r) => r.metadata.name ?? '');
     },
     namespaces: async () =>
-      (await getJson<{ items: { metadata: { name: string } }[] }>(loadAccess(flags), '/api/v1/namespaces')).items.map(
+      (await connect(flags).rest<{ items: { metadata: { name: string } }[] }>('GET', '/api/v1/namespaces')).items.map(
         (n) => n.metadata.name,
       ),
     contexts: () =>
       kubeconfigPaths(flags, process.env).flatMap((p) => {
         try {
-          const doc = parseYaml(readFileSync(p, 'utf8')) as { contexts?: { name?: string }[] } | undefined;
-          return (doc?.contexts ?? []).map((c) => c.name ?? '');
+          return (parseKubeconfig(readFileSync(p, 'utf8')).contexts ?? []).map((c) => c.name ?? '');
         } catch {
           return [];
         }

@@ -1,27 +1,24 @@
 // The URL requests go to: --url, else what discover.ts makes of the Knative
 // Service and Broker read from the API server (absent CRDs read as absent objects).
-import type { KubeConfig } from '@kubernetes/client-node';
-import { clientNode } from '../kube/client.ts';
+import type { Kube } from '../kube/connect.ts';
 import { CliError } from '../io.ts';
 import { BROKER, clusterLocalHint, discoverEndpoint, isClusterLocal, SERVICE, type Endpoint } from './discover.ts';
 
-async function read(
-  kc: KubeConfig,
-  namespace: string,
-  at: typeof SERVICE | typeof BROKER,
-): Promise<object | undefined> {
-  const { CustomObjectsApi } = await clientNode();
+async function read(kube: Kube, at: typeof SERVICE | typeof BROKER): Promise<object | undefined> {
   try {
-    return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...at, namespace })) as object;
+    return await kube.rest<object>(
+      'GET',
+      `/apis/${at.group}/${at.version}/namespaces/${kube.namespace}/${at.plural}/${at.name}`,
+    );
   } catch (error) {
     if ((error as { code?: unknown }).code === 404) return undefined;
     throw error;
   }
 }
 
-export async function resolveEndpoint(kc: KubeConfig, namespace: string, url: string | undefined): Promise<Endpoint> {
+export async function resolveEndpoint(kube: Kube, url: string | undefined): Promise<Endpoint> {
   if (url) return { kind: 'function', url };
-  const found = discoverEndpoint(await read(kc, namespace, SERVICE), await read(kc, namespace, BROKER), namespace);
+  const found = discoverEndpoint(await read(kube, SERVICE), await read(kube, BROKER), kube.namespace);
   if (!found.ok) throw new CliError(found.reason);
   return found.endpoint;
 }

@@ -1,37 +1,38 @@
 // kubectl's connection flags: --kubeconfig (else $KUBECONFIG, else
-// ~/.kube/config, as client-node's loadFromDefault), --context, and
-// -n/--namespace (else the context's namespace, else `default`).
-import type { KubeConfig } from '@kubernetes/client-node';
-import { clientNode } from './client.ts';
+// ~/.kube/config), --context, and -n/--namespace (else the context's
+// namespace, else `default`), read by shared/kube/kubeconfig.ts. Every call
+// goes through shared/kube's client (rest.ts) and its informer.
+import { loadKubeconfig, type KubeFlags } from '../../shared/kube/kubeconfig.ts';
+import type { Connection } from '../../shared/kube/connection.ts';
+import { restClient, type Rest } from '../../shared/kube/rest.ts';
 
-export interface KubeFlags {
-  kubeconfig?: string;
-  context?: string;
-  namespace?: string;
-}
+export type { KubeFlags } from '../../shared/kube/kubeconfig.ts';
 
-export interface Connection {
-  kc: KubeConfig;
+/** The API server a command talks to: its connection, one client over it, the namespace and the context's name. */
+export interface Kube {
+  conn: Connection;
+  rest: Rest;
   namespace: string;
+  context: string;
 }
 
-export async function connect(flags: KubeFlags): Promise<Connection> {
-  const { KubeConfig } = await clientNode();
-  const kc = new KubeConfig();
-  if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
-  else kc.loadFromDefault();
-  if (flags.context) {
-    if (!kc.getContextObject(flags.context))
-      throw new Error(`context "${flags.context}" does not exist in the kubeconfig`);
-    kc.setCurrentContext(flags.context);
+export function connect(flags: KubeFlags): Kube {
+  const { conn, namespace, context } = loadKubeconfig(flags);
+  return kubeOf(conn, namespace, context);
+}
+
+/** A Kube over a connection made elsewhere (the tests', the benches'). */
+export function kubeOf(conn: Connection, namespace = 'default', context = ''): Kube {
+  return { conn, rest: restClient(conn), namespace, context };
+}
+
+/** The API server's URL for these flags, to name it in an error; undefined when the kubeconfig cannot be read. */
+export function serverOf(flags: KubeFlags): string | undefined {
+  try {
+    return loadKubeconfig(flags).conn.server;
+  } catch {
+    return undefined;
   }
-  if (!kc.getCurrentCluster())
-    throw new Error('no cluster in the kubeconfig: give one with --kubeconfig or $KUBECONFIG');
-  // kubectl talks plain HTTP to an http:// server (without any kubeconfig, to
-  // localhost:8080); client-node only does with skipTLSVerify, which TLS alone reads.
-  kc.clusters = kc.clusters.map((c) => (c.server.startsWith('http://') ? { ...c, skipTLSVerify: true } : c));
-  const namespace = flags.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
-  return { kc, namespace };
 }
 
 /** host:port of the API server's URL, as kubectl names it (the scheme's port when none is given). */
@@ -45,7 +46,7 @@ export function serverHost(server: string | undefined): string | undefined {
   }
 }
 
-/** kubectl's words for an API server that cannot be reached (undici's fetch fails with the socket's error as its cause). */
+/** kubectl's words for an API server that cannot be reached (a socket's error, or one with the socket's error as its cause). */
 function unreachable(
   e: { code?: unknown; cause?: { code?: unknown; address?: unknown; port?: unknown } },
   server: string | undefined,

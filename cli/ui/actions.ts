@@ -2,8 +2,7 @@
 // cascade cancel` sends them: the run's request annotation gets a new value,
 // and the answer waits (a while) for the run's status to record it handled.
 // The API server's refusal (Forbidden, NotFound) is passed on as it is.
-import type { KubeConfig } from '@kubernetes/client-node';
-import { describeError } from '../kube/connect.ts';
+import { describeError, type Kube } from '../kube/connect.ts';
 import { getRun, patchRun } from '../kube/runs.ts';
 import {
   annotationPatch,
@@ -17,7 +16,7 @@ import type { RunObject } from '../runs/run-object.ts';
 import { runKey, type ActionAnswer } from './protocol.ts';
 import type { UiState } from './state.ts';
 
-/** The API server's status code of an error from client-node, if it has one. */
+/** The API server's status code of an error, if it has one. */
 function statusOf(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'number' && code >= 400 && code < 600 ? code : undefined;
@@ -59,13 +58,13 @@ export interface ActionRequest {
   waitMs: number;
 }
 
-export async function runAction(kc: KubeConfig, state: UiState, req: ActionRequest): Promise<ActionAnswer> {
+export async function runAction(kube: Kube, state: UiState, req: ActionRequest): Promise<ActionAnswer> {
   const { action, namespace, name } = req;
   try {
-    const before = await getRun(kc, namespace, name);
+    const before = await getRun(kube, namespace, name);
     const key = REQUEST_ANNOTATION[action];
     const value = requestValue(Date.now(), before.metadata.annotations?.[key]);
-    await patchRun(kc, namespace, name, annotationPatch(before, key, value));
+    await patchRun(kube, namespace, name, annotationPatch(before, key, value));
     const after = await handled(state, { key: runKey(namespace, name), action, value }, req.waitMs);
     const result = after ? controlResult(action, name, before, after) : { state: 'pending' as const };
     if (result.state !== 'pending') return result;

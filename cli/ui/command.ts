@@ -35,15 +35,15 @@ export function registerUi(program: Command, ctx: Ctx): void {
     .action(
       act(ctx, async (flags: UiFlags, cmd: Command) => {
         const settings = uiSettings(flags);
-        const conn = await connection(cmd);
+        const conn = connection(cmd);
         const namespace = settings.allNamespaces ? undefined : conn.namespace;
         const server = await startUiServer({
-          kc: conn.kc,
+          kube: conn,
           namespace,
           address: settings.address,
           port: settings.port,
           assets: await pageAssets(),
-          context: `${conn.kc.getCurrentContext()} · ${namespace ?? 'all namespaces'}`,
+          context: `${conn.context} · ${namespace ?? 'all namespaces'}`,
         }).catch((error: unknown) => {
           throw listenError(error, settings);
         });

@@ -1,11 +1,9 @@
 // The ui's only reads of runs and scenarios: the shared informer
-// (shared/kube/informer.ts) over client-node, which brings the kubeconfig's
-// every way to authenticate, exec plugins included. The page never polls.
-import type { KubeConfig } from '@kubernetes/client-node';
-import { inform as informer, type ListPage, type Transport, type WatchEnd } from '../../shared/kube/informer.ts';
-import { clientNode } from '../kube/client.ts';
-import { retryTooManyRequests } from '../kube/retry.ts';
+// (shared/kube/informer.ts) over its node:https transport. The page never polls.
+import { inform as informer } from '../../shared/kube/informer.ts';
+import { httpsTransport } from '../../shared/kube/watch-stream.ts';
 import { GROUP, VERSION } from '../../shared/api/group.ts';
+import type { Kube } from '../kube/connect.ts';
 
 export interface Item {
   metadata: { name?: string; namespace?: string; resourceVersion?: string };
@@ -13,7 +11,7 @@ export interface Item {
 
 /** What is watched, for whom, until when. */
 export interface Watched<T extends Item> {
-  kc: KubeConfig;
+  kube: Kube;
   /** The custom resources' plural, of the group cascade.cascade.net. */
   plural: string;
   /** undefined: every namespace. */
@@ -31,68 +29,9 @@ export interface InformerHandlers<T extends Item> {
   failed(error: unknown): void;
 }
 
-const PAGE = 500;
-
 export function collectionPath(plural: string, namespace: string | undefined): string {
   const ns = namespace === undefined ? '' : `/namespaces/${namespace}`;
   return `/apis/${GROUP}/${VERSION}${ns}/${plural}`;
-}
-
-/** How client-node's watch ended: its error's HTTP status tells. */
-function endOf(error: unknown): WatchEnd {
-  if (!error) return 'ended';
-  const code = (error as { statusCode?: number }).statusCode;
-  if (code === 401 || code === 403) return 'refused';
-  return code === 410 ? 'gone' : 'failed';
-}
-
-/** Lists in pages of 500 (a 10,000-run namespace is 20 calls, not one huge answer) and watches, through client-node. */
-function kubeTransport(kc: KubeConfig, plural: string, namespace: string | undefined): Transport {
-  const path = collectionPath(plural, namespace);
-  return {
-    async list(cont) {
-      const { CustomObjectsApi } = await clientNode();
-      const api = kc.makeApiClient(CustomObjectsApi);
-      const at = { group: GROUP, version: VERSION, plural, limit: PAGE, _continue: cont };
-      return (await retryTooManyRequests(() =>
-        namespace === undefined
-          ? api.listClusterCustomObject(at)
-          : api.listNamespacedCustomObject({ ...at, namespace }),
-      )) as ListPage;
-    },
-    watch(resourceVersion, calls) {
-      let ended = false;
-      let abort: (() => void) | undefined;
-      const end = (how: WatchEnd) => {
-        if (ended) return;
-        ended = true;
-        calls.end(how);
-      };
-      void clientNode()
-        .then(({ Watch }) =>
-          new Watch(kc).watch(
-            path,
-            { resourceVersion, allowWatchBookmarks: true },
-            (type: string, object: unknown) => calls.line(type, object),
-            (error: unknown) => end(endOf(error)),
-          ),
-        )
-        .then(
-          (controller) => {
-            if (ended) return controller.abort();
-            abort = () => controller.abort();
-            calls.answered();
-          },
-          (error: unknown) => end(endOf(error)),
-        );
-      return {
-        stop() {
-          ended = true;
-          abort?.();
-        },
-      };
-    },
-  };
 }
 
 /** Keeps `handlers` told of the resources until `signal` aborts. Resolves once the first list is in (or failed). */
@@ -101,7 +40,7 @@ export function inform<T extends Item>(w: Watched<T>): Promise<void> {
   let failedOnce: () => void = () => {};
   const failed = new Promise<void>((r) => (failedOnce = r));
   const i = informer({
-    transport: kubeTransport(w.kc, w.plural, w.namespace),
+    transport: httpsTransport(w.kube.conn, collectionPath(w.plural, w.namespace), {}, w.kube.rest),
     on: (change, object) => (change === 'DELETED' ? handlers.remove(object as T) : handlers.upsert(object as T)),
     opened: (open) => open && handlers.current(),
     failed: (what, error) => {

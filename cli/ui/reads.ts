@@ -1,9 +1,8 @@
 // What the run page reads on demand, beside the watched run: its Events, its
 // Jobs and a step's pod logs. Each read is the API server's answer now; a
 // refusal is named in kubectl's words rather than failing the whole page.
-import type { CoreV1Event, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
-import { clientNode } from '../kube/client.ts';
-import { describeError } from '../kube/connect.ts';
+import type { CoreV1Event, V1Job, V1Pod } from '@kubernetes/client-node';
+import { describeError, type Kube } from '../kube/connect.ts';
 import { podLog, podsOfJob } from '../kube/pods.ts';
 import type { RunObject } from '../runs/run-object.ts';
 import { LABEL_ATTEMPT, LABEL_RUN, LABEL_STEP } from '../../shared/names.ts';
@@ -22,11 +21,10 @@ function eventView(e: CoreV1Event): EventView {
   };
 }
 
-export async function runEvents(kc: KubeConfig, namespace: string, name: string): Promise<EventView[]> {
-  const { CoreV1Api } = await clientNode();
-  const list = await kc
-    .makeApiClient(CoreV1Api)
-    .listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
+export async function runEvents(kube: Kube, namespace: string, name: string): Promise<EventView[]> {
+  const list = await kube.rest<{ items: CoreV1Event[] }>('GET', `/api/v1/namespaces/${namespace}/events`, {
+    query: { fieldSelector: `involvedObject.name=${name}` },
+  });
   return list.items.map(eventView).sort((a, b) => a.time.localeCompare(b.time));
 }
 
@@ -64,11 +62,10 @@ function containerStart(pod: V1Pod): string | undefined {
 }
 
 /** The first container start of each Job's pods, by Job name, from the run's pods the API server still has. */
-async function podStarts(kc: KubeConfig, namespace: string, name: string): Promise<Map<string, string>> {
-  const { CoreV1Api } = await clientNode();
-  const pods = await kc
-    .makeApiClient(CoreV1Api)
-    .listNamespacedPod({ namespace, labelSelector: `${LABEL_RUN}=${name}` });
+async function podStarts(kube: Kube, namespace: string, name: string): Promise<Map<string, string>> {
+  const pods = await kube.rest<{ items: V1Pod[] }>('GET', `/api/v1/namespaces/${namespace}/pods`, {
+    query: { labelSelector: `${LABEL_RUN}=${name}` },
+  });
   const starts = new Map<string, string>();
   for (const pod of pods.items) {
     const job = pod.metadata?.labels?.[JOB_NAME_LABEL];
@@ -83,12 +80,13 @@ async function podStarts(kc: KubeConfig, namespace: string, name: string): Promi
 /** The label the Job controller puts on each pod of a Job. */
 const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 
-export async function runJobs(kc: KubeConfig, namespace: string, name: string): Promise<JobView[]> {
-  const { BatchV1Api } = await clientNode();
+export async function runJobs(kube: Kube, namespace: string, name: string): Promise<JobView[]> {
   const [list, starts] = await Promise.all([
-    kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace, labelSelector: `${LABEL_RUN}=${name}` }),
+    kube.rest<{ items: V1Job[] }>('GET', `/apis/batch/v1/namespaces/${namespace}/jobs`, {
+      query: { labelSelector: `${LABEL_RUN}=${name}` },
+    }),
     // A user who may not list pods still sees the Jobs: the bars are not split.
-    podStarts(kc, namespace, name).catch(() => new Map<string, string>()),
+    podStarts(kube, namespace, name).catch(() => new Map<string, string>()),
   ]);
   return list.items.map((job) => jobView(job, starts)).sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -102,8 +100,8 @@ export function jobOfStep(run: RunObject, step: number, attempt?: number): strin
   return earlier.find((a) => a.attempt === attempt)?.jobName;
 }
 
-export async function stepLogs(kc: KubeConfig, namespace: string, jobName: string): Promise<StepLogs> {
-  const pods = await podsOfJob(kc, namespace, jobName);
+export async function stepLogs(kube: Kube, namespace: string, jobName: string): Promise<StepLogs> {
+  const pods = await podsOfJob(kube, namespace, jobName);
   if (pods.length === 0)
     return {
       jobName,
@@ -113,7 +111,7 @@ export async function stepLogs(kc: KubeConfig, namespace: string, jobName: strin
   const read = pods.map(async (pod) => {
     const podName = pod.metadata?.name ?? '';
     try {
-      return { name: podName, log: await podLog(kc, namespace, pod) };
+      return { name: podName, log: await podLog(kube, namespace, pod) };
     } catch (error) {
       return { name: podName, error: describeError(error) };
     }

@@ -4,8 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { describeError } from '../kube/connect.ts';
+import { describeError, type Kube } from '../kube/connect.ts';
 import { CASCADE_AUTO_OPERATOR_PLURAL, CASCADE_RUN_PLURAL } from '../../shared/api/group.ts';
 import type { RunObject } from '../runs/run-object.ts';
 import { runAction } from './actions.ts';
@@ -22,7 +21,7 @@ import { streamHub, type StreamHub } from './stream.ts';
 import type { OperatorObject } from './summary.ts';
 
 export interface UiOptions {
-  kc: KubeConfig;
+  kube: Kube;
   /** The namespace watched; undefined: every namespace (-A). */
   namespace: string | undefined;
   address: string;
@@ -67,8 +66,8 @@ const fail = (res: ServerResponse, status: number, error: string) => json(res, s
 async function runDetail(ctx: Ctx, namespace: string, name: string, run: RunObject): Promise<RunDetail> {
   const errors: string[] = [];
   const [events, jobs] = await Promise.all([
-    runEvents(ctx.opts.kc, namespace, name).catch((e: unknown) => (errors.push(describeError(e)), [])),
-    runJobs(ctx.opts.kc, namespace, name).catch((e: unknown) => (errors.push(describeError(e)), [])),
+    runEvents(ctx.opts.kube, namespace, name).catch((e: unknown) => (errors.push(describeError(e)), [])),
+    runJobs(ctx.opts.kube, namespace, name).catch((e: unknown) => (errors.push(describeError(e)), [])),
   ]);
   return { run, events, jobs, errors };
 }
@@ -88,7 +87,7 @@ async function serveLogs(ctx: Ctx, res: ServerResponse, at: { namespace: string;
   if (!job)
     return fail(res, 404, `cascaderun ${at.name} has no Job for step ${step}${attempt ? ` attempt ${attempt}` : ''}`);
   try {
-    json(res, 200, await stepLogs(ctx.opts.kc, at.namespace, job));
+    json(res, 200, await stepLogs(ctx.opts.kube, at.namespace, job));
   } catch (error) {
     fail(res, 502, describeError(error));
   }
@@ -105,7 +104,7 @@ async function serveAction(
     return fail(res, 403, `an action needs the token of this ui's page in the ${TOKEN_HEADER} header`);
   if (!originAllowed(req.headers.origin, ctx.hosts)) return fail(res, 403, `origin ${req.headers.origin} refused`);
   req.resume();
-  const answer = await runAction(ctx.opts.kc, ctx.state, { ...route, waitMs: ctx.opts.actionWaitMs ?? 20_000 });
+  const answer = await runAction(ctx.opts.kube, ctx.state, { ...route, waitMs: ctx.opts.actionWaitMs ?? 20_000 });
   json(res, answer.state === 'error' ? (answer.status ?? 502) : 200, answer);
 }
 
@@ -168,7 +167,7 @@ function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): void {
 }
 
 function watchAll(opts: UiOptions, state: UiState, signal: AbortSignal): Promise<void> {
-  const at = { kc: opts.kc, namespace: opts.namespace, signal };
+  const at = { kube: opts.kube, namespace: opts.namespace, signal };
   const runs = inform<RunObject>({
     ...at,
     plural: CASCADE_RUN_PLURAL,

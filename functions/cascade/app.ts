@@ -16,7 +16,9 @@ import { wakePromoted } from '../../shared/engine/operator/admission.ts';
 import { DEFAULT_RETRY } from '../../shared/kube/api-retry.ts';
 import { connectStoreOpened } from '../../shared/kube/connect.ts';
 import { keepLease, type KeptLease } from '../../shared/kube/lease.ts';
-import { watchJobs, watchOperators, watchRuns } from '../../shared/kube/watches.ts';
+import { watchJobs, watchOperators, watchRuns, type WatchTo } from '../../shared/kube/watches.ts';
+import { firstSync, type FirstSync } from '../../shared/engine/sync/first-sync.ts';
+import type { JobObject } from '../../shared/core/observed-job.ts';
 import { watchedJobs, type HeldJobs, type WatchedJobs } from '../../shared/engine/process/watched-jobs.ts';
 import type { Connection } from '../../shared/kube/connection.ts';
 import type { KeptWatch } from '../../shared/kube/watch-stream.ts';
@@ -97,20 +99,26 @@ const WATCHES_AFTER_MS = 1000;
  * claims without a read of each Job (run/confirm-jobs.ts). The operators: a
  * counter write starts from another replica's last write, not a 409. The
  * runs: a run this process holds is decided from another replica's last
- * write, not refused with a 409.
+ * write, not refused with a 409. The lists of runs and Jobs feed the first
+ * sync, which moves the runs whose next move is due (sync/first-sync.ts).
  */
 function openWatches(
   conn: Connection,
   namespace: string,
-  to: { heldJobs: WatchedJobs; deps: EngineDeps },
+  to: { heldJobs: WatchedJobs; deps: EngineDeps; sync: FirstSync },
   log: Logger,
 ): { stop(): void } {
   const open: KeptWatch[] = [];
   const timer = setTimeout(() => {
     const { watched } = to.deps;
-    open.push(watchJobs(conn, namespace, { see: to.heldJobs.see, log }));
+    const { sync } = to;
+    const seeJob: WatchTo<JobObject>['see'] = (change, job) => {
+      to.heldJobs.see(change, job);
+      sync.job(change, job);
+    };
+    open.push(watchJobs(conn, namespace, { see: seeJob, listed: sync.jobsListed, log }));
     open.push(watchOperators(conn, namespace, { see: watched.operator, log }));
-    open.push(watchRuns(conn, namespace, { see: watched.run, opened: watched.runsOpen, log }));
+    open.push(watchRuns(conn, namespace, { see: watched.run, opened: watched.runsOpen, listed: sync.runsListed, log }));
   }, WATCHES_AFTER_MS);
   timer.unref();
   return {
@@ -127,6 +135,18 @@ function countersLease(rest: Rest, namespace: string, log: Logger, changed: (hel
   return keepLease({ rest, namespace, name: COUNTERS_LEASE, identity, log, changed, startAfterMs: WATCHES_AFTER_MS });
 }
 
+/** The first sync, its looks tracked by the gate and counted in the metrics. */
+function syncOf(deps: EngineDeps, g: Gate, metrics: CascadeMetrics): FirstSync {
+  return firstSync(deps, {
+    track: g.track,
+    stopping: g.draining,
+    passed: (pass) => {
+      metrics.syncPasses.inc();
+      for (const [move, n] of Object.entries(pass.moved)) metrics.syncMoves.labels({ move }).inc(n);
+    },
+  });
+}
+
 export function createApp(config: Config, log: Logger): App {
   const metrics = cascadeMetrics(config.scenarioName);
   const { store, conn, rest } = connectStoreOpened(config.namespace, {
@@ -141,7 +161,8 @@ export function createApp(config: Config, log: Logger): App {
     deps.counts.held(held);
   });
   const deps = engine({ config, log, store, metrics, gate: g, outbox: sends, heldJobs, leader: lease.held });
-  const watches = openWatches(conn, config.namespace, { heldJobs, deps }, log);
+  const sync = syncOf(deps, g, metrics);
+  const watches = openWatches(conn, config.namespace, { heldJobs, deps, sync }, log);
   const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;
 
   async function handle({ request: req, eventId, delivery }: Input): Promise<Reply> {

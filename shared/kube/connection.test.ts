@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { load } from 'js-yaml';
-import { fromKubeconfig, inCluster, kubeconfigDocument } from './connection.ts';
+import { fromKubeconfig, inCluster } from './connection.ts';
+import { parseKubeconfig } from './kubeconfig.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -81,8 +82,8 @@ contexts: [{ name: x, context: { cluster: c, user: u } }]
       contexts: [{ name: 'a', context: { cluster: 'ca', user: 'ua' } }],
     };
     const json = `  ${JSON.stringify(doc, null, 2)}\n`;
-    expect(kubeconfigDocument(json)).toEqual(load(json));
-    expect(kubeconfigDocument(json)).toEqual(doc);
+    expect(parseKubeconfig(json)).toEqual(load(json));
+    expect(parseKubeconfig(json)).toEqual(doc);
     const flow =
       '{current-context: a, clusters: [{name: ca, cluster: {server: "https://f:2"}}], contexts: [{name: a, context: {cluster: ca}}]}';
     expect(() => JSON.parse(flow)).toThrow();
@@ -90,7 +91,7 @@ contexts: [{ name: x, context: { cluster: c, user: u } }]
   });
 
   it('names what is missing', () => {
-    expect(() => fromKubeconfig('current-context: nope\ncontexts: []\n')).toThrow(/no server for context "nope"/);
+    expect(() => fromKubeconfig('current-context: nope\ncontexts: []\n')).toThrow(/no cluster in the kubeconfig/);
   });
 
   it('says why there is no in-cluster configuration', () => {

@@ -111,11 +111,13 @@ describe('an informer', () => {
     const seen: string[] = [];
     let synced = 0;
     const opened: boolean[] = [];
+    const lists: string[][] = [];
     const i = inform({
       transport,
       on: (c, o, listed) => seen.push(`${c} ${(o as Versioned).metadata?.name} ${listed}`),
       synced: () => synced++,
       opened: (open) => opened.push(open),
+      listed: (items) => lists.push(items.map((o) => (o as Versioned).metadata?.name ?? '')),
     });
     await i.synced;
     await settle();
@@ -128,6 +130,8 @@ describe('an informer', () => {
     await settle();
     expect(seen).toEqual(['ADDED a true', 'ADDED b true', 'DELETED a true']);
     expect(synced).toBe(1);
+    // every object of each list, not only what changed: b stayed, and is listed again
+    expect(lists).toEqual([['a', 'b'], ['b']]);
     expect(i.lists()).toBe(2);
     expect(opened).toEqual([true, false]);
     expect(watches.map((w) => w.from)).toEqual(['10', '30']);
@@ -152,6 +156,24 @@ describe('an informer', () => {
     expect(seen).toEqual(['ADDED c false', 'DELETED c false']);
     expect(watches.map((w) => w.from)).toEqual(['10', '15']);
     expect(i.lists()).toBe(1);
+    i.stop();
+  });
+
+  it('whole: a deletion a list finds is told with the last copy seen, not its metadata alone', async () => {
+    const withSpec = { ...obj('a', '1'), spec: { x: 1 } };
+    const { transport, watches } = scripted([
+      [{ items: [withSpec], metadata: { resourceVersion: '10' } }],
+      [{ items: [], metadata: { resourceVersion: '20' } }],
+    ]);
+    const deleted: unknown[] = [];
+    const i = inform({ transport, whole: true, on: (c, o) => c === 'DELETED' && deleted.push(o) });
+    await i.synced;
+    await settle();
+    watches[0]!.calls.line('ERROR', { code: 410 });
+    watches[0]!.calls.end('ended');
+    await new Promise((r) => setTimeout(r, 150));
+    await settle();
+    expect(deleted).toEqual([withSpec]);
     i.stop();
   });
 });

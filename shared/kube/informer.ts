@@ -4,8 +4,10 @@
 // meanwhile come in order and nothing is told twice. After 410 Gone the
 // collection is listed again, and only the difference is told: what changed
 // as ADDED or MODIFIED, what vanished as DELETED with the last copy known of
-// it. `synced` is told once, after the first list is in. A transport lists and
-// watches: node:https here (watch-stream.ts), client-node in the CLI.
+// it. `synced` is told once, after the first list is in; `listed` after every
+// list, with every object in it, as a controller's first sync acts on what it
+// lists. A transport lists and watches: node:https (watch-stream.ts) for
+// every informer, or a test's own.
 
 export type WatchChange = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -54,10 +56,14 @@ export interface InformerOptions {
   on: (change: WatchChange, object: unknown, listed: boolean) => void;
   /** Once, after the first list is in. */
   synced?: () => void;
+  /** After each list (the first, and each after 410 Gone), once its changes are told: every object it holds. */
+  listed?: ((items: readonly unknown[]) => void) | undefined;
   /** True each time the watch is answered after a list is in; false each time it ends. */
   opened?: (open: boolean) => void;
   /** A list or a watch failed; it is tried again after a pause. */
-  failed?: (what: 'list' | WatchEnd, error?: unknown) => void;
+  failed?: ((what: 'list' | WatchEnd, error?: unknown) => void) | undefined;
+  /** Keep each object whole, not its metadata alone: a deletion found by a list is then told with the last copy seen. */
+  whole?: boolean | undefined;
 }
 
 export interface Informer {
@@ -158,6 +164,8 @@ interface State {
   markSynced: () => void;
 }
 
+const kept = (st: State, o: Versioned) => (st.opts.whole ? o : stub(o));
+
 function later(st: State, end: WatchEnd, next: () => void): void {
   if (st.stopped) return;
   st.failures = end === 'ended' || end === 'gone' ? 0 : st.failures + 1;
@@ -168,7 +176,7 @@ function later(st: State, end: WatchEnd, next: () => void): void {
 /** A list is in: its difference to what was known is told, and the watch starts from its version. */
 function applyList(st: State, items: readonly Versioned[], version: string): void {
   const changes = relisted(st.known, items);
-  st.known = new Map(items.map((o) => [keyOf(o), stub(o)]));
+  st.known = new Map(items.map((o) => [keyOf(o), kept(st, o)]));
   st.since = version;
   st.lists++;
   for (const [change, object] of changes) st.opts.on(change, object, true);
@@ -176,6 +184,7 @@ function applyList(st: State, items: readonly Versioned[], version: string): voi
     st.opts.synced?.();
     st.markSynced();
   }
+  st.opts.listed?.(items);
 }
 
 /** One line of the watch. */
@@ -184,7 +193,7 @@ function take(st: State, type: string, object: unknown): void {
   if (!CHANGES.includes(type)) return;
   const o = object as Versioned;
   if (type === 'DELETED') st.known.delete(keyOf(o));
-  else st.known.set(keyOf(o), stub(o));
+  else st.known.set(keyOf(o), kept(st, o));
   st.opts.on(type as WatchChange, object, false);
 }
 

@@ -4,11 +4,16 @@
 // a cold start (docs/adr/0002-light-kubernetes-client.md). A refused call
 // throws an ApiError whose `code` is the HTTP status, as client-node's does,
 // so errors.ts classifies both alike.
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { createSecureContext } from 'node:tls';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Connection } from './connection.ts';
 import { slots } from './slots.ts';
+
+// The modules themselves, not their ES module namespaces: importing node:http
+// as an ES module reads each of its exports, and its lazy WebSocket getters
+// then load undici, about 40 ms of a cold command.
+const { Agent: HttpAgent, request: httpRequest } = process.getBuiltinModule('node:http');
+const { Agent: HttpsAgent, request: httpsRequest } = process.getBuiltinModule('node:https');
+const { createSecureContext } = process.getBuiltinModule('node:tls');
 
 /** Calls in flight to the API server at once (and sockets kept); more wait in slots.ts, not in the Agent. */
 const MAX_IN_FLIGHT = 64;
@@ -17,6 +22,8 @@ export class ApiError extends Error {
   override name = 'ApiError';
   readonly code: number;
   readonly body: string;
+  /** The answer's headers, such as a 429's Retry-After. */
+  headers: IncomingHttpHeaders = {};
   constructor(code: number, method: string, path: string, body: string) {
     super(`${method} ${path}: HTTP ${code}`);
     this.code = code;
@@ -34,9 +41,15 @@ export interface RequestOptions {
   discard?: boolean;
   /** Aborts the call, sent or still waiting for a slot: it rejects at once. */
   signal?: AbortSignal;
+  /** The body's type, when not application/json (a PATCH's). */
+  contentType?: string;
 }
 
-export type Rest = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, opts?: RequestOptions) => Promise<T>;
+export type Rest = <T>(
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  path: string,
+  opts?: RequestOptions,
+) => Promise<T>;
 
 export function url(conn: Connection, path: string, query: RequestOptions['query']): URL {
   const u = new URL(conn.server + path);
@@ -47,14 +60,23 @@ export function url(conn: Connection, path: string, query: RequestOptions['query
 /** The Authorization header of the token now: one string while the token stays the same, not one per call. */
 export function authorization(conn: Connection): () => string | undefined {
   let token: string | undefined;
-  let header: string | undefined;
+  let header: string | undefined = conn.basic ? `Basic ${conn.basic}` : undefined;
   return () => {
     const now = conn.token();
     if (now !== token) {
       token = now;
-      header = now ? `Bearer ${now}` : undefined;
+      header = now ? `Bearer ${now}` : conn.basic ? `Basic ${conn.basic}` : undefined;
     }
     return header;
+  };
+}
+
+/** The TLS options of a connection's agent: one secure context for every socket. */
+export function tlsOptions(conn: Connection) {
+  return {
+    secureContext: createSecureContext({ ca: conn.ca, cert: conn.cert, key: conn.key }),
+    rejectUnauthorized: !conn.insecure,
+    ...(conn.servername ? { servername: conn.servername } : {}),
   };
 }
 
@@ -67,8 +89,7 @@ export function restClient(conn: Connection): Rest {
     ? new HttpsAgent({
         keepAlive: true,
         maxSockets: MAX_IN_FLIGHT,
-        secureContext: createSecureContext({ ca: conn.ca, cert: conn.cert, key: conn.key }),
-        rejectUnauthorized: !conn.insecure,
+        ...tlsOptions(conn),
       })
     : new HttpAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
   const send = tls ? httpsRequest : httpRequest;
@@ -83,7 +104,7 @@ export function restClient(conn: Connection): Rest {
           const headers: Record<string, string> = { accept: 'application/json' };
           if (payload !== undefined)
             Object.assign(headers, {
-              'content-type': 'application/json',
+              'content-type': opts.contentType ?? 'application/json',
               'content-length': String(Buffer.byteLength(payload)),
             });
           const authorizationHeader = auth();
@@ -104,7 +125,8 @@ export function restClient(conn: Connection): Rest {
               res.on('end', () => {
                 const text = Buffer.concat(chunks).toString('utf8');
                 const status = res.statusCode ?? 0;
-                if (status >= 400) return reject(new ApiError(status, method, path, text));
+                if (status >= 400)
+                  return reject(Object.assign(new ApiError(status, method, path, text), { headers: res.headers }));
                 if (opts.text) return resolve(text as T);
                 try {
                   resolve((text ? JSON.parse(text) : undefined) as T);

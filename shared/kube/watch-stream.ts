@@ -1,10 +1,9 @@
-// The informer's transport over node:https, for the function: light, without
-// @kubernetes/client-node (docs/adr/0002-light-kubernetes-client.md). Lists in
-// pages of 500; watches with bookmarks, ended by the API server after five
-// minutes. Its sockets and timers never keep the process alive.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { createSecureContext } from 'node:tls';
+// The informer's transport over node:https, for the function, the CLI and the
+// tooling: light, without @kubernetes/client-node
+// (docs/adr/0002-light-kubernetes-client.md). Lists in pages of 500; watches
+// with bookmarks, ended by the API server after five minutes. Its sockets and
+// timers never keep the process alive.
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Connection } from './connection.ts';
 import {
@@ -16,7 +15,8 @@ import {
   type WatchChange,
   type WatchEnd,
 } from './informer.ts';
-import { authorization, restClient, url } from './rest.ts';
+import { restClient, url } from './rest.ts';
+import { streamGet } from './stream-get.ts';
 
 export type { WatchChange } from './informer.ts';
 
@@ -38,29 +38,6 @@ export function endOf(status: number, complete: boolean): WatchEnd {
   if (status === 401 || status === 403) return 'refused';
   if (status === 410) return 'gone';
   return status === 200 && complete ? 'ended' : 'failed';
-}
-
-const agents = new WeakMap<Connection, HttpAgent>();
-const bearers = new WeakMap<Connection, () => string | undefined>();
-
-/** One agent per connection, with one TLS context: a watch opened again does not build another. */
-function agentFor(conn: Connection): HttpAgent {
-  let agent = agents.get(conn);
-  if (agent) return agent;
-  agent = conn.server.startsWith('https:')
-    ? new HttpsAgent({
-        secureContext: createSecureContext({ ca: conn.ca, cert: conn.cert, key: conn.key }),
-        rejectUnauthorized: !conn.insecure,
-      })
-    : new HttpAgent();
-  agents.set(conn, agent);
-  return agent;
-}
-
-function bearerOf(conn: Connection): () => string | undefined {
-  let bearer = bearers.get(conn);
-  if (!bearer) bearers.set(conn, (bearer = authorization(conn)));
-  return bearer;
 }
 
 /** The API server ends each watch after this; a socket silent for longer is dead. */
@@ -95,17 +72,7 @@ function openWatch(conn: Connection, target: URL, calls: WatchCalls): { stop(): 
     res.setEncoding('utf8');
     res.on('data', lineReader(take));
   };
-  const headers: Record<string, string> = { accept: 'application/json' };
-  const bearer = bearerOf(conn)();
-  if (bearer) headers.authorization = bearer;
-  const send = conn.server.startsWith('https:') ? httpsRequest : httpRequest;
-  const req = send(
-    target,
-    { method: 'GET', agent: agentFor(conn), headers, timeout: (WATCH_SECONDS + 30) * 1000 },
-    answered,
-  );
-  req.on('socket', (socket) => socket.unref());
-  req.on('timeout', () => req.destroy(new Error('watch silent')));
+  const req = streamGet(conn, target, (WATCH_SECONDS + 30) * 1000, answered);
   req.on('error', () => settle('failed'));
   req.end();
   return {
@@ -117,8 +84,12 @@ function openWatch(conn: Connection, target: URL, calls: WatchCalls): { stop(): 
 }
 
 /** Lists and watches the collection at `path` (with `query`, such as a labelSelector) over node:https. */
-export function httpsTransport(conn: Connection, path: string, query: Record<string, string> = {}): Transport {
-  const rest = restClient(conn);
+export function httpsTransport(
+  conn: Connection,
+  path: string,
+  query: Record<string, string> = {},
+  rest = restClient(conn),
+): Transport {
   return {
     list: (cont) => rest('GET', path, { query: { ...query, limit: PAGE, continue: cont } }),
     watch: (resourceVersion, calls) =>
@@ -141,8 +112,10 @@ export interface KeptWatchOptions {
   /** The collection's path, such as /apis/batch/v1/namespaces/NS/jobs. */
   path: string;
   query?: Record<string, string>;
-  /** Each ADDED, MODIFIED or DELETED change, with its object: each listed one, then each watched. */
-  on: (change: WatchChange, object: unknown) => void;
+  /** Each ADDED, MODIFIED or DELETED change, with its object: each listed one (`listed`), then each watched. */
+  on: (change: WatchChange, object: unknown, listed: boolean) => void;
+  /** After each list, the first and each after 410 Gone: every object listed. */
+  listed?: ((items: readonly unknown[]) => void) | undefined;
   /** Told true each time the watch is answered after a list is in, false each time it ends. */
   opened?: ((open: boolean) => void) | undefined;
   log: Logger;
@@ -156,7 +129,8 @@ export function keepWatching(opts: KeptWatchOptions): KeptWatch {
   let lost = false;
   return inform({
     transport: httpsTransport(opts.conn, path, opts.query),
-    on: (change, object) => opts.on(change, object),
+    on: (change, object, listed) => opts.on(change, object, listed),
+    listed: opts.listed,
     opened: (open) => {
       if (open) lost = false;
       opts.opened?.(open);

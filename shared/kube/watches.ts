@@ -13,10 +13,14 @@ import { LABEL_RUN } from '../names.ts';
 import type { Connection } from './connection.ts';
 import { keepWatching, type KeptWatch, type WatchChange } from './watch-stream.ts';
 
-/** Where a watch's changes go: each change to `see`, and whether it is open to `opened`. */
+/**
+ * Where a watch's changes go: each change to `see` (`listed`: from a list, not the watch), whether it is open
+ * to `opened`, and every object of each list to `listed`.
+ */
 export interface WatchTo<T> {
-  see: (change: WatchChange, object: T) => void;
+  see: (change: WatchChange, object: T, listed: boolean) => void;
   opened?: (open: boolean) => void;
+  listed?: (items: readonly T[]) => void;
   log: Logger;
 }
 
@@ -24,13 +28,14 @@ type Watch<T> = (conn: Connection, namespace: string, to: WatchTo<T>) => KeptWat
 
 /** A watch of the collection at `path(namespace)`, each object handed over as a `T`. */
 function watchOf<T>(path: (namespace: string) => string, query?: Record<string, string>): Watch<T> {
-  return (conn, namespace, { see, opened, log }) =>
+  return (conn, namespace, { see, opened, listed, log }) =>
     keepWatching({
       conn,
       path: path(namespace),
       query,
-      on: (change, object) => see(change, object as T),
+      on: (change, object, fromList) => see(change, object as T, fromList),
       opened,
+      listed: listed && ((items) => listed(items as T[])),
       log,
     });
 }

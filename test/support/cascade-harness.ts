@@ -9,15 +9,19 @@
 // failed finally, a retried 5xx or an attempt without an answer, or a source
 // delivery given up, fails the test at stop() unless the test says it
 // injects faults. Tests of the function's own replies POST to it directly
-// (`post`, `url`).
+// (`post`, `url`). It returns once each replica's first sync is done, so the
+// runs a test then makes are moved by events, or by the janitor it runs.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BatchV1Api, CustomObjectsApi, Watch, type V1Job } from '@kubernetes/client-node';
+import { BatchV1Api, CustomObjectsApi, type V1Job } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator.ts';
 import { isTerminalPhase, type CascadeRun } from '../../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../../shared/api/scenario.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
+import { inform } from '../../shared/kube/informer.ts';
+import { httpsTransport } from '../../shared/kube/watch-stream.ts';
+import { connectionOf } from '../../local/kube-connection.ts';
 import { startApiServerSource, type RetriedAttempt, type RunningSource } from '../../local/apiserver-source.ts';
 import { startBroker, type RunningBroker } from '../../local/eventing/broker.ts';
 import type { Attempt } from '../../local/eventing/dispatch.ts';
@@ -28,6 +32,7 @@ import { startQueueProxy, type QueueProxy } from '../../local/queue-proxy/queue-
 import { adminKubeConfig, createTestNamespace, waitFor } from './kube.ts';
 import { brokerConfig, type BrokerMode } from './broker-config.ts';
 import { tempDir } from '../../local/temp-dir.ts';
+import { synced } from './first-sync.ts';
 
 export const SCENARIO = 'cascadeautooperator-ip';
 
@@ -154,55 +159,27 @@ export function structuredEvent(type: string, data: unknown, id = randomUUID()) 
 }
 
 /**
- * Every Job ever created in the namespace, by name and uid, from a watch that
- * is started again whenever it ends (the API server went away, say), from the
- * last resourceVersion seen so that nothing in between is missed. When the API
- * server no longer has that history (410 Gone), it starts over from a list and
- * counts a gap: creations in between may not show.
+ * Every Job ever created in the namespace, by name and uid, from the one
+ * informer: a watch opened again from the last resourceVersion seen whenever
+ * it ends, so nothing in between is missed. When the API server no longer has
+ * that history (410 Gone), it lists again and counts a gap: a Job created and
+ * deleted in between does not show.
  */
 function recordJobs(namespace: string) {
   const created = new Map<string, Map<string, V1Job>>();
-  const state = {
-    controller: undefined as AbortController | undefined,
-    stopped: false,
-    resourceVersion: undefined as string | undefined,
-    gaps: 0,
-    expired: false,
-  };
-  const path = `/apis/batch/v1/namespaces/${namespace}/jobs`;
   const record = (job: V1Job) => {
     const name = job.metadata?.name ?? '';
     const byUid = created.get(name) ?? new Map<string, V1Job>();
     if (!byUid.has(job.metadata?.uid ?? '')) byUid.set(job.metadata?.uid ?? '', job);
     created.set(name, byUid);
   };
-  const begin = async (): Promise<void> => {
-    if (state.stopped) return;
-    const query = { labelSelector: LABEL_RUN, allowWatchBookmarks: true, resourceVersion: state.resourceVersion };
-    state.controller = await new Watch(adminKubeConfig()).watch(
-      path,
-      query,
-      (phase, obj: V1Job & { code?: number }) => {
-        if (phase === 'ERROR') state.expired ||= obj.code === 410;
-        else state.resourceVersion = obj.metadata?.resourceVersion ?? state.resourceVersion;
-        if (phase === 'ADDED' || phase === 'MODIFIED') record(obj);
-      },
-      () => {
-        if (state.expired) Object.assign(state, { expired: false, resourceVersion: undefined, gaps: state.gaps + 1 });
-        if (!state.stopped) setTimeout(() => void begin().catch(() => {}), 100);
-      },
-    );
-    if (state.stopped) state.controller.abort();
-  };
-  return {
-    created,
-    ready: begin(),
-    gaps: () => state.gaps,
-    stop: () => {
-      state.stopped = true;
-      state.controller?.abort();
-    },
-  };
+  const i = inform({
+    transport: httpsTransport(connectionOf(adminKubeConfig()), `/apis/batch/v1/namespaces/${namespace}/jobs`, {
+      labelSelector: LABEL_RUN,
+    }),
+    on: (change, job) => change !== 'DELETED' && record(job as V1Job),
+  });
+  return { created, ready: i.synced, gaps: () => Math.max(0, i.lists() - 1), stop: () => i.stop() };
 }
 
 async function scenarioSource(
@@ -255,6 +232,12 @@ export async function cascadeHarness(opts: HarnessOptions) {
     Array.from({ length: opts.replicas ?? 1 }, () => (opts.start ?? startFunction)(env)),
   );
   if (opts.queueProxy && fns.length !== 1) throw new Error('queue-proxy fronts one replica');
+  // Each replica's first sync is done before the test sets anything up: it moves only what it listed.
+  await Promise.all(fns.map((f) => synced(f))).catch(async (error: unknown) => {
+    jobs.stop();
+    await Promise.all(fns.map((f) => f.stop('SIGKILL')));
+    throw error;
+  });
   const queueProxy: QueueProxy | undefined = opts.queueProxy
     ? await startQueueProxy({ userPort: Number(new URL(fns[0]!.url).port), namespace: ns, ...opts.queueProxy })
     : undefined;

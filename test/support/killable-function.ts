@@ -10,6 +10,10 @@ export interface KillableFunction {
   start(harnessEnv: Record<string, string>, extra?: Record<string, string>): Promise<FunctionProcess>;
   /** SIGKILL now; a new process is started once the old one is gone. */
   killAndRestart(): void;
+  /** SIGKILL now; resolves once the process is gone. No process serves until restart(). */
+  kill(): Promise<void>;
+  /** A new process on the same port, as the one killed. */
+  restart(): Promise<FunctionProcess>;
   readonly proxy: ApiWriteProxy | undefined;
   readonly current: FunctionProcess | undefined;
   /** Resolves once the last restart is done. */
@@ -26,6 +30,18 @@ export function killableFunction(): KillableFunction {
   let current: FunctionProcess | undefined;
   let restarting: Promise<void> = Promise.resolve();
   const restarts: number[] = [];
+  const kill = () => {
+    const dying = current!;
+    dying.child.kill('SIGKILL');
+    return new Promise<void>((r) =>
+      dying.child.exitCode !== null || dying.child.signalCode ? r() : dying.child.once('exit', () => r()),
+    );
+  };
+  const restart = async () => {
+    proxy!.revive();
+    current = await startFunction(env);
+    return current;
+  };
   return {
     async start(harnessEnv, extra = {}) {
       proxy ??= await apiWriteProxy(harnessEnv.KUBECONFIG!);
@@ -34,18 +50,16 @@ export function killableFunction(): KillableFunction {
       return current;
     },
     killAndRestart() {
-      const dying = current!;
       const started = Date.now();
-      dying.child.kill('SIGKILL');
+      const dead = kill();
       restarting = (async () => {
-        await new Promise<void>((r) =>
-          dying.child.exitCode !== null || dying.child.signalCode ? r() : dying.child.once('exit', () => r()),
-        );
-        proxy!.revive();
-        current = await startFunction(env);
+        await dead;
+        await restart();
         restarts.push(Date.now() - started);
       })();
     },
+    kill,
+    restart,
     get proxy() {
       return proxy;
     },

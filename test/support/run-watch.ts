@@ -4,50 +4,20 @@
 // which runs left the queue (were first seen in progress or ended). Beside
 // it, the order in which the CascadeAutoOperators granted their slots
 // (a run's first appearance in status.holders).
-import { Watch } from '@kubernetes/client-node';
 import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../../shared/api/cascade-run.ts';
+import { inform } from '../../shared/kube/informer.ts';
+import { httpsTransport } from '../../shared/kube/watch-stream.ts';
+import { connectionOf } from '../../local/kube-connection.ts';
 import { adminKubeConfig } from './kube.ts';
 
-/** Watches `path` from now on, resuming after a drop; `gaps` counts the times history was lost (410). */
-function watchPath<T extends { metadata: { resourceVersion?: string | undefined } }>(
-  path: string,
-  on: (type: string, obj: T) => void,
-) {
-  const state = {
-    controller: undefined as AbortController | undefined,
-    stopped: false,
-    resourceVersion: undefined as string | undefined,
-    gaps: 0,
-  };
-  const begin = async (): Promise<void> => {
-    if (state.stopped) return;
-    const query = { allowWatchBookmarks: true, resourceVersion: state.resourceVersion };
-    state.controller = await new Watch(adminKubeConfig()).watch(
-      path,
-      query,
-      (type, obj: T & { code?: number }) => {
-        if (type === 'ERROR') {
-          if (obj.code === 410) Object.assign(state, { resourceVersion: undefined, gaps: state.gaps + 1 });
-          return;
-        }
-        state.resourceVersion = obj.metadata?.resourceVersion ?? state.resourceVersion;
-        if (type !== 'BOOKMARK') on(type, obj);
-      },
-      () => {
-        if (!state.stopped) setTimeout(() => void begin().catch(() => {}), 100);
-      },
-    );
-    if (state.stopped) state.controller.abort();
-  };
-  return {
-    ready: begin(),
-    gaps: () => state.gaps,
-    stop: () => {
-      state.stopped = true;
-      state.controller?.abort();
-    },
-  };
+/** The informer of `path` from now on; `gaps` counts the times history was lost (410 Gone: listed again). */
+function watchPath<T>(path: string, on: (type: string, obj: T) => void) {
+  const i = inform({
+    transport: httpsTransport(connectionOf(adminKubeConfig()), path),
+    on: (type, obj) => on(type, obj as T),
+  });
+  return { ready: i.synced, gaps: () => Math.max(0, i.lists() - 1), stop: () => i.stop() };
 }
 
 const IN_PROGRESS = new Set(['Pending', 'Running']);

@@ -113,7 +113,7 @@ export function jobOutlivedCancel(run: CascadeRun, jobs: JobIndex): boolean {
 }
 
 /** An ended run with Jobs listed that the core would delete (cleanup.ts). */
-function jobsOutlivedRun(
+export function jobsOutlivedRun(
   run: CascadeRun,
   jobs: readonly ObservedJob[],
   now: string,

@@ -14,9 +14,8 @@ import type { CascadeRun } from '../../api/cascade-run.ts';
 import { apiErrorKind, apiMessage } from '../../kube/errors.ts';
 import { eachPage } from '../../kube/pages.ts';
 import type { EngineDeps } from '../deps.ts';
-import { reconcileRun } from '../run/reconcile.ts';
-import { annotationResume, pendingResume } from '../../core/resume.ts';
-import { admissionInSweep, attemptsOf, releaseOver, sweepWakes, type RunAttempts } from '../operator/admission.ts';
+import { lookAgain } from '../run/look-again.ts';
+import { attemptsOf, releaseOver, sweepWakes, type RunAttempts } from '../operator/admission.ts';
 import { writeTally } from '../operator/counts-writer.ts';
 import { runState, type RunState } from '../../core/tally.ts';
 import { scenarioOf } from '../run/finish-run.ts';
@@ -79,13 +78,7 @@ async function handleRun(
     movesOnLook(run, jobs.byRun.get(name) ?? [], deps.now().toISOString(), decideSettings(deps.config, run));
   if (moves) {
     s.runsHandled++;
-    const resume = pendingResume(run);
-    const result = await reconcileRun(
-      deps,
-      name,
-      resume === undefined ? { kind: 'Observe' } : annotationResume(resume),
-      { admission: await admissionInSweep(deps, run) },
-    );
+    const result = await lookAgain(deps, run);
     if (result.kind === 'missing') return undefined;
     if (result.kind === 'done') {
       tally(s, result.decision);

@@ -53,7 +53,7 @@ export async function wakePromoted(deps: EngineDeps, scenario: string, runs: rea
   );
 }
 
-/** The operators one sweep read, by scenario (keyed by the sweep's deps): read once, since a run's admission only ever moves forward. */
+/** The operators one sweep or sync pass read, by scenario (keyed by its deps): read once, since a run's admission only ever moves forward. */
 const sweepReads = new WeakMap<EngineDeps, Map<string, Promise<CascadeAutoOperator | undefined>>>();
 
 function readOnce(deps: EngineDeps, scenario: string): Promise<CascadeAutoOperator | undefined> {
@@ -65,9 +65,10 @@ function readOnce(deps: EngineDeps, scenario: string): Promise<CascadeAutoOperat
 }
 
 /**
- * The janitor's view of a run not started yet: from its operator's status,
- * writing the start first when it is on no list (the process that created the
- * run died before). A stale read is safe: a run the read shows admitted stays
+ * The word on a run not started yet, for a look at a listed run: the janitor's
+ * sweep, the function's first sync. It comes from its operator's status. The
+ * start is written first when the run is on no list: the process that created
+ * it died before. A stale read is safe: a run the read shows admitted stays
  * so until it ends; one it shows queued waits one more sweep or its wake-up.
  */
 export async function admissionInSweep(deps: EngineDeps, run: CascadeRun): Promise<Admitted> {

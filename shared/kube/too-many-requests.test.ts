@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryTooManyRequests } from './retry.ts';
+import { retryTooManyRequests } from './too-many-requests.ts';
 
 const tooMany = (retryAfter?: string) =>
   Object.assign(new Error('TooManyRequests'), {
