@@ -6,7 +6,7 @@
 // audit log), and what they cost: the reads and writes beyond one replica's.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { auditLinesSince, auditMark, countByClient } from '../local/audit-log.ts';
-import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { startFunction, type FunctionProcess } from '../local/stand-ins/function-process.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { benchFunction } from './entry.ts';
 import { install, scenario, type Install } from './install.ts';

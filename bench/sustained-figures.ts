@@ -1,7 +1,7 @@
 // The arithmetic of the sustained and replicas phases: when each run request
 // goes, how many things happened per second in a window, the replies the
 // function gave each kind of event, and which process was busiest. Pure.
-import type { Attempt } from '../local/eventing/dispatch.ts';
+import type { Attempt } from '../local/stand-ins/broker/dispatch.ts';
 import { RUN_REQUESTED } from '../shared/api/events.ts';
 
 /** When each run request goes, in ms from the level's start: `rate` a second for `durationMs`, or all at once for a burst. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { load as parse } from 'js-yaml';
 import { funcService, FUNC_HTTP_PORT, FUNC_SECURITY_CONTEXT } from '../local/func-service.ts';
-import { DEFAULT_REVISION_TIMEOUT_SECONDS } from '../local/queue-proxy/env.ts';
+import { DEFAULT_REVISION_TIMEOUT_SECONDS } from '../local/knative/queue-proxy/env.ts';
 import { parseConfig } from '../shared/config.ts';
 
 const root = join(import.meta.dirname, '..');
