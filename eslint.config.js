@@ -63,16 +63,16 @@ export default tseslint.config(
   },
   {
     // `npm start` and the local stack meet a control plane that is starting:
-    // their client-node calls go through local/kube-client.ts, which tries
+    // their client-node calls go through local/kube.ts, which tries
     // 429 and 503 again.
     files: ['local/**/*.ts', 'scripts/**/*.ts'],
-    ignores: ['local/kube-client.ts'],
+    ignores: ['local/kube.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector: "CallExpression[callee.property.name='makeApiClient']",
-          message: 'use apiClient() or objectApi() of local/kube-client.ts: they retry 429 and 503',
+          message: 'use apiClient() or objectApi() of local/kube.ts: they retry 429 and 503',
         },
       ],
     },

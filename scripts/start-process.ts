@@ -21,7 +21,7 @@ import { startDeadLetterSink } from '../local/stand-ins/broker/dead-letter-sink.
 import type { CloudEvent } from '../local/stand-ins/broker/cloudevent.ts';
 import { bundledCluster, prepareNamespace } from '../local/bundled-cluster.ts';
 import { freePort } from '../local/stand-ins/function-process.ts';
-import { oneLine } from '../local/kube-client.ts';
+import { oneLine } from '../local/kube.ts';
 import { startQueueProxy, type QueueProxy } from '../local/knative/queue-proxy/queue-proxy.ts';
 
 const port = process.env.PORT ?? '8080';

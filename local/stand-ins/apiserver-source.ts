@@ -30,8 +30,7 @@ import { CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../../shar
 import { inform } from '../../shared/kube/informer.ts';
 import { httpsTransport } from '../../shared/kube/watch-stream.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
-import { apiStatus, RETRY_BUDGET_MS } from '../kube-client.ts';
-import { connectionOf } from '../kube-connection.ts';
+import { apiStatus, connectionOf, RETRY_BUDGET_MS } from '../kube.ts';
 import { RETRIED } from '../retry-after.ts';
 
 const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };

@@ -20,7 +20,7 @@ import { inform } from '../../shared/kube/informer.ts';
 import { httpsTransport } from '../../shared/kube/watch-stream.ts';
 import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
 import { installServing, uninstallServing } from '../../local/knative/serving/install.ts';
-import { apiClient, apiStatus } from '../../local/kube-client.ts';
+import { apiClient, apiStatus } from '../../local/kube.ts';
 import { realNodeRunning } from '../../local/node/node.ts';
 import type { CascadeRun } from '../../shared/api/cascade-run.ts';
 import { publishRelease } from '../../local/knative/release.ts';
