@@ -17,9 +17,10 @@ export default tseslint.config(
   },
   {
     // test/ holds tests and their helpers only: the product, the local tooling
-    // (local/), the scripts and the benchmarks never depend on it.
+    // (local/) and the scripts never depend on it. The benchmarks and the unit
+    // tests may use test/support/, its helpers, and nothing else of test/.
     files: ['**/*.ts'],
-    ignores: ['test/**'],
+    ignores: ['test/**', 'bench/**', '**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -28,6 +29,23 @@ export default tseslint.config(
             {
               regex: '(^|/)test/',
               message: 'nothing outside test/ imports from test/: move what both need to local/ or shared/',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['bench/**/*.ts', '**/*.test.ts'],
+    ignores: ['test/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)test/(?!support/)',
+              message: 'the benchmarks and the unit tests import test/support/ only',
             },
           ],
         },

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { CascadeModule } from '../shared/api/scenario.ts';
-import { imageModule } from '../local/kwok-modules.ts';
+import { imageModule } from '../test/support/kwok-modules.ts';
 import { startApiServerSource, type RunningSource } from '../local/stand-ins/apiserver-source.ts';
 import { startBroker, type RunningBroker } from '../local/stand-ins/broker/broker.ts';
 import { startDeadLetterSink } from '../local/stand-ins/broker/dead-letter-sink.ts';

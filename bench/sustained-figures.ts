@@ -96,7 +96,7 @@ function tally(out: OperatorRequests, line: AuditFields): void {
   } else if (!ref.subresource && line.verb === 'get') out.reads++;
 }
 
-/** Counts `user`'s requests in audit lines (local/audit-log.ts), once per auditID. */
+/** Counts `user`'s requests in audit lines (test/support/audit-log.ts), once per auditID. */
 export function operatorRequests(lines: Iterable<string>, user: string): OperatorRequests {
   const out: OperatorRequests = { requests: 0, statusWrites: 0, conflicts: 0, reads: 0 };
   for (const line of requestsOf(lines, user)) tally(out, line);

@@ -17,7 +17,7 @@ import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventHeaders, RESOURCES, type ObjectData, type WatchedResource } from '../local/stand-ins/apiserver-source.ts';
-import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
+import { auditLinesSince, auditLogOf, auditMark, countByClient } from './support/audit-log.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { binaryEvent, cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';

@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dump, load } from 'js-yaml';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { funcService, type FuncYaml } from '../local/func-service.ts';
+import { funcService, type FuncYaml } from './support/func-service.ts';
 import { DEFAULT_REVISION_TIMEOUT_SECONDS } from '../local/knative/queue-proxy/env.ts';
 import {
   KUBE_PROBE_HEADERS,
