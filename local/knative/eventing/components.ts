@@ -1,8 +1,8 @@
 // Knative Eventing's commands as this repository builds them (build.sh): the
 // version, each command's binary in the cache, and the image reference each
 // gets on the real node. Pure: names in, names out.
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { buildCacheDir } from '../../build-script.ts';
 
 export const EVENTING_VERSION = process.env.CASCADE_KNATIVE_EVENTING_VERSION ?? 'v0.50.0';
 
@@ -43,15 +43,7 @@ export function koCommand(value: string): string | undefined {
   return value.startsWith(KO_PREFIX) ? value.slice(KO_PREFIX.length) : undefined;
 }
 
-/** The cache build.sh writes to (cached-build.sh's rule). */
-export function eventingCacheDir(): string {
-  const cache =
-    process.env.CASCADE_CLUSTER_CACHE ??
-    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'cascade-cluster');
-  return cache;
-}
-
 /** The copy of the module that build.sh builds in; its `config/` holds the release YAMLs' sources. */
 export function eventingSourceDir(version = EVENTING_VERSION): string {
-  return join(eventingCacheDir(), 'src', `knative-eventing-${version}`);
+  return join(buildCacheDir(), 'src', `knative-eventing-${version}`);
 }
