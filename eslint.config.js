@@ -25,14 +25,32 @@ export default tseslint.config(
   },
   {
     // test/ holds tests and their helpers only: the product, the local tooling
-    // (local/), the scripts and the benchmarks never depend on it.
+    // (local/) and the scripts never depend on it. The benchmarks and the unit
+    // tests may use test/support/, its helpers, and nothing else of test/.
     files: ['**/*.ts'],
-    ignores: ['test/**'],
+    ignores: ['test/**', 'bench/**', '**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [NO_TEST_IMPORTS],
+        },
+      ],
+    },
+  },
+  {
+    files: ['bench/**/*.ts', '**/*.test.ts'],
+    ignores: ['test/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)test/(?!support/)',
+              message: 'the benchmarks and the unit tests import test/support/ only',
+            },
+          ],
         },
       ],
     },
@@ -73,16 +91,16 @@ export default tseslint.config(
   },
   {
     // `npm start` and the local stack meet a control plane that is starting:
-    // their client-node calls go through local/kube-client.ts, which tries
+    // their client-node calls go through local/kube.ts, which tries
     // 429 and 503 again.
     files: ['local/**/*.ts', 'scripts/**/*.ts'],
-    ignores: ['local/kube-client.ts'],
+    ignores: ['local/kube.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector: "CallExpression[callee.property.name='makeApiClient']",
-          message: 'use apiClient() or objectApi() of local/kube-client.ts: they retry 429 and 503',
+          message: 'use apiClient() or objectApi() of local/kube.ts: they retry 429 and 503',
         },
       ],
     },

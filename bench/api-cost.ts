@@ -5,7 +5,13 @@
 // ServiceAccounts (install.ts), the bench's own driver as the admin user.
 // Counted per run and per step transition for a batch of runs, beside the
 // targets in bench/README.md, and the marginal cost of one more step.
-import { auditLinesSince, auditMark, countByClient, perUnitRequests, type ClientRequests } from '../local/audit-log.ts';
+import {
+  auditLinesSince,
+  auditMark,
+  countByClient,
+  perUnitRequests,
+  type ClientRequests,
+} from '../test/support/audit-log.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { runRequest, scenario, type Install } from './install.ts';
 

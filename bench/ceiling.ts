@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { ControlPlane } from './control-plane.ts';
 import { verdict, type LevelFigures, type Verdict } from './ceiling-verdict.ts';
-import { auditLinesSince, auditMark, countByClient } from '../local/audit-log.ts';
+import { auditLinesSince, auditMark, countByClient } from '../test/support/audit-log.ts';
 import { apiCallFloor, type ApiCallFloor } from './api-call-floor.ts';
 import { postJson, runRequest, scenario, type Install } from './install.ts';
 import { sampleProcesses } from './procfs.ts';

@@ -10,7 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'rolldown';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { freePort, stopProcess } from '../local/function-process.ts';
+import { freePort, stopProcess } from '../local/stand-ins/function-process.ts';
 import { tempDir } from '../local/temp-dir.ts';
 import { bundleOptions } from '../scripts/bundle-options.ts';
 import { imageNodeFlags } from '../scripts/image-flags.ts';

@@ -6,7 +6,7 @@
 // by pair: single cold starts range over ±60 ms here, more than most changes.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { freePort, stopProcess } from '../local/function-process.ts';
+import { freePort, stopProcess } from '../local/stand-ins/function-process.ts';
 import { benchFunction, ENTRY } from './entry.ts';
 import { postJson, runRequest, scenario, type Install } from './install.ts';
 import { mainThreadCpuMs, rssMiB } from './procfs.ts';

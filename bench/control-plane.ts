@@ -14,7 +14,7 @@ import { RAISED_LIMITS } from '../local/cluster/component-commands.ts';
 import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { readPids } from '../local/cluster/processes.ts';
-import { auditLogOf } from '../local/audit-log.ts';
+import { auditLogOf } from '../test/support/audit-log.ts';
 import { parseMetrics, type Sample } from './prom.ts';
 
 export interface ControlPlane {

@@ -6,7 +6,7 @@
 // build/functions/cascade/server.cjs (after `npm run build`).
 import { join, resolve } from 'node:path';
 import { repoRoot } from '../local/cluster/paths.ts';
-import type { FunctionCommand } from '../local/function-process.ts';
+import type { FunctionCommand } from '../local/stand-ins/function-process.ts';
 import { imageNodeFlags } from '../scripts/image-flags.ts';
 
 export const ENTRY = process.env.BENCH_ENTRY ?? 'functions/cascade/index.ts';

@@ -3,7 +3,7 @@
 // - the function's RBAC and ServiceAccount kubeconfig;
 // - the CascadeAutoOperator holding the scenario;
 // - the function as a real process (faas-js-runtime) behind the Knative Broker
-//   stand-in (local/eventing/), with knative/'s Triggers and delivery settings
+//   stand-in (local/stand-ins/broker/), with knative/'s Triggers and delivery settings
 //   and waits unscaled, and its dead-letter sink;
 // - the ApiServerSource stand-in sending Job changes to the Broker;
 // - the recorder watching Jobs and runs.
@@ -11,14 +11,14 @@
 import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { CascadeModule } from '../shared/api/scenario.ts';
-import { imageModule } from '../local/kwok-modules.ts';
-import { startApiServerSource, type RunningSource } from '../local/apiserver-source.ts';
-import { startBroker, type RunningBroker } from '../local/eventing/broker.ts';
-import { startDeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
-import type { Attempt } from '../local/eventing/dispatch.ts';
+import { imageModule } from '../test/support/kwok-modules.ts';
+import { startApiServerSource, type RunningSource } from '../local/stand-ins/apiserver-source.ts';
+import { startBroker, type RunningBroker } from '../local/stand-ins/broker/broker.ts';
+import { startDeadLetterSink } from '../local/stand-ins/broker/dead-letter-sink.ts';
+import type { Attempt } from '../local/stand-ins/broker/dispatch.ts';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { runName } from '../shared/names.ts';
-import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { startFunction, type FunctionProcess } from '../local/stand-ins/function-process.ts';
 import {
   apiServerSourceIdentity,
   functionKubeconfig,
@@ -27,7 +27,7 @@ import {
 } from '../local/function-rbac.ts';
 import { createNamespace, deleteNamespace, waitFor } from '../local/kube.ts';
 import { benchFunction } from './entry.ts';
-import { startQueueProxy } from '../local/queue-proxy/queue-proxy.ts';
+import { startQueueProxy } from '../local/knative/queue-proxy/queue-proxy.ts';
 import { startRecorder, type Recorder } from './recorder.ts';
 import { API_VERSION, CASCADE_AUTO_OPERATOR_KIND } from '../shared/api/group.ts';
 
@@ -191,7 +191,7 @@ export function brokerIsAsync(): boolean {
 
 export interface InstallOptions {
   /**
-   * Front the function with Knative's queue-proxy (local/queue-proxy/, built
+   * Front the function with Knative's queue-proxy (local/knative/queue-proxy/, built
    * from Knative Serving; containerConcurrency from knative/service.yaml), as
    * a deployed function is: the Broker delivers to it, and it holds requests
    * beyond containerConcurrency. One per machine (a lock).

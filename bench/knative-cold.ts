@@ -16,8 +16,7 @@ import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts'
 import { recreateBroker } from '../local/knative/cascade-deploy.ts';
 import { servicePods } from '../local/knative/serving/cascade-service.ts';
 import { SERVING_NAMESPACE } from '../local/knative/serving/manifests.ts';
-import { apiClient } from '../local/kube-client.ts';
-import { kubeConfigFromFile, waitFor } from '../local/kube.ts';
+import { apiClient, kubeConfigFromFile, waitFor } from '../local/kube.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { RUN_REQUESTED } from '../shared/api/events.ts';

@@ -10,10 +10,9 @@
 //               node's memory cgroups, BENCH_IDLE_SECONDS (default 60) after
 //               the last request.
 import { CoreV1Api } from '@kubernetes/client-node';
-import { apiClient } from '../local/kube-client.ts';
+import { apiClient, createNamespace, deleteNamespace, kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
 import { podRssMiB } from './pod-rss.ts';
 import { percentile } from './stats.ts';
-import { createNamespace, deleteNamespace, kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
 import {
   applyCascadeService,
   condition,

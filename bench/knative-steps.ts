@@ -12,14 +12,13 @@
 // Then, BENCH_IDLE_SECONDS (default 60) later, the RSS of Eventing's pods.
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
+import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../test/support/audit-log.ts';
 import { createScenario } from '../local/bundled-cluster.ts';
-import { watchJobSightings, type JobSighting } from '../local/job-sightings.ts';
+import { watchJobSightings, type JobSighting } from '../test/support/job-sightings.ts';
 import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts';
 import { recreateBroker } from '../local/knative/cascade-deploy.ts';
 import { EVENTING_NAMESPACE } from '../local/knative/eventing/manifests.ts';
-import { apiClient } from '../local/kube-client.ts';
-import { kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
+import { apiClient, kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';

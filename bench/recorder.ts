@@ -3,7 +3,7 @@
 // (creationTimestamp has only second resolution). Waiters resolve when a Job
 // appears or a run reaches its Succeeded condition.
 import type { KubeConfig, V1Job } from '@kubernetes/client-node';
-import { connectionOf } from '../local/kube-connection.ts';
+import { connectionOf } from '../local/kube.ts';
 import { inform } from '../shared/kube/informer.ts';
 import { httpsTransport } from '../shared/kube/watch-stream.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';

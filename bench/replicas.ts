@@ -5,8 +5,8 @@
 // counts the replicas' status writes the API server refused with 409 (the
 // audit log), and what they cost: the reads and writes beyond one replica's.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { auditLinesSince, auditMark, countByClient } from '../local/audit-log.ts';
-import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { auditLinesSince, auditMark, countByClient } from '../test/support/audit-log.ts';
+import { startFunction, type FunctionProcess } from '../local/stand-ins/function-process.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { benchFunction } from './entry.ts';
 import { install, scenario, type Install } from './install.ts';
@@ -33,7 +33,7 @@ export interface ReplicaLevel {
   /** Job added → complete: the Job controller, the scheduler and kwok. */
   kubernetesStepMs: Distribution;
   replyMs: Distribution;
-  /** The replicas' requests by "resource verb" (local/audit-log.ts). */
+  /** The replicas' requests by "resource verb" (test/support/audit-log.ts). */
   byVerb: Record<string, number>;
   /** Of those, the ones answered 409. */
   conflictsByVerb: Record<string, number>;

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { freePort, stopProcess } from '../local/function-process.ts';
+import { freePort, stopProcess } from '../local/stand-ins/function-process.ts';
 import { imageNodeFlags } from '../scripts/image-flags.ts';
 import { drive, type Sample } from './event-path.ts';
 import { FLOOR_KINDS, type FloorKind } from './floor-server.ts';

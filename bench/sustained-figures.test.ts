@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Attempt } from '../local/eventing/dispatch.ts';
+import type { Attempt } from '../local/stand-ins/broker/dispatch.ts';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import {
   arrivals,

@@ -1,7 +1,7 @@
 // The arithmetic of the sustained and replicas phases: when each run request
 // goes, how many things happened per second in a window, the replies the
 // function gave each kind of event, and which process was busiest. Pure.
-import type { Attempt } from '../local/eventing/dispatch.ts';
+import type { Attempt } from '../local/stand-ins/broker/dispatch.ts';
 import { RUN_REQUESTED } from '../shared/api/events.ts';
 
 /** When each run request goes, in ms from the level's start: `rate` a second for `durationMs`, or all at once for a burst. */
@@ -96,7 +96,7 @@ function tally(out: OperatorRequests, line: AuditFields): void {
   } else if (!ref.subresource && line.verb === 'get') out.reads++;
 }
 
-/** Counts `user`'s requests in audit lines (local/audit-log.ts), once per auditID. */
+/** Counts `user`'s requests in audit lines (test/support/audit-log.ts), once per auditID. */
 export function operatorRequests(lines: Iterable<string>, user: string): OperatorRequests {
   const out: OperatorRequests = { requests: 0, statusWrites: 0, conflicts: 0, reads: 0 };
   for (const line of requestsOf(lines, user)) tally(out, line);

@@ -1,7 +1,7 @@
 // The ui at scale (issue 27), the bench's `ui` phase: `runs` runs in a
 // namespace, made straight through the API server with a finished status;
 // then `kubectl cascade ui`'s server and a real headless Chromium
-// (local/browser.ts).
+// (test/support/chromium.ts).
 // - first screen: from navigation to the first 100 rows drawn and the count of
 //   all runs shown, timed in the page. One page is opened as the server
 //   starts, as `--open` does, so it waits for the server's first list; then 3
@@ -18,7 +18,7 @@ import { startUiServer, type UiServer } from '../cli/ui/server.ts';
 import { API_VERSION, CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../shared/api/group.ts';
 import { fromKubeconfig } from '../shared/kube/connection.ts';
 import { restClient, type Rest } from '../shared/kube/rest.ts';
-import { launchBrowser } from '../local/browser.ts';
+import { launchBrowser } from '../test/support/chromium.ts';
 import { createNamespace, deleteNamespace, kubeConfigFromFile } from '../local/kube.ts';
 
 const MODULES = ['grayscale', 'binarization', 'diff'];

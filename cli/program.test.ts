@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTimeout } from './commands/timeout-option.ts';
-import { unreachableKubeconfig } from '../local/unreachable-kubeconfig.ts';
+import { unreachableKubeconfig } from '../test/support/unreachable-kubeconfig.ts';
 import { serverHost } from './kube/connect.ts';
 import { commandNamed, runCli, splitShortEquals } from './program.ts';
 

@@ -1,6 +1,17 @@
 // Runs one of the local build scripts (the control plane's, Prometheus's, ...): its
 // progress goes to our stderr, and it prints what it built on its last line.
+// The scripts share cached-build.sh, whose cache this module names too.
 import { spawn } from 'node:child_process';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** The cache the build scripts write to: cached-build.sh's CACHE. */
+export function buildCacheDir(): string {
+  return (
+    process.env.CASCADE_CLUSTER_CACHE ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'cascade-cluster')
+  );
+}
 
 /** Resolves to the last line the script printed; a failed build names `what`. */
 export function runBuildScript(script: string, what: string, args: string[] = []): Promise<string> {

@@ -4,7 +4,7 @@
 // created when missing.
 import { readFileSync } from 'node:fs';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { apiClient } from './kube-client.ts';
+import { apiClient } from './kube.ts';
 import { apiserverReady, readClusterInfo } from './cluster/cluster-state.ts';
 import { startCluster } from './cluster/cluster.ts';
 import { applyCrds } from './cluster/crds.ts';

@@ -9,8 +9,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
 import { MODULE_SERVICE_ACCOUNT } from '../shared/core/job-manifest.ts';
 import { repoRoot } from './cluster/paths.ts';
-import { objectApi } from './kube-client.ts';
-import { apiStatus, serviceAccountKubeConfig } from './kube.ts';
+import { apiStatus, objectApi, serviceAccountKubeConfig } from './kube.ts';
 import { tempDir } from './temp-dir.ts';
 
 export function manifests(file: string, namespace: string, kinds?: string[]): KubernetesObject[] {

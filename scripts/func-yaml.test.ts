@@ -1,5 +1,5 @@
 // func.yaml and the Procfile describe the same function as knative/service.yaml:
-// the Service `func deploy` makes (local/func-service.ts) is knative/service.yaml
+// the Service `func deploy` makes (test/support/func-service.ts) is knative/service.yaml
 // but for FUNC_CANNOT_EXPRESS, and the pod's shutdown fits its grace period on
 // every deploy path. The Procfile's entry point exists. (func reads func.yaml;
 // the buildpack reads the Procfile.)
@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { load as parse } from 'js-yaml';
-import { funcService, FUNC_HTTP_PORT, FUNC_SECURITY_CONTEXT } from '../local/func-service.ts';
-import { DEFAULT_REVISION_TIMEOUT_SECONDS } from '../local/queue-proxy/env.ts';
+import { funcService, FUNC_HTTP_PORT, FUNC_SECURITY_CONTEXT } from '../test/support/func-service.ts';
+import { DEFAULT_REVISION_TIMEOUT_SECONDS } from '../local/knative/queue-proxy/env.ts';
 import { parseConfig } from '../shared/config.ts';
 
 const root = join(import.meta.dirname, '..');

@@ -3,7 +3,7 @@
 // With CASCADE_QUEUE_PROXY=off the function itself listens on PORT. It runs
 // against $KUBECONFIG, or against the bundled local control plane when none is
 // configured. In front of it stands the Knative Broker stand-in
-// (local/eventing/) on http://localhost:8081 (BROKER_PORT), with knative/'s
+// (local/stand-ins/broker/) on http://localhost:8081 (BROKER_PORT), with knative/'s
 // Triggers and its dead-letter sink, whose events are printed. The Broker is
 // synchronous, as Knative's default Broker on every release.
 // CASCADE_BROKER=async makes it answer 202 before it delivers, as
@@ -15,14 +15,14 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { startApiServerSource } from '../local/apiserver-source.ts';
-import { startBroker } from '../local/eventing/broker.ts';
-import { startDeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
-import type { CloudEvent } from '../local/eventing/cloudevent.ts';
+import { startApiServerSource } from '../local/stand-ins/apiserver-source.ts';
+import { startBroker } from '../local/stand-ins/broker/broker.ts';
+import { startDeadLetterSink } from '../local/stand-ins/broker/dead-letter-sink.ts';
+import type { CloudEvent } from '../local/stand-ins/broker/cloudevent.ts';
 import { bundledCluster, prepareNamespace } from '../local/bundled-cluster.ts';
-import { freePort } from '../local/function-process.ts';
-import { oneLine } from '../local/kube-client.ts';
-import { startQueueProxy, type QueueProxy } from '../local/queue-proxy/queue-proxy.ts';
+import { freePort } from '../local/stand-ins/function-process.ts';
+import { oneLine } from '../local/kube.ts';
+import { startQueueProxy, type QueueProxy } from '../local/knative/queue-proxy/queue-proxy.ts';
 
 const port = process.env.PORT ?? '8080';
 const brokerPort = Number(process.env.BROKER_PORT ?? '8081');

@@ -15,7 +15,7 @@ import { applyCascade, waitCascadeReady } from '../local/knative/cascade-deploy.
 import { installEventing } from '../local/knative/eventing/install.ts';
 import { publishRelease, type PublishedRelease } from '../local/knative/release.ts';
 import { installServing } from '../local/knative/serving/install.ts';
-import { oneLine } from '../local/kube-client.ts';
+import { oneLine } from '../local/kube.ts';
 import { realNodeRunning, startRealNode } from '../local/node/node.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 

@@ -12,7 +12,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { freePort } from '../local/function-process.ts';
+import { freePort } from '../local/stand-ins/function-process.ts';
 
 interface FastifyLike {
   addHook(name: 'onRequest', hook: (req: { url: string }, reply: unknown, done: () => void) => void): unknown;

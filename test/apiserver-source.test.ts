@@ -1,4 +1,4 @@
-// The ApiServerSource stand-in (local/apiserver-source.ts) on the real API
+// The ApiServerSource stand-in (local/stand-ins/apiserver-source.ts) on the real API
 // server, sending as Knative's adapter does: the event's attributes and
 // extensions, one id kept across retries, sdk-go's retried statuses and
 // waits, one change at a time per resource, nothing for what existed before;
@@ -8,9 +8,9 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApiServerSource, type RunningSource } from '../local/apiserver-source.ts';
-import { startBroker, type RunningBroker } from '../local/eventing/broker.ts';
-import { startDeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
+import { startApiServerSource, type RunningSource } from '../local/stand-ins/apiserver-source.ts';
+import { startBroker, type RunningBroker } from '../local/stand-ins/broker/broker.ts';
+import { startDeadLetterSink } from '../local/stand-ins/broker/dead-letter-sink.ts';
 import { LABEL_RUN } from '../shared/names.ts';
 import { brokerConfig } from './support/broker-config.ts';
 import { adminKubeConfig, createTestNamespace, sleep, waitFor } from './support/kube.ts';

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CascadeRunStatus } from '../shared/api/cascade-run.ts';
-import { auditLinesSince, auditLogOf, auditMark } from '../local/audit-log.ts';
+import { auditLinesSince, auditLogOf, auditMark } from './support/audit-log.ts';
 import { cli, CLI_BIN } from './support/cli.ts';
 import { createRun } from './support/janitor.ts';
 import { adminKubeConfig, adminKubeconfigPath, createTestNamespace, waitFor } from './support/kube.ts';

@@ -16,7 +16,7 @@
 // The suite runs a sample of the points; `npm run crash-points` runs them all
 // (CASCADE_CRASH_POINTS=all).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
+import { auditLinesSince, auditLogOf, auditMark, countByClient } from './support/audit-log.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';

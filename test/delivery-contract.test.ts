@@ -1,4 +1,4 @@
-// Cascade behind the Knative Broker stand-in (local/eventing/, with
+// Cascade behind the Knative Broker stand-in (local/stand-ins/broker/, with
 // knative/'s Triggers and delivery settings, backoff waits scaled down), the
 // way events reach it on a cluster: run requests and module results sent to
 // the Broker as CloudEvents, Job changes from the ApiServerSource stand-in to
@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { LABEL_RUN } from '../shared/names.ts';
-import { knativeConfig } from '../local/eventing/broker.ts';
-import { effectiveDelivery } from '../local/eventing/delivery.ts';
+import { knativeConfig } from '../local/stand-ins/broker/broker.ts';
+import { effectiveDelivery } from '../local/stand-ins/broker/delivery.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { brokerTrouble, cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { flakyProxy, type FlakyProxy } from './support/flaky-proxy.ts';

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY } from '../shared/kube/api-retry.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, COUNTERS_SETTLE, type Harness, post, SCENARIO } from './support/cascade-harness.ts';
-import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { startFunction, type FunctionProcess } from '../local/stand-ins/function-process.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { parseMetrics, scrape, value } from './support/ops.ts';
 import { apiServerOf, tcpProxy, throughProxy, type TcpProxy } from './support/tcp-proxy.ts';

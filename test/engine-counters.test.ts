@@ -12,7 +12,7 @@ import {
   type V1ValidatingAdmissionPolicy,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLinesSince, auditLogOf, auditMark } from '../local/audit-log.ts';
+import { auditLinesSince, auditLogOf, auditMark } from './support/audit-log.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import { operatorRequests } from '../bench/sustained-figures.ts';
 import { imageModule } from './fixtures/scenarios.ts';

@@ -29,7 +29,7 @@ import {
 import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { startApiServerSource, type RunningSource } from '../local/apiserver-source.ts';
+import { startApiServerSource, type RunningSource } from '../local/stand-ins/apiserver-source.ts';
 import { cascadeHarness, COUNTERS_SETTLE, type Harness } from './support/cascade-harness.ts';
 import { etcdHistory } from './support/etcd-history.ts';
 import { whereRunsStand } from './support/where-runs-stand.ts';

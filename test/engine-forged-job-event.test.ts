@@ -7,7 +7,7 @@
 // test delivers each event itself.
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditLogOf, auditMark } from '../local/audit-log.ts';
+import { auditLogOf, auditMark } from './support/audit-log.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { binaryEvent, cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { janitorEnv, runJanitorProcess } from './support/janitor.ts';

@@ -16,8 +16,8 @@ import { randomUUID } from 'node:crypto';
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventHeaders, RESOURCES, type ObjectData, type WatchedResource } from '../local/apiserver-source.ts';
-import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../local/audit-log.ts';
+import { eventHeaders, RESOURCES, type ObjectData, type WatchedResource } from '../local/stand-ins/apiserver-source.ts';
+import { auditLinesSince, auditLogOf, auditMark, countByClient } from './support/audit-log.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { binaryEvent, cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
@@ -33,7 +33,7 @@ afterEach(async () => {
 
 const RUN = `${SCENARIO}-abcde`;
 
-/** Posts `obj`'s change as the ApiServerSource sends it, with its attributes (local/apiserver-source.ts). */
+/** Posts `obj`'s change as the ApiServerSource sends it, with its attributes (local/stand-ins/apiserver-source.ts). */
 function deliverChange(url: string, type: 'add' | 'update' | 'delete', resource: WatchedResource, obj: ObjectData) {
   const change = { type, resource: RESOURCES[resource], obj, source: 'https://10.96.0.1:443' };
   return post(url, obj, eventHeaders(change, randomUUID(), new Date().toISOString()));

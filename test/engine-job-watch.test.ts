@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { BatchV1Api, CoreV1Api, type V1Job } from '@kubernetes/client-node';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { auditLogOf, auditMark } from '../local/audit-log.ts';
+import { auditLogOf, auditMark } from './support/audit-log.ts';
 import { observeJob } from '../shared/core/observed-job.ts';
 import type { EngineDeps } from '../shared/engine/deps.ts';
 import { observeJobEvent } from '../shared/engine/entry/observe-run.ts';

@@ -5,7 +5,7 @@
 // the operator's status: without the watch, each replica's first write after
 // the other's was refused. Counted from the API server's audit log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLinesSince, auditLogOf, auditMark } from '../local/audit-log.ts';
+import { auditLinesSince, auditLogOf, auditMark } from './support/audit-log.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import { operatorRequests } from '../bench/sustained-figures.ts';
 import { imageModule } from './fixtures/scenarios.ts';

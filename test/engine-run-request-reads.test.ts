@@ -6,7 +6,7 @@
 // changes (docs/architecture.md#counters). No ApiServerSource stand-in runs:
 // nothing but the run requests reaches the function.
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditLogOf, auditMark } from '../local/audit-log.ts';
+import { auditLogOf, auditMark } from './support/audit-log.ts';
 import { imageModule } from './fixtures/scenarios.ts';
 import { binaryEvent, cascadeHarness, COUNTERS_SETTLE, post, type Harness } from './support/cascade-harness.ts';
 import { functionRequests } from './support/function-requests.ts';

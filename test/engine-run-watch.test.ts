@@ -9,7 +9,7 @@
 // a module result that changes nothing on it reads the run. Counted from the
 // audit log.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { auditLogOf, auditMark } from '../local/audit-log.ts';
+import { auditLogOf, auditMark } from './support/audit-log.ts';
 import type { EngineDeps } from '../shared/engine/deps.ts';
 import { acceptModuleResult } from '../shared/engine/entry/accept-result.ts';
 import { startRun } from '../shared/engine/entry/start-run.ts';

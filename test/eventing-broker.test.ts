@@ -1,4 +1,4 @@
-// The Knative Broker stand-in (local/eventing/) over real HTTP, with small
+// The Knative Broker stand-in (local/stand-ins/broker/) over real HTTP, with small
 // subscribers that answer as told: the ingress, synchronous by default and
 // asynchronous behind the annotation, the Triggers' filters, retry and
 // backoff counts, the 502 of a 2xx that is no CloudEvent, reply events, the
@@ -13,11 +13,11 @@ import { dump, load } from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { knativeConfig, startBroker, type RunningBroker } from '../local/eventing/broker.ts';
-import { parseBroker } from '../local/eventing/config.ts';
+import { knativeConfig, startBroker, type RunningBroker } from '../local/stand-ins/broker/broker.ts';
+import { parseBroker } from '../local/stand-ins/broker/config.ts';
 import { localBrokerAnnotations } from '../local/knative/cascade-deploy.ts';
-import { startDeadLetterSink, type DeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
-import { effectiveDelivery } from '../local/eventing/delivery.ts';
+import { startDeadLetterSink, type DeadLetterSink } from '../local/stand-ins/broker/dead-letter-sink.ts';
+import { effectiveDelivery } from '../local/stand-ins/broker/delivery.ts';
 import { brokerConfig } from './support/broker-config.ts';
 
 type Answer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };

@@ -6,7 +6,7 @@
 // and prometheus (local/prometheus/) and kube-state-metrics
 // (local/kube-state-metrics/) and hands their paths to the tests
 // (inject('promtool'), inject('prometheus'), inject('kubeStateMetrics')), and
-// finds or builds Knative's queue-proxy (local/queue-proxy/) for the ops tests.
+// finds or builds Knative's queue-proxy (local/knative/queue-proxy/) for the ops tests.
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { apiserverReady } from '../local/cluster/cluster-state.ts';
@@ -15,7 +15,7 @@ import { applyCrds } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { ensureKubeStateMetrics } from '../local/kube-state-metrics/kube-state-metrics.ts';
 import { ensurePrometheus, ensurePromtool } from '../local/prometheus/binaries.ts';
-import { ensureQueueProxy } from '../local/queue-proxy/queue-proxy.ts';
+import { ensureQueueProxy } from '../local/knative/queue-proxy/queue-proxy.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

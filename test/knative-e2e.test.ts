@@ -19,7 +19,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { recreateBroker } from '../local/knative/cascade-deploy.ts';
 import { imageReference } from '../local/knative/eventing/components.ts';
 import { servicePods } from '../local/knative/serving/cascade-service.ts';
-import { apiClient } from '../local/kube-client.ts';
+import { apiClient } from '../local/kube.ts';
 import { forwardThroughDoor } from '../local/node/door.ts';
 import { privateOnHost } from './support/host-network.ts';
 import { REAL_NODE } from '../local/node/node-config.ts';

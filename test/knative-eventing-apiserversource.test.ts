@@ -19,7 +19,7 @@ import {
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { apiClient } from '../local/kube-client.ts';
+import { apiClient } from '../local/kube.ts';
 import { imageReference } from '../local/knative/eventing/components.ts';
 import { onRealNode } from '../local/node/real-modules.ts';
 import { REAL_NODE } from '../local/node/node-config.ts';

@@ -13,8 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi, type V1Container } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient } from '../local/kube-client.ts';
-import { createNamespace } from '../local/kube.ts';
+import { apiClient, createNamespace } from '../local/kube.ts';
 import { localBrokerAnnotations } from '../local/knative/cascade-deploy.ts';
 import { imageReference } from '../local/knative/eventing/components.ts';
 import { MODULE_IMAGE } from '../local/node/images.ts';

@@ -1,7 +1,7 @@
 // The Knative Services of knative/ and deploy/http are accepted by Knative
 // Serving itself: its validation code (knative.dev/serving v0.51.0, the
 // admission webhook's checks, built from the Go module proxy by
-// local/knative-validate/) with every feature flag at its default. A default
+// local/knative/validate/) with every feature flag at its default. A default
 // install refused the former `POD_NAMESPACE` fieldRef (kubernetes.podspec-fieldref
 // is off); these copies show that it still would, and what it says of a
 // pod-level securityContext or none at all, so the test can fail.
@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
-import { ensureKnativeValidate, validateServices } from '../local/knative-validate/knative-validate.ts';
+import { ensureKnativeValidate, validateServices } from '../local/knative/validate/knative-validate.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- YAML documents read as they are
 type Doc = any;

@@ -17,7 +17,7 @@
 // but 1 ms, and rate × window is the exact delta.
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { CascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts';
-import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { startFunction, type FunctionProcess } from '../local/stand-ins/function-process.ts';
 import { startKubeStateMetrics, type RunningKubeStateMetrics } from '../local/kube-state-metrics/kube-state-metrics.ts';
 import { startPrometheus, type RunningPrometheus } from '../local/prometheus/server.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';

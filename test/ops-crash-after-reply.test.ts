@@ -7,7 +7,7 @@
 // counted once.
 import { BatchV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { startFunction, type FunctionProcess } from '../local/stand-ins/function-process.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { LABEL_RUN } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';

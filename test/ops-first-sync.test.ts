@@ -11,7 +11,7 @@
 // with two replicas starting at once too.
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { startFunction, type FunctionProcess } from '../local/stand-ins/function-process.ts';
 import type { CascadeRun, CascadeRunStatus } from '../shared/api/cascade-run.ts';
 import { jobName, LABEL_RUN } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';

@@ -1,4 +1,4 @@
-// Knative Serving's queue-proxy (local/queue-proxy/, built from
+// Knative Serving's queue-proxy (local/knative/queue-proxy/, built from
 // knative.dev/serving v0.51.0) in front of the function, configured from
 // knative/service.yaml as Knative configures it in a pod: the kubelet's
 // readiness probe answered through it from the function's /ready,
@@ -13,9 +13,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dump, load } from 'js-yaml';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { funcService, type FuncYaml } from '../local/func-service.ts';
-import { DEFAULT_REVISION_TIMEOUT_SECONDS } from '../local/queue-proxy/env.ts';
-import { KUBE_PROBE_HEADERS, readService, startQueueProxy, type QueueProxy } from '../local/queue-proxy/queue-proxy.ts';
+import { funcService, type FuncYaml } from './support/func-service.ts';
+import { DEFAULT_REVISION_TIMEOUT_SECONDS } from '../local/knative/queue-proxy/env.ts';
+import {
+  KUBE_PROBE_HEADERS,
+  readService,
+  startQueueProxy,
+  type QueueProxy,
+} from '../local/knative/queue-proxy/queue-proxy.ts';
 import { tempDir } from '../local/temp-dir.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, post, type Harness, QUEUE_PROXY_TEST } from './support/cascade-harness.ts';

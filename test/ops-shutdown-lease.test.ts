@@ -7,7 +7,7 @@
 // client's 30 s timeout. The Lease keeps its holder and runs out on its own.
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { startFunction, type FunctionProcess } from '../local/stand-ins/function-process.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, type Harness } from './support/cascade-harness.ts';
 import { adminKubeConfig, waitFor } from './support/kube.ts';

@@ -20,7 +20,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LABEL_RUN } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, COUNTERS_SETTLE, type Harness, post, serverErrors } from './support/cascade-harness.ts';
-import { startFunction, type FunctionProcess } from '../local/function-process.ts';
+import { startFunction, type FunctionProcess } from '../local/stand-ins/function-process.ts';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig, waitFor } from './support/kube.ts';
 import { heldSink, send, type Answer } from './support/ops.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { build, type Plugin } from 'rolldown';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { freePort } from '../local/function-process.ts';
+import { freePort } from '../local/stand-ins/function-process.ts';
 import { tempDir } from '../local/temp-dir.ts';
 import { bundleOptions } from '../scripts/bundle-options.ts';
 import { LAUNCHER } from '../scripts/launcher.ts';

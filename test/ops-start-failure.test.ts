@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { sourceFunction, startFunction } from '../local/function-process.ts';
+import { sourceFunction, startFunction } from '../local/stand-ins/function-process.ts';
 import { tempDir } from '../local/temp-dir.ts';
 
 function withoutCluster(): Record<string, string> {

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { load as parseYaml } from 'js-yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { startFunction, type FunctionCommand } from '../local/function-process.ts';
+import { startFunction, type FunctionCommand } from '../local/stand-ins/function-process.ts';
 import type { Lockfile } from '../scripts/lockfile.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';

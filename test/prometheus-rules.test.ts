@@ -16,13 +16,13 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
-import { startDeadLetterSink, type DeadLetterSink } from '../local/eventing/dead-letter-sink.ts';
+import { startDeadLetterSink, type DeadLetterSink } from '../local/stand-ins/broker/dead-letter-sink.ts';
 import {
   cascadeRunsConfig,
   startKubeStateMetrics,
   type RunningKubeStateMetrics,
 } from '../local/kube-state-metrics/kube-state-metrics.ts';
-import { startQueueProxy, type QueueProxy } from '../local/queue-proxy/queue-proxy.ts';
+import { startQueueProxy, type QueueProxy } from '../local/knative/queue-proxy/queue-proxy.ts';
 import { tempDir } from '../local/temp-dir.ts';
 import { metricNames } from '../scripts/promql-names.ts';
 import { QUEUE_PROXY_TEST } from './support/cascade-harness.ts';

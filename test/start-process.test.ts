@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { statePaths } from '../local/cluster/paths.ts';
 import { readPids } from '../local/cluster/processes.ts';
-import { freePort } from '../local/function-process.ts';
+import { freePort } from '../local/stand-ins/function-process.ts';
 import { tempDir } from '../local/temp-dir.ts';
 import { adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { alive, demoRunPhase, npmAsNewcomer, newcomerEnv, type Started } from './support/newcomer.ts';

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { pageAssets } from '../cli/ui/assets.ts';
 import { kubeOf } from '../cli/kube/connect.ts';
 import { startUiServer, type UiServer } from '../cli/ui/server.ts';
-import { connectionOf } from '../local/kube-connection.ts';
+import { connectionOf } from '../local/kube.ts';
 import { cascadeHarness, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { launchBrowser, screenshot, seriousViolations } from './support/browser.ts';

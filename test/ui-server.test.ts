@@ -8,7 +8,7 @@ import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { kubeOf } from '../cli/kube/connect.ts';
 import { startUiServer, type UiServer } from '../cli/ui/server.ts';
-import { connectionOf } from '../local/kube-connection.ts';
+import { connectionOf } from '../local/kube.ts';
 import {
   FIRST_SCREEN,
   newestFirst,

@@ -19,7 +19,7 @@ import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { ANNOTATION_CANCEL_REQUESTED_AT } from '../shared/names.ts';
 import { url } from '../shared/kube/rest.ts';
 import { streamGet } from '../shared/kube/stream-get.ts';
-import { connectionOf } from '../local/kube-connection.ts';
+import { connectionOf } from '../local/kube.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { unreachableKubeconfig } from '../../local/unreachable-kubeconfig.ts';
+import { unreachableKubeconfig } from '../../test/support/unreachable-kubeconfig.ts';
 import { runCli } from '../program.ts';
 import { bareVersion, printVersion } from './version-print.ts';
 

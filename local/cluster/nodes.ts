@@ -1,6 +1,6 @@
 // The kwok-managed fake nodes and the readiness checks of a fresh cluster.
 import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
-import { apiClient } from '../kube-client.ts';
+import { apiClient } from '../kube.ts';
 import { kwokNodeAnnotation } from './component-commands.ts';
 import { pollUntil } from './poll.ts';
 

@@ -1,7 +1,7 @@
 // Where the local control plane keeps its binaries, state and logs.
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildCacheDir } from '../build-script.ts';
 
 export const clusterDir = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(clusterDir, '..', '..');
@@ -18,11 +18,8 @@ export const versions = {
 
 /** The binary directory build.sh writes to (same rule as the script). */
 export function defaultBinDir(): string {
-  const cache =
-    process.env.CASCADE_CLUSTER_CACHE ??
-    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'cascade-cluster');
   const { kubernetes, etcd, kwok } = versions;
-  return join(cache, 'bin', `k8s-${kubernetes}-etcd-${etcd}-kwok-${kwok}`);
+  return join(buildCacheDir(), 'bin', `k8s-${kubernetes}-etcd-${etcd}-kwok-${kwok}`);
 }
 
 /** State dir: $CASCADE_CLUSTER_STATE or <repo>/.cascade/cluster. */

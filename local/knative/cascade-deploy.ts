@@ -19,7 +19,7 @@ import { runCommand } from '../cluster/run-command.ts';
 import { REAL_NODE } from '../node/node-config.ts';
 import { onRealNode } from '../node/real-modules.ts';
 import { tempDir } from '../temp-dir.ts';
-import { ASYNC_HANDLER } from '../eventing/config.ts';
+import { ASYNC_HANDLER } from '../stand-ins/broker/config.ts';
 import type { PublishedRelease } from './release.ts';
 
 export const BROKER_CLASS = 'eventing.knative.dev/broker.class';

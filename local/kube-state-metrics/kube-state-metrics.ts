@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runBuildScript } from '../build-script.ts';
 import { repoRoot } from '../cluster/paths.ts';
-import { freePort } from '../function-process.ts';
+import { freePort } from '../stand-ins/function-process.ts';
 
 export const kubeStateMetricsBuildScript = join(dirname(fileURLToPath(import.meta.url)), 'build.sh');
 export const cascadeRunsConfig = join(repoRoot, 'knative/monitoring/kube-state-metrics-cascaderuns.yaml');

@@ -9,8 +9,9 @@
 #   cni/loopback, cni/portmap        github.com/containernetworking/plugins
 #   pause                            the sandbox's process, static
 #   coredns                          github.com/coredns/coredns, the cluster DNS
-# The Debian packages it needs come from apt-deps.sh. One build at a time per
-# cache (flock); a second call finds every binary and returns at once.
+# The Debian packages it needs come from apt-deps.sh. It builds with the build
+# helper of ../cached-build.sh: one build at a time per cache (flock), and a
+# second call finds every binary and returns at once.
 # Prints the directory holding the binaries on its last line.
 set -euo pipefail
 
@@ -20,88 +21,55 @@ RUNC_VERSION="${CASCADE_RUNC_VERSION:-v1.4.0}"
 CNI_VERSION="${CASCADE_CNI_VERSION:-v1.9.0}"
 COREDNS_VERSION="${CASCADE_COREDNS_VERSION:-v1.13.1}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CACHE="${CASCADE_CLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cascade-cluster}"
+# shellcheck source=../cached-build.sh
+source "$HERE/../cached-build.sh"
 BIN="$CACHE/bin/node-k8s-$K8S_VERSION-containerd-$CONTAINERD_VERSION-runc-$RUNC_VERSION-cni-$CNI_VERSION-coredns-$COREDNS_VERSION"
 SRC="$CACHE/src"
-LOGS="$CACHE/logs"
-mkdir -p "$BIN/cni" "$SRC" "$LOGS"
 
 "$HERE/apt-deps.sh"
-# shellcheck source=../cluster/k8s-module.sh
-source "$HERE/../cluster/k8s-module.sh"
-
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"$CACHE/node-build.lock"
-  flock 9
-fi
 
 export GOFLAGS="-mod=mod -buildvcs=false"
 
-fail() { # component, log file
-  echo "node build: building $1 failed; last lines of $2:" >&2
-  tail -n 30 "$2" >&2 || true
-  exit 1
-}
-
-# Usage: step NAME COMMAND...: runs COMMAND (output in $LOGS/node-NAME.log)
-# unless $BIN/NAME is there, and says how long it took.
+# Usage: step NAME FUNCTION ARG...: $BIN/NAME, built by FUNCTION SCRATCH ARG...
+# unless it is there, under the lock node-build.lock, its output in
+# $CACHE/logs/node-NAME.log.
 step() {
-  local name="$1" log="$LOGS/node-${1//\//-}.log" start=$SECONDS
-  shift
-  [ -x "$BIN/$name" ] && return 0
-  echo "node build: building $name (first time only)" >&2
-  "$@" >"$log" 2>&1 || fail "$name" "$log"
-  [ -x "$BIN/$name" ] || fail "$name" "$log"
-  echo "node build: built $name in $((SECONDS - start))s" >&2
+  local name="$1"
+  STEP_BUILD="$2"
+  STEP_ARGS=("${@:3}")
+  cached_build node "$name" node-build "$BIN/$name" step_build "node-${name//\//-}" >/dev/null
+}
+step_build() { "$STEP_BUILD" "$1" "${STEP_ARGS[@]}"; }
+
+build_runc() { # scratch
+  CGO_ENABLED=1 GOBIN="$1" go install -trimpath -tags seccomp \
+    -ldflags "-s -w -X main.version=${RUNC_VERSION#v}" "github.com/opencontainers/runc@$RUNC_VERSION"
 }
 
-# Usage: go_install DIR TAGS LDFLAGS PACKAGE@VERSION: installs into DIR by way of
-# a scratch directory, so a half-written binary never has the final name.
-go_install() {
-  local dir="$1" tags="$2" ld="$3" pkg="$4" tmp
-  tmp="$(mktemp -d "$BIN/.tmp-XXXXXX")"
-  GOBIN="$tmp" go install -trimpath -tags "$tags" -ldflags "$ld" "$pkg" || { rm -rf "$tmp"; return 1; }
-  mv "$tmp"/* "$dir/"
-  rm -rf "$tmp"
+build_containerd() { # scratch, command
+  CGO_ENABLED=0 GOBIN="$1" go install -trimpath -tags no_btrfs \
+    -ldflags "-s -w -X github.com/containerd/containerd/v2/version.Version=$CONTAINERD_VERSION" \
+    "github.com/containerd/containerd/v2/cmd/$2@$CONTAINERD_VERSION"
 }
 
-build_runc() {
-  CGO_ENABLED=1 go_install "$BIN" seccomp \
-    "-s -w -X main.version=${RUNC_VERSION#v}" "github.com/opencontainers/runc@$RUNC_VERSION"
+build_cni() { # scratch, plugin's package under plugins/
+  CGO_ENABLED=0 GOBIN="$1" go install -trimpath -ldflags "-s -w" \
+    "github.com/containernetworking/plugins/plugins/$2@$CNI_VERSION"
 }
 
-build_containerd() { # command
-  CGO_ENABLED=0 go_install "$BIN" no_btrfs \
-    "-s -w -X github.com/containerd/containerd/v2/version.Version=$CONTAINERD_VERSION" \
-    "github.com/containerd/containerd/v2/cmd/$1@$CONTAINERD_VERSION"
+build_kubernetes() { # scratch, command
+  build_k8s "$SRC/kubernetes-$K8S_VERSION-node" "$2" "$1"
 }
 
-build_cni() { # plugin's package under plugins/
-  CGO_ENABLED=0 go_install "$BIN/cni" "" "-s -w" \
-    "github.com/containernetworking/plugins/plugins/$1@$CNI_VERSION"
+build_coredns() { # scratch
+  CGO_ENABLED=0 GOBIN="$1" go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION"
 }
 
-build_k8s() { # command
-  local dir="$SRC/kubernetes-$K8S_VERSION-node" minor ld
-  minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
-  ld="-s -w"
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld="$ld -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
-    ld="$ld -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
-  done
-  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "$ld" -o "$BIN/$1.tmp" "k8s.io/kubernetes/cmd/$1" && mv "$BIN/$1.tmp" "$BIN/$1")
-}
-
-build_coredns() {
-  CGO_ENABLED=0 go_install "$BIN" "" "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION"
-}
-
-build_pause() {
+build_pause() { # scratch
   local src
   src="$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
-  gcc -Os -Wall -Werror -static -DVERSION="$K8S_VERSION" -o "$BIN/pause.tmp" "$src/build/pause/linux/pause.c"
-  strip "$BIN/pause.tmp"
-  mv "$BIN/pause.tmp" "$BIN/pause"
+  gcc -Os -Wall -Werror -static -DVERSION="$K8S_VERSION" -o "$1/pause" "$src/build/pause/linux/pause.c"
+  strip "$1/pause"
 }
 
 step pause build_pause
@@ -111,8 +79,7 @@ step cni/bridge build_cni main/bridge
 step cni/host-local build_cni ipam/host-local
 step cni/loopback build_cni main/loopback
 step cni/portmap build_cni meta/portmap
-k8s_module "$SRC/kubernetes-$K8S_VERSION-node"
-step kube-proxy build_k8s kube-proxy
-step kubelet build_k8s kubelet
+step kube-proxy build_kubernetes kube-proxy
+step kubelet build_kubernetes kubelet
 step coredns build_coredns
 echo "$BIN"

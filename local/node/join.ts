@@ -4,7 +4,7 @@
 // NotReady).
 import { CoreV1Api, DiscoveryV1Api, KubeConfig, RbacAuthorizationV1Api, type V1Node } from '@kubernetes/client-node';
 import { pollUntil } from '../cluster/poll.ts';
-import { apiClient } from '../kube-client.ts';
+import { apiClient } from '../kube.ts';
 import type { Component } from '../cluster/processes.ts';
 import { assertRunning } from './node-processes.ts';
 import { REAL_NODE } from './node-config.ts';

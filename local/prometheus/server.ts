@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump, load } from 'js-yaml';
-import { freePort } from '../function-process.ts';
+import { freePort } from '../stand-ins/function-process.ts';
 
 export interface ScrapeTarget {
   /** The job label of the target's series. */

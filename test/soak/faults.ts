@@ -10,7 +10,7 @@ import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { statePaths } from '../../local/cluster/paths.ts';
 import { isAlive, readPids } from '../../local/cluster/processes.ts';
 import { join } from 'node:path';
-import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
+import { startFunction, type FunctionProcess } from '../../local/stand-ins/function-process.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
 import { binaryEvent, post, type Harness } from '../support/cascade-harness.ts';
 import { sleep } from '../support/kube.ts';

@@ -3,8 +3,8 @@
 // ships it and Knative's default Broker answers on every Eventing release.
 // 'async': with it, as the local cluster's overlay sets it for Eventing 1.17+
 // (local/knative/cascade-deploy.ts).
-import { knativeConfig } from '../../local/eventing/broker.ts';
-import type { BrokerSpec, EventingConfig } from '../../local/eventing/config.ts';
+import { knativeConfig } from '../../local/stand-ins/broker/broker.ts';
+import type { BrokerSpec, EventingConfig } from '../../local/stand-ins/broker/config.ts';
 
 export type BrokerMode = 'sync' | 'async';
 

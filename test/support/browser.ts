@@ -1,11 +1,11 @@
-// The page tests' browser (local/browser.ts), their screenshots and axe-core.
+// The page tests' browser (test/support/chromium.ts), their screenshots and axe-core.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { repoRoot } from '../../local/cluster/paths.ts';
 
-export { launchBrowser } from '../../local/browser.ts';
+export { launchBrowser } from './chromium.ts';
 
 /** Where the page tests write their screenshots. */
 export const OUTPUT = join(repoRoot, 'test-results', 'ui');

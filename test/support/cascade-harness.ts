@@ -1,7 +1,7 @@
 // A Cascade installation in a fresh test namespace of the real control plane:
 // the CascadeAutoOperator (or a scenario file), the function as real processes
 // running under its own ServiceAccount, the Knative Broker stand-in
-// (local/eventing/) with knative/'s Triggers in front of them and its
+// (local/stand-ins/broker/) with knative/'s Triggers in front of them and its
 // dead-letter sink, the ApiServerSource stand-in sending Job changes to the
 // Broker, and a watch that records every Job ever created (by uid, so a Job
 // created twice under one name shows). `deliver` sends CloudEvents to the
@@ -21,14 +21,18 @@ import type { CascadeModule } from '../../shared/api/scenario.ts';
 import { LABEL_RUN } from '../../shared/names.ts';
 import { inform } from '../../shared/kube/informer.ts';
 import { httpsTransport } from '../../shared/kube/watch-stream.ts';
-import { connectionOf } from '../../local/kube-connection.ts';
-import { startApiServerSource, type RetriedAttempt, type RunningSource } from '../../local/apiserver-source.ts';
-import { startBroker, type RunningBroker } from '../../local/eventing/broker.ts';
-import type { Attempt } from '../../local/eventing/dispatch.ts';
-import { startDeadLetterSink } from '../../local/eventing/dead-letter-sink.ts';
+import { connectionOf } from '../../local/kube.ts';
+import {
+  startApiServerSource,
+  type RetriedAttempt,
+  type RunningSource,
+} from '../../local/stand-ins/apiserver-source.ts';
+import { startBroker, type RunningBroker } from '../../local/stand-ins/broker/broker.ts';
+import type { Attempt } from '../../local/stand-ins/broker/dispatch.ts';
+import { startDeadLetterSink } from '../../local/stand-ins/broker/dead-letter-sink.ts';
 import { functionKubeconfig } from '../../local/function-rbac.ts';
-import { startFunction, type FunctionProcess } from '../../local/function-process.ts';
-import { startQueueProxy, type QueueProxy } from '../../local/queue-proxy/queue-proxy.ts';
+import { startFunction, type FunctionProcess } from '../../local/stand-ins/function-process.ts';
+import { startQueueProxy, type QueueProxy } from '../../local/knative/queue-proxy/queue-proxy.ts';
 import { adminKubeConfig, createTestNamespace, waitFor } from './kube.ts';
 import { brokerConfig, type BrokerMode } from './broker-config.ts';
 import { tempDir } from '../../local/temp-dir.ts';
@@ -367,7 +371,7 @@ export async function cascadeHarness(opts: HarnessOptions) {
 
 /**
  * Options of a test that starts a queue-proxy: there is one per machine
- * (local/queue-proxy/), so it may first wait, up to its lock wait (600 s), for
+ * (local/knative/queue-proxy/), so it may first wait, up to its lock wait (600 s), for
  * the one another test file started to drain and exit.
  */
 export const QUEUE_PROXY_TEST = { timeout: 900_000 };

@@ -1,6 +1,6 @@
 // The function's first sync as its metrics show it (shared/engine/sync/first-sync.ts):
 // the passes done, and the runs each kind of move moved.
-import type { FunctionProcess } from '../../local/function-process.ts';
+import type { FunctionProcess } from '../../local/stand-ins/function-process.ts';
 import { waitFor } from './kube.ts';
 
 /** The value of an unlabelled sample, or of one labelled `move="<move>"`, in a Prometheus text. */

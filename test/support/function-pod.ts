@@ -13,7 +13,7 @@ import { AppsV1Api, CoreV1Api, type V1Container, type V1Pod, type V1PodSpec } fr
 import { load } from 'js-yaml';
 import { kubectlPath } from '../../local/cluster/crds.ts';
 import { repoRoot } from '../../local/cluster/paths.ts';
-import type { FunctionProcess } from '../../local/function-process.ts';
+import type { FunctionProcess } from '../../local/stand-ins/function-process.ts';
 import { forwardThroughDoor } from '../../local/node/door.ts';
 import { FUNCTION_IMAGE } from '../../local/node/images.ts';
 import { REAL_NODE } from '../../local/node/node-config.ts';

@@ -2,7 +2,7 @@
 // audit log (local/cluster/audit-policy.yaml) under its ServiceAccount.
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { auditLinesSince, auditLogOf, countByClient, type ClientRequests } from '../../local/audit-log.ts';
+import { auditLinesSince, auditLogOf, countByClient, type ClientRequests } from './audit-log.ts';
 import { serviceAccountUser } from '../../local/function-rbac.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './kube.ts';
 

@@ -2,7 +2,7 @@
 // that outlives each process: a test kills it with SIGKILL (at once, or after
 // the proxy's n-th write) and a new process takes its place on the same port,
 // where the Broker and the sender reach it. The caller closes the proxy.
-import { freePort, startFunction, type FunctionProcess } from '../../local/function-process.ts';
+import { freePort, startFunction, type FunctionProcess } from '../../local/stand-ins/function-process.ts';
 import { apiWriteProxy, type ApiWriteProxy } from './api-write-proxy.ts';
 
 export interface KillableFunction {

@@ -14,13 +14,13 @@ import {
   waitCascadeReady as waitReady,
   type CascadeDeployment,
 } from '../../local/knative/cascade-deploy.ts';
-import { watchJobSightings, type JobSighting } from '../../local/job-sightings.ts';
+import { watchJobSightings, type JobSighting } from './job-sightings.ts';
 import { kubeconfigConnection } from '../../shared/kube/connect.ts';
 import { inform } from '../../shared/kube/informer.ts';
 import { httpsTransport } from '../../shared/kube/watch-stream.ts';
 import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
 import { installServing, uninstallServing } from '../../local/knative/serving/install.ts';
-import { apiClient, apiStatus } from '../../local/kube-client.ts';
+import { apiClient, apiStatus } from '../../local/kube.ts';
 import { realNodeRunning } from '../../local/node/node.ts';
 import type { CascadeRun } from '../../shared/api/cascade-run.ts';
 import { publishRelease } from '../../local/knative/release.ts';
@@ -153,7 +153,7 @@ export interface JobRecord extends JobSighting {
   node?: string;
 }
 
-/** Records every run Job of `namespace` as the host sees it (local/job-sightings.ts), and its pod's node. */
+/** Records every run Job of `namespace` as the host sees it (test/support/job-sightings.ts), and its pod's node. */
 export function recordJobs(namespace: string): { synced: Promise<void>; stop: () => Map<string, JobRecord> } {
   const sightings = watchJobSightings(adminKubeconfigPath(), namespace);
   // a run's Jobs and pods go when it ends: each pod's node is taken while it lives

@@ -10,7 +10,7 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1Container } from '@kuber
 import { load as parseYaml } from 'js-yaml';
 import { afterAll, beforeAll } from 'vitest';
 import { repoRoot } from '../../local/cluster/paths.ts';
-import { apiClient, apiStatus } from '../../local/kube-client.ts';
+import { apiClient, apiStatus } from '../../local/kube.ts';
 import { installEventing, uninstallEventing } from '../../local/knative/eventing/install.ts';
 import { postEvent as postOutgoing, type OutgoingEvent } from '../../local/knative/broker-ingress.ts';
 import { realNodeRunning } from '../../local/node/node.ts';

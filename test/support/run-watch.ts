@@ -8,7 +8,7 @@ import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator
 import type { CascadeRun } from '../../shared/api/cascade-run.ts';
 import { inform } from '../../shared/kube/informer.ts';
 import { httpsTransport } from '../../shared/kube/watch-stream.ts';
-import { connectionOf } from '../../local/kube-connection.ts';
+import { connectionOf } from '../../local/kube.ts';
 import { adminKubeConfig } from './kube.ts';
 
 /** The informer of `path` from now on; `gaps` counts the times history was lost (410 Gone: listed again). */

@@ -14,10 +14,13 @@ source "$HERE/../../cached-build.sh"
 SRC="$CACHE/src/knative-eventing-$VERSION"
 BIN="$CACHE/bin/knative-eventing-$VERSION"
 
-# The commands whose images the YAMLs of config/core, config/brokers/mt-channel-broker
-# and config/channels/in-memory-channel name (ko://knative.dev/eventing/cmd/<cmd>),
-# and event_display, the image of Cascade's dead-letter sink. components.ts lists
-# the same.
+# The commands to build. The YAMLs of config/core, config/brokers/mt-channel-broker
+# and config/channels/in-memory-channel name their images as
+# ko://knative.dev/eventing/cmd/<cmd>. Of those, the ones whose pods run here are
+# built. So is event_display, the image of Cascade's dead-letter sink. mtping and
+# auth_proxy are left out, since no pod of theirs runs here; components.ts says
+# why. EVENTING_COMMANDS of components.ts lists the same, and a unit test holds
+# the two lists equal.
 CMDS=(
   controller
   webhook
@@ -29,8 +32,6 @@ CMDS=(
   apiserver_receive_adapter
   jobsink
   requestreply
-  mtping
-  auth_proxy
   event_display
 )
 

@@ -1,12 +1,20 @@
 // Knative Eventing's commands as this repository builds them (build.sh): the
 // version, each command's binary in the cache, and the image reference each
 // gets on the real node. Pure: names in, names out.
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { buildCacheDir } from '../../build-script.ts';
 
 export const EVENTING_VERSION = process.env.CASCADE_KNATIVE_EVENTING_VERSION ?? 'v0.50.0';
 
-/** The commands build.sh builds, as paths under knative.dev/eventing/cmd/. */
+/**
+ * The commands build.sh builds, as paths under knative.dev/eventing/cmd/: those
+ * whose pods the local cluster runs, and event_display, the image of Cascade's
+ * dead-letter sink and the tests' subscriber. Two commands the YAMLs name are
+ * left out, since no pod of theirs ever runs here. `mtping` is the image of
+ * pingsource-mt-adapter, which has 0 replicas until a PingSource exists.
+ * `auth_proxy` is the sidecar image of IntegrationSinks and EventTransforms.
+ * Their Deployment and environment keep the images' names, which no pod pulls.
+ */
 export const EVENTING_COMMANDS = [
   'controller',
   'webhook',
@@ -18,8 +26,6 @@ export const EVENTING_COMMANDS = [
   'apiserver_receive_adapter',
   'jobsink',
   'requestreply',
-  'mtping',
-  'auth_proxy',
   'event_display',
 ] as const;
 
@@ -43,15 +49,7 @@ export function koCommand(value: string): string | undefined {
   return value.startsWith(KO_PREFIX) ? value.slice(KO_PREFIX.length) : undefined;
 }
 
-/** The cache build.sh writes to (cached-build.sh's rule). */
-export function eventingCacheDir(): string {
-  const cache =
-    process.env.CASCADE_CLUSTER_CACHE ??
-    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'cascade-cluster');
-  return cache;
-}
-
 /** The copy of the module that build.sh builds in; its `config/` holds the release YAMLs' sources. */
 export function eventingSourceDir(version = EVENTING_VERSION): string {
-  return join(eventingCacheDir(), 'src', `knative-eventing-${version}`);
+  return join(buildCacheDir(), 'src', `knative-eventing-${version}`);
 }

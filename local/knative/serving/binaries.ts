@@ -1,5 +1,5 @@
 // The binaries of Knative Serving (build.sh), its queue-proxy
-// (local/queue-proxy/build.sh) and Traefik (traefik-build.sh), built from the
+// (local/knative/queue-proxy/build.sh) and Traefik (traefik-build.sh), built from the
 // Go module proxy into ~/.cache/cascade-cluster when missing; and the module
 // copies whose config/ folders hold Serving's release manifests.
 import { execFile } from 'node:child_process';
@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runBuildScript } from '../../build-script.ts';
-import { ensureQueueProxy } from '../../queue-proxy/queue-proxy.ts';
+import { ensureQueueProxy } from '../queue-proxy/queue-proxy.ts';
 import { SERVING_VERSION } from './images.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,12 +31,12 @@ export async function ensureServingBinaries(): Promise<ServingBinaries> {
   return { serving, queueProxy, traefik };
 }
 
-/** The pinned module versions of local/knative-serving-module.sh, by module. */
+/** The pinned module versions of local/knative/serving-module.sh, by module. */
 function pinnedVersions(): { networking: string; caching: string } {
-  const text = readFileSync(join(here, '../../knative-serving-module.sh'), 'utf8');
+  const text = readFileSync(join(here, '../serving-module.sh'), 'utf8');
   const pin = (name: string) => {
     const found = new RegExp(`^${name}="([^"]+)"`, 'm').exec(text)?.[1];
-    if (!found) throw new Error(`knative-serving-module.sh sets no ${name}`);
+    if (!found) throw new Error(`serving-module.sh sets no ${name}`);
     return found;
   };
   return { networking: pin('SERVING_NETWORKING_VERSION'), caching: pin('SERVING_CACHING_VERSION') };

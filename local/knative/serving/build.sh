@@ -2,17 +2,17 @@
 # Builds Knative Serving's controller, webhook, activator and autoscaler
 # (knative.dev/serving/cmd/...) from the Go module proxy. They go into the
 # cache beside the local control plane's binaries. The build goes through the
-# pinned wrapper module of local/knative-serving-module.sh, so the binaries
+# pinned wrapper module of local/knative/serving-module.sh, so the binaries
 # mix versions: see docs/local-stack.md. The queue-proxy sidecar comes from
-# local/queue-proxy/.
+# local/knative/queue-proxy/.
 # One build at a time per cache (flock); a second call finds the binaries.
 # Prints the directory of the binaries on its last line.
 set -euo pipefail
 
 VERSION="${CASCADE_KNATIVE_SERVING_VERSION:-v0.51.0}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=../../knative-serving-module.sh
-source "$HERE/../../knative-serving-module.sh"
+# shellcheck source=../serving-module.sh
+source "$HERE/../serving-module.sh"
 # shellcheck source=../../cached-build.sh
 source "$HERE/../../cached-build.sh"
 SRC="$CACHE/src/knative-serving-$VERSION"

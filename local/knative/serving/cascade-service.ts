@@ -13,8 +13,7 @@ import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@k
 import { kubectlPath } from '../../cluster/crds.ts';
 import { repoRoot } from '../../cluster/paths.ts';
 import { runCommand } from '../../cluster/run-command.ts';
-import { kubeConfigFromFile, waitFor } from '../../kube.ts';
-import { apiClient } from '../../kube-client.ts';
+import { apiClient, kubeConfigFromFile, waitFor } from '../../kube.ts';
 import { dialThroughDoor } from '../../node/door.ts';
 import { REAL_NODE } from '../../node/node-config.ts';
 import { FUNCTION_IMAGE, MODULE_IMAGE } from '../../node/images.ts';

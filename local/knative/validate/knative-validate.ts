@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runBuildScript } from '../build-script.ts';
+import { runBuildScript } from '../../build-script.ts';
 
 export const knativeValidateBuildScript = join(dirname(fileURLToPath(import.meta.url)), 'build.sh');
 

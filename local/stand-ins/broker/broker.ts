@@ -46,7 +46,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { repoRoot } from '../cluster/paths.ts';
+import { repoRoot } from '../../cluster/paths.ts';
 import { deadLetter, ERROR_BODY_MAX, parseMessage, type CloudEvent } from './cloudevent.ts';
 import { destinationKey, matches, parseBroker, parseTriggers, type EventingConfig, type Trigger } from './config.ts';
 import { effectiveDelivery, retryPolicy, type Destination } from './delivery.ts';

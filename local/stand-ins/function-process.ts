@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { repoRoot } from './cluster/paths.ts';
+import { repoRoot } from '../cluster/paths.ts';
 
 export interface FunctionProcess {
   url: string;

@@ -19,7 +19,9 @@ const service = (spec: NonNullable<NonNullable<KnativeService['spec']>['template
 
 describe('queue-proxy environment', () => {
   it('from knative/service.yaml: its containerConcurrency, timeoutSeconds and readiness probe on the function port', () => {
-    const yaml = parse(readFileSync(join(import.meta.dirname, '../../knative/service.yaml'), 'utf8')) as KnativeService;
+    const yaml = parse(
+      readFileSync(join(import.meta.dirname, '../../../knative/service.yaml'), 'utf8'),
+    ) as KnativeService;
     const env = queueProxyEnv(yaml, place);
     const spec = yaml.spec!.template!.spec!;
     expect(env).toMatchObject({

@@ -18,7 +18,7 @@
 //   there; a watch the API server ends is opened again where it left off.
 //   Nothing is sent for what a list shows, at start or after a 410 Gone: the
 //   adapter's store ignores a Reflector's Replace.
-// Its sink is the Broker stand-in's ingress (local/eventing/) in `npm run start:process`,
+// Its sink is the Broker stand-in's ingress (local/stand-ins/broker/) in `npm run start:process`,
 // the cluster tests and the benchmarks; a few fault tests point it at a
 // function directly. On Knative the real source is used.
 // Where it differs: the next change waits in memory, where the real
@@ -26,13 +26,12 @@
 // no OIDC, no TLS, no CloudEvent overrides.
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../shared/api/group.ts';
-import { inform } from '../shared/kube/informer.ts';
-import { httpsTransport } from '../shared/kube/watch-stream.ts';
-import { LABEL_RUN } from '../shared/names.ts';
-import { apiStatus, RETRY_BUDGET_MS } from './kube-client.ts';
-import { connectionOf } from './kube-connection.ts';
-import { RETRIED } from './retry-after.ts';
+import { CASCADE_RUN_KIND, CASCADE_RUN_PLURAL, GROUP, VERSION } from '../../shared/api/group.ts';
+import { inform } from '../../shared/kube/informer.ts';
+import { httpsTransport } from '../../shared/kube/watch-stream.ts';
+import { LABEL_RUN } from '../../shared/names.ts';
+import { apiStatus, connectionOf, RETRY_BUDGET_MS } from '../kube.ts';
+import { RETRIED } from '../retry-after.ts';
 
 const TYPES: Record<string, string> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };
 

@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { API_VERSION } from '../../shared/api/group.ts';
+import { API_VERSION } from '../../../shared/api/group.ts';
 import {
   APISERVER_EVENTS,
   MODULE_FINISHED,
   RUN_CANCEL_REQUESTED,
   RUN_RESUME_REQUESTED,
   RUN_REQUESTED,
-} from '../../shared/api/events.ts';
+} from '../../../shared/api/events.ts';
 import { destinationKey, matches, parseBroker, parseTriggers } from './config.ts';
 import { effectiveDelivery } from './delivery.ts';
 
-const knative = join(import.meta.dirname, '../../knative');
+const knative = join(import.meta.dirname, '../../../knative');
 
 describe('knative/triggers.yaml and knative/broker.yaml, as the stand-in reads them', () => {
   const triggers = parseTriggers(readFileSync(join(knative, 'triggers.yaml'), 'utf8'));

@@ -1,7 +1,7 @@
 // Modules whose pods kwok runs (local/cluster/stages): the annotation sets how
 // long a pod runs, the label makes it fail. For the tests, the benchmarks and
 // the demo scenario of `npm run start:process`.
-import type { CascadeModule } from '../shared/api/scenario.ts';
+import type { CascadeModule } from '../../shared/api/scenario.ts';
 
 export const KWOK_DELAY = 'cascade.cascade.net/kwok-delay-ms';
 export const KWOK_FAIL = 'cascade.cascade.net/kwok-fail';

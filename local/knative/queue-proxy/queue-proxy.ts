@@ -10,9 +10,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load as parseYaml } from 'js-yaml';
-import { runBuildScript } from '../build-script.ts';
-import { repoRoot } from '../cluster/paths.ts';
-import { freePort } from '../function-process.ts';
+import { runBuildScript } from '../../build-script.ts';
+import { repoRoot } from '../../cluster/paths.ts';
+import { freePort } from '../../stand-ins/function-process.ts';
 import { queueProxyEnv, type KnativeService } from './env.ts';
 
 export const queueProxyBuildScript = join(dirname(fileURLToPath(import.meta.url)), 'build.sh');

@@ -3,10 +3,10 @@
 // (shared/kube/informer.ts). The Knative bench and end-to-end tests time a
 // step from these: a Job seen Complete → the run's next Job seen.
 import type { V1Job } from '@kubernetes/client-node';
-import { kubeconfigConnection } from '../shared/kube/connect.ts';
-import { inform } from '../shared/kube/informer.ts';
-import { httpsTransport } from '../shared/kube/watch-stream.ts';
-import { LABEL_RUN, LABEL_STEP } from '../shared/names.ts';
+import { kubeconfigConnection } from '../../shared/kube/connect.ts';
+import { inform } from '../../shared/kube/informer.ts';
+import { httpsTransport } from '../../shared/kube/watch-stream.ts';
+import { LABEL_RUN, LABEL_STEP } from '../../shared/names.ts';
 
 export interface JobSighting {
   /** The last copy seen. */

@@ -3,8 +3,8 @@
 // check what a command says when the cluster cannot be reached.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePorts } from './cluster/ports.ts';
-import { tempDir } from './temp-dir.ts';
+import { freePorts } from '../../local/cluster/ports.ts';
+import { tempDir } from '../../local/temp-dir.ts';
 
 /** The kubeconfig's path, in a temporary directory removed at exit, and the port it names. */
 export async function unreachableKubeconfig(): Promise<{ path: string; port: number }> {
