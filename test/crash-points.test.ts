@@ -234,13 +234,13 @@ function checkRun(run: CascadeRun, sc: Scenario): void {
   expect({
     name: run.metadata.name,
     phase: run.status?.phase,
-    counted: run.status?.counted,
+    slotReleased: run.status?.slotReleased,
     notified: run.status?.notified,
     modules: run.status?.modules?.map((m) => m.phase),
   }).toEqual({
     name: run.metadata.name,
     phase: sc.phase,
-    counted: true,
+    slotReleased: true,
     notified: true,
     modules: sc.modulePhases,
   });

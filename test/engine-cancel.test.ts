@@ -92,7 +92,7 @@ async function expectCancelledAt(
     info: 'Cancelled',
     currentStep: step,
     currentModule: MODULES[step],
-    counted: true,
+    slotReleased: true,
     notified: true,
   });
   expect(ended.status?.conditions?.find((c) => c.type === 'Succeeded')).toMatchObject({

@@ -280,7 +280,7 @@ describe('the janitor: retries whose wake-up was missed, resumes asked with kube
         lastTransitionTime: T0,
       },
     ],
-    ...(phase === 'Failed' ? { completionTime: T0, info: 'Failed', counted: true, notified: true } : {}),
+    ...(phase === 'Failed' ? { completionTime: T0, info: 'Failed', slotReleased: true, notified: true } : {}),
   });
 
   async function setUp() {

@@ -91,7 +91,7 @@ function summary(run: CascadeRun) {
 
 const owed = async (h: Harness, name: string) => {
   const s = (await h.getRun(name)).status;
-  return [s?.counted, s?.notified];
+  return [s?.slotReleased, s?.notified];
 };
 
 async function janitorSweep(h: Harness, env: Record<string, string>) {
@@ -108,7 +108,7 @@ describe('the run-end CloudEvent', () => {
     const run = await h.waitEnded(name);
     expect(run.status).toMatchObject({
       phase: 'Succeeded',
-      counted: true,
+      slotReleased: true,
       notified: true,
       info: `${OUT}${SCENARIO}/${iuid}/${iuid}-final.zip`,
     });
@@ -137,7 +137,7 @@ describe('the run-end CloudEvent', () => {
 
     // As if the process died after sending the event and before recording it:
     // the event is owed again; the module result delivered again sends it,
-    // the same event, and the end is not counted twice.
+    // the same event, and the end's slot is not released twice.
     await h.custom.replaceNamespacedCustomObjectStatus({
       ...G,
       namespace: h.ns,
@@ -163,7 +163,7 @@ describe('the run-end CloudEvent', () => {
       message: 'the failed delivery logged',
     });
     const run = await h.getRun(name);
-    expect(run.status).toMatchObject({ phase: 'Failed', info: 'Failed', counted: true, notified: false });
+    expect(run.status).toMatchObject({ phase: 'Failed', info: 'Failed', slotReleased: true, notified: false });
     await expect
       .poll(async () => (await h.operator()).status, COUNTERS_SETTLE)
       .toMatchObject({ active: 0, succeeded: 0, failed: 1 });

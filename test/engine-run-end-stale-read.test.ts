@@ -66,9 +66,9 @@ describe('a run-end event asked for again with a read older than its record', ()
       await acceptModuleResult(deps, { runname: name, modulename: 'only', moduleresult: 'failure' }),
     ).toMatchObject({ kind: 'accepted', body: { phase: 'Failed' } });
 
-    // Read while the send is held: ended, counted, the event still owed.
+    // Read while the send is held: ended, its slot released, the event still owed.
     const stale = await h.getRun(name);
-    expect(stale.status).toMatchObject({ phase: 'Failed', counted: true, notified: false });
+    expect(stale.status).toMatchObject({ phase: 'Failed', slotReleased: true, notified: false });
     expect(deps.outbox!.running()).toHaveLength(1);
     release();
     expect(await deps.outbox!.drain(60_000)).toBe(0);

@@ -134,7 +134,7 @@ describe('retention: an ended run is removed once its retention has passed', () 
     h = await cascadeHarness({ modules: successScenario(0), source: false });
     const endedAgo = (seconds: number): CascadeRunStatus => {
       const at = new Date(Date.now() - seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-      return { phase: 'Succeeded', startTime: at, completionTime: at, counted: true, notified: true, result: [] };
+      return { phase: 'Succeeded', startTime: at, completionTime: at, slotReleased: true, notified: true, result: [] };
     };
     expect(DEFAULT_RETENTION_SECONDS).toBe(7 * DAY);
     const old = await createRun(h, SCENARIO, {

@@ -296,11 +296,10 @@ describe('SIGTERM during a burst', () => {
       await exitsAfterGrace(fn, exited, grace);
       expect(fn.output()).toContain('run-end events still owed at exit: left to the janitor');
       const status = (await h.getRun(run)).status;
-      expect([status?.phase, status?.counted, status?.notified], 'ended and counted, its event owed').toEqual([
-        'Succeeded',
-        true,
-        false,
-      ]);
+      expect(
+        [status?.phase, status?.slotReleased, status?.notified],
+        'ended and its slot released, its event owed',
+      ).toEqual(['Succeeded', true, false]);
     },
   );
 

@@ -2,7 +2,7 @@
 // the janitor removes a run past its retention: the run deleted in the
 // background (only the run of that uid), then its Jobs by their run label.
 // A run still active holds a slot of its scenario, so it is refused: cancel it first.
-// So is a run whose end is not yet counted and notified (status.notified), as the janitor waits for it.
+// So is a run whose end is not yet recorded and notified (status.notified), as the janitor waits for it.
 import type { Command } from 'commander';
 import { act, kubeFlags, type Ctx } from '../command-context.ts';
 import { GROUP } from '../../shared/api/group.ts';
@@ -27,7 +27,7 @@ async function deleteRun(kube: Kube, run: RunObject): Promise<string> {
   const name = run.metadata.name ?? '';
   if (!isFinal(run))
     throw new CliError(`cascaderun/${name} is ${phaseOf(run)}: only a finished run is deleted; cancel it first`);
-  // The janitor's rule too: the end recorded, its slot freed, and the run-end event sent first.
+  // The janitor's rule too: the end recorded, its slot released, and the run-end event sent first.
   if (!run.status?.notified)
     throw new CliError(`cascaderun/${name} ended ${phaseOf(run)}, but its end is not recorded yet: try again shortly`);
   const ns = run.metadata.namespace ?? kube.namespace;

@@ -56,29 +56,42 @@ export const CascadeAutoOperatorSpecSchema = v.object({
 });
 export type CascadeAutoOperatorSpec = v.InferOutput<typeof CascadeAutoOperatorSpecSchema>;
 
-export const CascadeAutoOperatorStatusSchema = v.object({
-  active: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs in progress.'))),
-  succeeded: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs that succeeded.'))),
-  failed: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs that failed.'))),
-  queued: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs waiting in the queue (phase Queued).'))),
-  cancelled: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs that were cancelled.'))),
-  result: v.optional(v.pipe(v.picklist(CAO_RESULTS), v.description('Result of the last run that ended.'))),
-  holders: v.optional(
-    v.pipe(
-      v.array(v.string()),
-      v.description(
-        'Under spec.maxConcurrentRuns: the runs holding one of its slots (admitted, not yet ended); a resumed run as <name>/r<N>.',
+/** Counters a tally of the runs by phase (core/tally.ts); holders and queue the concurrency limit (core/concurrency-limit.ts). */
+export const CascadeAutoOperatorStatusSchema = v.pipe(
+  v.object({
+    active: v.optional(
+      v.pipe(NonNegativeIntSchema, v.description('Runs in progress: phase Pending or Running, or no phase yet.')),
+    ),
+    succeeded: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs in phase Succeeded.'))),
+    failed: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs in phase Failed.'))),
+    queued: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs in phase Queued, waiting for a slot.'))),
+    cancelled: v.optional(v.pipe(NonNegativeIntSchema, v.description('Runs in phase Cancelled.'))),
+    result: v.optional(
+      v.pipe(
+        v.picklist(CAO_RESULTS),
+        v.description('Outcome of the run that ended last; kept as it was when no ended run is left.'),
       ),
     ),
-  ),
-  queue: v.optional(
-    v.pipe(
-      v.array(v.string()),
-      v.maxLength(QUEUE_MAX),
-      v.description('Under spec.maxConcurrentRuns: the runs waiting for a slot, oldest first.'),
+    holders: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        v.description(
+          'Under spec.maxConcurrentRuns: the runs holding one of its slots (admitted, not yet ended); a resumed run as <name>/r<N>.',
+        ),
+      ),
     ),
+    queue: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        v.maxLength(QUEUE_MAX),
+        v.description('Under spec.maxConcurrentRuns: the runs waiting for a slot, oldest first.'),
+      ),
+    ),
+  }),
+  v.description(
+    "The counters are a tally of the scenario's existing runs by phase, rewritten whole, never incremented; a deleted run leaves them. holders and queue are the concurrency limit.",
   ),
-});
+);
 export type CascadeAutoOperatorStatus = v.InferOutput<typeof CascadeAutoOperatorStatusSchema>;
 
 export const CascadeAutoOperatorSchema = v.pipe(

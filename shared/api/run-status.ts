@@ -140,11 +140,19 @@ export const CascadeRunStatusSchema = v.object({
   startTime: v.optional(v.pipe(TimestampSchema, v.description('When the first module started.'))),
   completionTime: v.optional(v.pipe(TimestampSchema, v.description('When the run ended.'))),
   modules: v.optional(v.pipe(v.array(ModuleRecordSchema), v.description('One record per module started, in order.'))),
+  slotReleased: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "The run's ended attempt has released its concurrency slot on the CascadeAutoOperator, or it held none; unset or false while that is owed.",
+      ),
+    ),
+  ),
   counted: v.optional(
     v.pipe(
       v.boolean(),
       v.description(
-        "The run's end is recorded: its concurrency slot, if it held one, is freed on the CascadeAutoOperator. The operator's counters are a tally of the runs' phases and do not read it.",
+        'Deprecated: the old name of slotReleased, written beside it and read first until v1beta1 (docs/adr/0006-status-field-names.md).',
       ),
     ),
   ),
@@ -174,11 +182,19 @@ export const CascadeRunStatusSchema = v.object({
       v.description('When the run was last resumed: its deadline and stall times count from it.'),
     ),
   ),
+  resumeSlotTaken: v.optional(
+    v.pipe(
+      NonNegativeIntSchema,
+      v.description(
+        'The last resume that has taken its concurrency slot, <name>/r<N>, on the CascadeAutoOperator, or needed none; a resume is owed its slot while resumes is greater.',
+      ),
+    ),
+  ),
   resumeCounted: v.optional(
     v.pipe(
       NonNegativeIntSchema,
       v.description(
-        'The last resume given its concurrency slot on the CascadeAutoOperator (equals resumes once given).',
+        'Deprecated: the old name of resumeSlotTaken, written beside it and read first until v1beta1 (docs/adr/0006-status-field-names.md).',
       ),
     ),
   ),

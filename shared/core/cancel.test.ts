@@ -19,7 +19,7 @@ function running(step: number, extra: Partial<CascadeRunStatus> = {}): CascadeRu
   return { ...status, startTime: T0, currentStep: step, currentModule: ABC[step], ...extra };
 }
 
-/** A run as a decision ended it, its end counted and notified. */
+/** A run as a decision ended it, its slot released and notified. */
 function ended(phase: 'Succeeded' | 'Failed' | 'Cancelled'): CascadeRunStatus {
   const jobs = {
     Succeeded: [job(ABC, 2, 'Succeeded')],
@@ -27,7 +27,7 @@ function ended(phase: 'Succeeded' | 'Failed' | 'Cancelled'): CascadeRunStatus {
     Cancelled: [job(ABC, 2, 'Active')],
   }[phase];
   const d = decide(input(run(ABC, running(2)), jobs, phase === 'Cancelled' ? CANCEL : { kind: 'Observe' }));
-  return { ...d.status, counted: true, notified: true };
+  return { ...d.status, slotReleased: true, notified: true };
 }
 
 function annotated(r: CascadeRun, value: string): CascadeRun {
@@ -291,7 +291,9 @@ describe('decide: a cancel requested by annotation', () => {
 
   it('is handled once: the value recorded is no longer pending', () => {
     const first = decide(input(annotated(run(ABC, running(0)), value), [job(ABC, 0, 'Active')]));
-    const again = decide(input(annotated(run(ABC, { ...first.status, counted: true, notified: true }), value), []));
+    const again = decide(
+      input(annotated(run(ABC, { ...first.status, slotReleased: true, notified: true }), value), []),
+    );
     expect(again.changed).toBe(false);
     expect(again.actions).toEqual([]);
   });

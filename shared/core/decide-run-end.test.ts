@@ -70,7 +70,7 @@ describe('decide: finished runs', () => {
     expect(decide(input(run(ABC, { ...done, notified: true }), [])).actions).toEqual([]);
   });
 
-  it('with a K_SINK, owes the run-end event until it is sent: counted once, sent again while not notified', () => {
+  it('with a K_SINK, owes the run-end event until it is sent: its slot released once, sent again while not notified', () => {
     const withSink = (status: CascadeRunStatus, fact = input(run(ABC, status), [])) =>
       decide({ ...fact, settings: { ...SETTINGS, sink: true } });
     const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
@@ -82,20 +82,31 @@ describe('decide: finished runs', () => {
       { type: 'FinishRun', phase: 'Failed', eventOwed: true },
       { type: 'SendRunEndEvent', phase: 'Failed' },
     ]);
-    expect(withSink({ ...failed, counted: true }).actions).toEqual([{ type: 'SendRunEndEvent', phase: 'Failed' }]);
+    expect(withSink({ ...failed, slotReleased: true }).actions).toEqual([{ type: 'SendRunEndEvent', phase: 'Failed' }]);
     expect(
       withSink(
-        { ...failed, counted: true, notified: false },
-        input(run(ABC, { ...failed, counted: true }), [], result('a', 'fail')),
+        { ...failed, slotReleased: true, notified: false },
+        input(run(ABC, { ...failed, slotReleased: true }), [], result('a', 'fail')),
       ).actions,
     ).toEqual([{ type: 'SendRunEndEvent', phase: 'Failed' }]);
-    expect(withSink({ ...failed, counted: true, notified: true }).actions).toEqual([]);
+    expect(withSink({ ...failed, slotReleased: true, notified: true }).actions).toEqual([]);
     expect(withSink({ ...failed, notified: true }).actions, 'an older version wrote only notified').toEqual([]);
+  });
+
+  it("reads the slot's release under the old name first: an older replica writes only counted", () => {
+    const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
+    const finish = [{ type: 'FinishRun', phase: 'Failed', eventOwed: false }];
+    expect(decide(input(run(ABC, { ...failed, counted: true }), [])).actions, 'stored by it').toEqual([]);
+    expect(
+      decide(input(run(ABC, { ...failed, counted: false, slotReleased: true }), [])).actions,
+      'resumed by it since an earlier end: the new name is stale',
+    ).toEqual(finish);
+    expect(decide(input(run(ABC, failed), [])).actions, 'neither name').toEqual(finish);
   });
 
   it('without a K_SINK, leaves an owed event to a process that has one, and owes none for a run it ends', () => {
     const failed = decide(input(run(ABC, running(0)), [job(ABC, 0, 'Active')], result('a', 'fail'))).status;
-    expect(decide(input(run(ABC, { ...failed, counted: true }), [])).actions).toEqual([]);
+    expect(decide(input(run(ABC, { ...failed, slotReleased: true }), [])).actions).toEqual([]);
     expect(decide(input(run(ABC, failed), [])).actions).toEqual([
       { type: 'FinishRun', phase: 'Failed', eventOwed: false },
     ]);
@@ -166,14 +177,14 @@ describe('decide: a run keeps its Jobs until it ends', () => {
   it('deletes them together once the Job controller is done with the last: none at SuccessCriteriaMet, one at Complete', () => {
     const met = partial(running(2), [job(ABC, 2, 'Succeeded', { done: false })]);
     expect(summary(met)).toMatchObject({ phase: 'Succeeded', actions: 'Finish:Succeeded' });
-    const counted = { ...met.status, counted: true, notified: true };
-    const complete = partial(counted, [job(ABC, 2, 'Succeeded')]);
+    const told = { ...met.status, slotReleased: true, notified: true };
+    const complete = partial(told, [job(ABC, 2, 'Succeeded')]);
     expect(complete.actions).toEqual([{ type: 'DeleteRunJobs', run: run(ABC).metadata.name, keep: undefined }]);
     expect(complete.changed).toBe(false);
   });
 
   it('asks nothing more of a Job already deleted', () => {
-    const ended = { ...partial(running(2), [job(ABC, 2, 'Succeeded')]).status, counted: true, notified: true };
+    const ended = { ...partial(running(2), [job(ABC, 2, 'Succeeded')]).status, slotReleased: true, notified: true };
     const gone = partial(ended, [job(ABC, 1, 'Succeeded', { gone: true })]);
     expect(gone.actions).toEqual([]);
   });

@@ -26,7 +26,7 @@ import {
   type Result,
 } from './testing/model.ts';
 import type { Fact } from './types.ts';
-import { isCounted } from './run-end.ts';
+import { isSlotReleased } from './run-end.ts';
 
 type Says = Result['says'];
 type Word = { moduleresult: string; says: Says };
@@ -34,7 +34,7 @@ type Change = 'Succeeded' | 'Failed' | 'gone';
 type Heard = { rel: number; word: Word } | 'observe';
 
 type Cmd =
-  | { t: 'request'; counted: boolean; crash: Crash | 'skip' }
+  | { t: 'request'; started: boolean; crash: Crash | 'skip' }
   | { t: 'observe'; crash: Crash }
   | { t: 'result'; rel: number; word: Word; crash: Crash }
   | { t: 'job'; rel: number; change: Change }
@@ -58,7 +58,7 @@ const CRASHES: Crash[] = [
   'afterCreate',
   'afterWrite',
   'afterDelete',
-  'afterCount',
+  'afterRelease',
   'beforeSend',
   'afterSend',
 ];
@@ -92,7 +92,7 @@ function commands(k: Kinds): fc.Arbitrary<Cmd[]> {
       weight: 1,
       arbitrary: fc.record({
         t: fc.constant('request' as const),
-        counted: fc.boolean(),
+        started: fc.boolean(),
         crash: fc.oneof(crash, fc.constant('skip' as const)),
       }),
     },
@@ -125,7 +125,7 @@ function play(m: Model, c: Cmd): void {
   m.clock++;
   switch (c.t) {
     case 'request':
-      return runRequest(m, c.counted, c.crash);
+      return runRequest(m, c.started, c.crash);
     case 'observe':
       return reconcile(m, { kind: 'Observe' }, c.crash);
     case 'result':
@@ -202,7 +202,7 @@ function checkJobs(m: Model, b: Before): void {
           `step ${a.step} decided for creation again once recorded`,
           from?.modules,
         );
-      if (a.type === 'FinishRun') must(!isCounted(from), 'a run whose end was counted was finished again');
+      if (a.type === 'FinishRun') must(!isSlotReleased(from), 'a run whose slot was released was finished again');
     }
   }
 }
@@ -231,9 +231,9 @@ function checkInvariants(m: Model, b: Before): void {
 
 function checkCounters(m: Model): void {
   must(
-    m.counted.every((c) => c.kind !== 'ended' || isTerminalPhase(c.runPhase)),
+    m.slotChanges.every((c) => c.kind !== 'ended' || isTerminalPhase(c.runPhase)),
     "an end's slot released before the run ended",
-    m.counted,
+    m.slotChanges,
   );
 }
 
@@ -291,7 +291,7 @@ function checkEnd(m: Model): void {
   // At least once with a K_SINK; notified only after a send.
   expect(m.sent.length > 0, 'the run-end event was sent').toBe(m.sink);
   const phase = m.run?.status?.phase;
-  expect(new Set(m.counted.map((c) => c.kind))).toEqual(new Set(['ended', 'started']));
+  expect(new Set(m.slotChanges.map((c) => c.kind))).toEqual(new Set(['ended', 'started']));
   expect(countersOf(m).active).toBe(0);
   const kept = m.jobs.map((j) => m.run?.status?.modules?.[j.step]?.phase);
   expect(kept, 'Jobs left: only a failed run keeps its failed Job').toEqual(
@@ -312,7 +312,7 @@ const ABC = ['a', 'b', 'c'];
 const replay = process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {};
 const firstRequest = fc.record({
   t: fc.constant('request' as const),
-  counted: fc.boolean(),
+  started: fc.boolean(),
   crash: fc.constantFrom(...CRASHES),
 });
 
@@ -335,7 +335,7 @@ describe('decide: properties over random sequences of facts', () => {
   });
 
   it(
-    'any facts: invariants after each, and the run ends once, counted once, when all are delivered',
+    'any facts: invariants after each, and the run ends once, its slot released once, when all are delivered',
     { timeout: 60_000 },
     () => {
       const scenario = fc.integer({ min: 1, max: 4 }).map((n) => ['a', 'b', 'c', 'd'].slice(0, n));

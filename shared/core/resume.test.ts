@@ -13,7 +13,7 @@ const later = (s: number) => new Date(Date.parse(NOW) + s * 1000).toISOString();
 const resume = (requestId: string): Fact => ({ kind: 'Resume', requestId });
 const failedB: ObservedJob = job(ABC, 1, 'Failed', { reason: 'BackoffLimitExceeded', message: 'pods failed' });
 
-/** The run as it ended: step b (2 of 3) failed, its end counted and notified. */
+/** The run as it ended: step b (2 of 3) failed, its slot released and notified. */
 function failedAt1(): CascadeRunStatus {
   const status = structuredClone(decide(input(run(ABC), [])).status);
   for (const rec of status.modules ?? []) {
@@ -23,7 +23,7 @@ function failedAt1(): CascadeRunStatus {
   const failed = decide(
     input(run(ABC, { ...status, phase: 'Running', startTime: T0 }), [failedB], { kind: 'Observe' }, T0),
   ).status;
-  return { ...failed, counted: true, notified: true };
+  return { ...failed, slotReleased: true, notified: true };
 }
 
 const reasonOf = (d: Decision) => d.status.conditions?.find((c) => c.type === 'Succeeded')?.reason;
@@ -38,6 +38,7 @@ describe('resume: a failed run goes on from its failed step', () => {
       resumedFrom: 'Failed',
       resumedAt: NOW,
       resumeRequests: ['ce-1'],
+      slotReleased: false,
       counted: false,
       notified: false,
     });
@@ -58,7 +59,7 @@ describe('resume: a failed run goes on from its failed step', () => {
       name: 's3path',
       value: `${SETTINGS.outMinioAddress}${SETTINGS.scenarioName}/${run(ABC).spec.pid}/${run(ABC).spec.pid}-stage-1.zip`,
     });
-    expect(d.actions.map((a) => a.type)).toEqual(['CreateJob', 'CountResume']);
+    expect(d.actions.map((a) => a.type)).toEqual(['CreateJob', 'TakeResumeSlot']);
     expect(d.transitions.map((t) => t.kind)).toEqual(['RunResumed', 'ModuleStarted']);
   });
 
@@ -118,12 +119,12 @@ describe('resume: a failed run goes on from its failed step', () => {
     expect(second.status.modules?.[1]).toMatchObject({ attempt: 3, jobName: 'cao-b-33e65-a3' });
   });
 
-  it('a resumed run that ends owes its end again: counted and announced as a new outcome', () => {
+  it('a resumed run that ends owes its end again: its slot released and announced as a new outcome', () => {
     const resumed = decide(input(run(ABC, failedAt1()), [failedB], resume('ce-1'))).status;
-    const counted = { ...resumed, resumeCounted: 1 };
+    const given = { ...resumed, resumeSlotTaken: 1 };
     const d = decide({
       ...input(
-        run(ABC, counted),
+        run(ABC, given),
         [job(ABC, 1, 'Active', { attempt: 2, name: 'cao-b-33e65-a2' })],
         result('b', 'failed'),
         later(1),
@@ -134,7 +135,7 @@ describe('resume: a failed run goes on from its failed step', () => {
     expect(d.actions.map((a) => a.type)).toEqual(['FinishRun', 'SendRunEndEvent']);
   });
 
-  it('a resume not yet counted is owed before the end', () => {
+  it('a resume not yet given its slot is owed it before the end', () => {
     const resumed = decide(input(run(ABC, failedAt1()), [failedB], resume('ce-1'))).status;
     const d = decide(
       input(
@@ -144,8 +145,8 @@ describe('resume: a failed run goes on from its failed step', () => {
         later(1),
       ),
     );
-    expect(d.actions.map((a) => (a.type === 'CountResume' ? `${a.type}:${a.from}:${a.resumes}` : a.type))).toEqual([
-      'CountResume:Failed:1',
+    expect(d.actions.map((a) => (a.type === 'TakeResumeSlot' ? `${a.type}:${a.resumes}` : a.type))).toEqual([
+      'TakeResumeSlot:1',
       'FinishRun',
     ]);
   });

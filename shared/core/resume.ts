@@ -5,6 +5,7 @@
 // and the run is Running again under its name. Idempotent by request id: the
 // ids applied are kept (bounded) in status. Pure.
 import { RESUME_REQUESTS_MAX, type CascadeRun, type CascadeRunStatus } from '../api/cascade-run.ts';
+import { resumeSlotTaken, setSlotReleased } from '../api/slot-marks.ts';
 import { ANNOTATION_RESUME_REQUESTED_AT } from '../names.ts';
 import { nextAttempt } from './attempts.ts';
 import { setSucceeded } from './conditions.ts';
@@ -80,7 +81,7 @@ export function applyResume(d: Draft, fact: ResumeFact): void {
   s.resumes = (s.resumes ?? 0) + 1;
   s.resumedAt = now;
   s.resumeRequests = [...(s.resumeRequests ?? []), request.id].slice(-RESUME_REQUESTS_MAX);
-  s.counted = false;
+  setSlotReleased(s, false);
   s.notified = false;
   for (const key of ['completionTime', 'info'] as const) delete s[key];
   const where = step === undefined ? 'with no step left' : `from step ${step + 1} (${d.records[step]!.name})`;
@@ -94,9 +95,9 @@ export function applyResume(d: Draft, fact: ResumeFact): void {
   d.verdict = 'resumed';
 }
 
-/** A resume not yet given its slot on the CascadeAutoOperator: owed until `resumeCounted` says so. The counters follow the run's phase. */
+/** A resume not yet given its slot on the CascadeAutoOperator: owed until `resumeSlotTaken` says so. The counters follow the run's phase. */
 export function resumeActions(status: CascadeRunStatus): Action[] {
   const resumes = status.resumes ?? 0;
-  if (resumes <= (status.resumeCounted ?? 0) || !status.resumedFrom) return [];
-  return [{ type: 'CountResume', from: status.resumedFrom, resumes }];
+  if (resumes <= resumeSlotTaken(status) || !status.resumedFrom) return [];
+  return [{ type: 'TakeResumeSlot', resumes }];
 }

@@ -1,6 +1,6 @@
 // The vocabulary of the pure core: what it is told, what it decides.
 import type { V1Job } from '@kubernetes/client-node';
-import type { CascadeRun, CascadeRunStatus, RunPhase, TerminalPhase } from '../api/cascade-run.ts';
+import type { CascadeRun, CascadeRunStatus, TerminalPhase } from '../api/cascade-run.ts';
 import type { IgnoredJob } from './job-identity.ts';
 import type { JobSettings } from './job-manifest.ts';
 import type { ObservedJob } from './observed-job.ts';
@@ -78,12 +78,12 @@ export type Action =
   | { type: 'DeleteJob'; name: string; step: number; uid?: string | undefined }
   /** The ended run's Jobs, by its label, but the Job of `keep` (a failed run's failed step and attempt). */
   | { type: 'DeleteRunJobs'; run: string; keep?: JobAttempt | undefined }
-  /** Count the end in the CascadeAutoOperator, then record it counted, and notified unless the event is owed. */
+  /** Release the ended attempt's slot on the CascadeAutoOperator, then record it (`slotReleased`), and notified unless the event is owed. */
   | { type: 'FinishRun'; phase: TerminalPhase; eventOwed: boolean }
   /** Send the run-end CloudEvent (after any FinishRun, without holding the reply), then record it notified. */
   | { type: 'SendRunEndEvent'; phase: TerminalPhase }
-  /** Count resume number `resumes` in the CascadeAutoOperator (`from`-1, active+1), then record it counted. */
-  | { type: 'CountResume'; from: RunPhase; resumes: number };
+  /** Give resume number `resumes` its slot on the CascadeAutoOperator, then record it (`resumeSlotTaken`). */
+  | { type: 'TakeResumeSlot'; resumes: number };
 
 export type TransitionKind =
   | 'ModuleStarted'

@@ -20,7 +20,7 @@ export function running(step: number, extra: Partial<CascadeRunStatus> = {}): Ca
 function actionText(a: Action): string {
   if (a.type === 'FinishRun' || a.type === 'SendRunEndEvent')
     return `${a.type === 'FinishRun' ? 'Finish' : 'Send'}:${a.phase}`;
-  if (a.type === 'CountResume') return `CountResume:${a.resumes}`;
+  if (a.type === 'TakeResumeSlot') return `TakeResumeSlot:${a.resumes}`;
   if (a.type === 'DeleteRunJobs') return a.keep ? `DeleteRunJobs:keep${a.keep.step}` : 'DeleteRunJobs';
   return `${a.type}:${a.step}`;
 }

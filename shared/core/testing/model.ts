@@ -3,13 +3,14 @@
 // Jobs, where an existing name is refused; and the slot changes written on the
 // CascadeAutoOperator. It acts in the engine's order (shared/engine/run/reconcile.ts and
 // finish-run.ts): create Jobs, write status, delete Jobs, transitions, release
-// the end's slot, mark it counted, send the run-end event (with a K_SINK), mark it
+// the end's slot, mark it released, send the run-end event (with a K_SINK), mark it
 // notified. Any delivery may stop ("crash") between two of those steps, and a
 // decision may be made now and acted on later (another replica, paused),
 // against a world that moved on. It also records what a property needs to
 // judge the core independently of it: which steps some fact showed succeeded,
 // every Job creation, every slot change written. The counters are the run's tally.
 import type { CascadeRun, CascadeRunStatus, RunPhase } from '../../api/cascade-run.ts';
+import { setSlotReleased } from '../../api/slot-marks.ts';
 import type { SlotChange } from '../concurrency-limit.ts';
 import { runState, tally, type Counts } from '../tally.ts';
 import { decide } from '../decide.ts';
@@ -17,8 +18,8 @@ import type { ObservedJob } from '../observed-job.ts';
 import type { Decision, Fact, Refusal, Transition } from '../types.ts';
 import { RUN, SETTINGS, run as newRun } from './fixtures.ts';
 
-/** Where a delivery stops: after the Jobs are created, after the status write, after the deletes, after the end is counted, before the run-end event is sent, after it is sent. */
-export type Crash = 'none' | 'afterCreate' | 'afterWrite' | 'afterDelete' | 'afterCount' | 'beforeSend' | 'afterSend';
+/** Where a delivery stops: after the Jobs are created, after the status write, after the deletes, after the end's slot is released, before the run-end event is sent, after it is sent. */
+export type Crash = 'none' | 'afterCreate' | 'afterWrite' | 'afterDelete' | 'afterRelease' | 'beforeSend' | 'afterSend';
 
 export interface Creation {
   name: string;
@@ -52,7 +53,7 @@ export interface Model {
   recorded: Set<string>;
   creations: Creation[];
   /** Slot changes written, with the stored run's phase then. */
-  counted: Array<SlotChange & { runPhase: RunPhase | undefined }>;
+  slotChanges: Array<SlotChange & { runPhase: RunPhase | undefined }>;
   /** Transitions of decisions whose status was written. */
   transitions: Transition[];
   /** Decisions made and not yet acted on. */
@@ -77,7 +78,7 @@ export function model(names: string[], refusedStep?: number, sink = false): Mode
     evidence: names.map(() => false),
     recorded: new Set(),
     creations: [],
-    counted: [],
+    slotChanges: [],
     transitions: [],
     pending: [],
     decisions: [],
@@ -90,8 +91,8 @@ export function model(names: string[], refusedStep?: number, sink = false): Mode
 
 export const nowOf = (m: Model) => new Date(Date.UTC(2026, 10, 29, 12, 0, m.clock)).toISOString();
 
-function count(m: Model, change: SlotChange): void {
-  m.counted.push({ ...change, runPhase: m.run?.status?.phase });
+function changeSlot(m: Model, change: SlotChange): void {
+  m.slotChanges.push({ ...change, runPhase: m.run?.status?.phase });
 }
 
 /** The operator's counters as the writer of the counters computes them from the run (tally.ts). */
@@ -138,7 +139,7 @@ function writeStatus(m: Model, status: CascadeRunStatus): void {
   for (const rec of status.modules ?? []) if (rec.jobUid !== undefined) m.recorded.add(rec.jobName);
 }
 
-/** After the status write: deletes, transitions, the end counted and marked so, the event sent and marked so, each unless the crash came first. */
+/** After the status write: deletes, transitions, the end's slot released and marked so, the event sent and marked so, each unless the crash came first. */
 function afterWrite(m: Model, d: Decision, crash: Crash): void {
   const deletes = new Set(d.actions.flatMap((a) => (a.type === 'DeleteJob' ? [a.name] : [])));
   const ofRun = d.actions.flatMap((a) => (a.type === 'DeleteRunJobs' ? [a] : []));
@@ -150,14 +151,12 @@ function afterWrite(m: Model, d: Decision, crash: Crash): void {
   m.transitions.push(...d.transitions);
   const finish = d.actions.find((a) => a.type === 'FinishRun');
   if (finish) {
-    count(m, { kind: 'ended', run: RUN });
-    if (crash === 'afterCount') return;
+    changeSlot(m, { kind: 'ended', run: RUN });
+    if (crash === 'afterRelease') return;
     // The marks only move forward (finish-run.ts): a run notified meanwhile stays notified.
-    writeStatus(m, {
-      ...m.run?.status,
-      counted: true,
-      notified: m.run?.status?.notified === true || !finish.eventOwed,
-    });
+    const status = { ...m.run?.status, notified: m.run?.status?.notified === true || !finish.eventOwed };
+    setSlotReleased(status, true);
+    writeStatus(m, status);
   }
   const send = d.actions.find((a) => a.type === 'SendRunEndEvent');
   if (!send || crash === 'beforeSend') return;
@@ -202,10 +201,10 @@ export function reconcile(m: Model, fact: Fact, crash: Crash, first?: Snapshot):
   }
 }
 
-/** A run request, as start-run.ts: the run created once, its start counted, then moved (either may be lost to a crash). */
-export function runRequest(m: Model, counted: boolean, crash: Crash | 'skip'): void {
+/** A run request, as start-run.ts: the run created once, its start written, then moved (either may be lost to a crash). */
+export function runRequest(m: Model, started: boolean, crash: Crash | 'skip'): void {
   m.run ??= newRun(m.names);
-  if (counted) count(m, { kind: 'started', run: RUN });
+  if (started) changeSlot(m, { kind: 'started', run: RUN });
   if (crash !== 'skip') reconcile(m, { kind: 'Observe' }, crash);
 }
 

@@ -3,6 +3,7 @@
 // can be played, repeated and reordered. (Kubernetes behaviour itself is tested
 // against the real API server under test/.)
 import type { CascadeRun, TerminalPhase } from '../../api/cascade-run.ts';
+import { setSlotReleased } from '../../api/slot-marks.ts';
 import { decide } from '../decide.ts';
 import type { ObservedJob } from '../observed-job.ts';
 import type { Decision, Fact } from '../types.ts';
@@ -38,7 +39,11 @@ export function deliver(w: World, fact: Fact, now: string): Decision {
     w.jobs = w.jobs.filter((j) => !goes(j));
   }
   const finish = decision.actions.find((a) => a.type === 'FinishRun');
-  if (finish) w.run = { ...w.run, status: { ...w.run.status, counted: true, notified: !finish.eventOwed } };
+  if (finish) {
+    const status = { ...w.run.status, notified: !finish.eventOwed };
+    setSlotReleased(status, true);
+    w.run = { ...w.run, status };
+  }
   return decision;
 }
 

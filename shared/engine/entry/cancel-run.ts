@@ -1,6 +1,6 @@
 // A request to cancel a run, as a CloudEvent or a plain body. The run is
 // decided with the Cancel fact, shared/core/cancel.ts, like any other. So its
-// Jobs go, its end is counted and its run-end event sent by the same loop.
+// Jobs go, its slot is released and its run-end event sent by the same loop.
 import type { RunTarget } from '../../api/events.ts';
 import { quote } from '../../api/reason.ts';
 import type { EngineDeps } from '../deps.ts';

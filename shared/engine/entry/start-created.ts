@@ -1,9 +1,9 @@
 // A run request is answered once its CascadeRun exists; the start follows.
-// The start is the count of the run on its operator, then the first decision
+// The start is the run's start written on its operator, then the first decision
 // (its first Job, or its place in the queue), in the process that answered.
 // Should that process die after its reply, the run's own add event starts it
 // in another process; the janitor starts what both missed (admission.ts).
-// Counted first, then moved: a run with a phase has had its start counted.
+// Written first, then moved: a run with a phase has had its start written.
 import type { CascadeRun } from '../../api/cascade-run.ts';
 import type { EngineDeps } from '../deps.ts';
 import { admitRun, awaitsAdmission } from '../operator/admission.ts';
@@ -70,7 +70,7 @@ async function repairStart(deps: EngineDeps, name: string, phase: string): Promi
  * A CascadeRun with no phase was added or changed: start it unless it is
  * started already. One this process started, or is starting, costs no API
  * call; nor does one it wrote last. Any other is read once and, still not
- * started, counted and moved as the janitor would. One started whose current Job is not
+ * started, written and moved as the janitor would. One started whose current Job is not
  * recorded yet is moved with its Jobs listed: its starter may have died
  * before it made that Job.
  */

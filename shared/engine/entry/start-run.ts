@@ -1,9 +1,9 @@
 // A run request makes one CascadeRun per iuid, however often it is delivered.
 // It starts only under a CascadeAutoOperator that holds Cascade's finalizer,
-// or from the CONFIG_PATH file when there is no operator, with a warning. It
-// is counted once on the operator, then moved like any other run. The request may name its
+// or from the CONFIG_PATH file when there is no operator, with a warning. Its
+// start is written once on the operator, then it is moved like any other run. The request may name its
 // scenario (`scenario`, else SCENARIO_NAME); under the scenario's
-// maxConcurrentRuns the count admits or queues the run (admission.ts) before
+// maxConcurrentRuns that write admits or queues the run (admission.ts) before
 // it is moved.
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../../api/cascade-run.ts';
@@ -97,8 +97,13 @@ function noteFileSource(deps: EngineDeps, source: string): void {
 }
 
 /** The start was written on an operator that no longer holds the finalizer (deleted while the run started): say so. */
-function checkHeld(deps: EngineDeps, name: string, counted: CascadeAutoOperator | undefined, scenario: string): void {
-  if (isHeld(counted)) return;
+function checkHeld(
+  deps: EngineDeps,
+  name: string,
+  afterStart: CascadeAutoOperator | undefined,
+  scenario: string,
+): void {
+  if (isHeld(afterStart)) return;
   deps.log.warn(
     { run: name },
     `CascadeAutoOperator ${scenario} was deleted while run ${name} started: the run goes on, its counters may not be kept`,
@@ -142,7 +147,7 @@ function limited(op: CascadeAutoOperator | undefined): boolean {
  * phase is past admission had its start written before that phase was: a
  * request sent again, however late, writes nothing, and gets `op` back.
  */
-function countStart(
+function writeStart(
   deps: EngineDeps,
   made: Made,
   scenario: string,
@@ -153,7 +158,7 @@ function countStart(
 }
 
 /** Started and moved: at once without a limit, admitted (or queued) first under one. */
-async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: CascadeAutoOperator | undefined) {
+async function startAndMove(deps: EngineDeps, made: Made, scenario: string, op: CascadeAutoOperator | undefined) {
   const { name, run, created } = made;
   // A run this request created is moved from the object the create returned,
   // with none of its Jobs shown (no list): one created meanwhile by another
@@ -161,13 +166,13 @@ async function countAndMove(deps: EngineDeps, made: Made, scenario: string, op: 
   const from = created ? { known: run, jobs: [] } : {};
   // The operator just read for its finalizer spares the slot write a read of its own.
   if (limited(op)) {
-    const counted = await countStart(deps, made, scenario, op);
-    const admission = admissionAfterStart(counted, name);
-    return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission }) };
+    const afterStart = await writeStart(deps, made, scenario, op);
+    const admission = admissionAfterStart(afterStart, name);
+    return { afterStart, result: await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission }) };
   }
   // Started first, then moved: a run with a phase has had its start written.
-  const counted = await countStart(deps, made, scenario, op);
-  return { counted, result: await reconcileRun(deps, name, { kind: 'Observe' }, from) };
+  const afterStart = await writeStart(deps, made, scenario, op);
+  return { afterStart, result: await reconcileRun(deps, name, { kind: 'Observe' }, from) };
 }
 
 /** The reply to a run request: the run as it stands, `Pending` until its first decision is written. */
@@ -197,15 +202,20 @@ async function answerDurable(
   const from = made.created ? { known: run, jobs: [] } : {};
   if (!limited(op)) {
     startAfterReply(deps, name, async () => {
-      const counted = await countStart(deps, made, scenario, op);
-      if (op) checkHeld(deps, name, counted, scenario);
-      await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission: admissionAfterStart(counted, name) });
+      const afterStart = await writeStart(deps, made, scenario, op);
+      if (op) checkHeld(deps, name, afterStart, scenario);
+      await reconcileRun(
+        deps,
+        name,
+        { kind: 'Observe' },
+        { ...from, admission: admissionAfterStart(afterStart, name) },
+      );
     });
     return replyOf(deps, req, made, run.status?.phase);
   }
-  const counted = await countStart(deps, made, scenario, op);
-  checkHeld(deps, name, counted, scenario);
-  const admission = admissionAfterStart(counted, name);
+  const afterStart = await writeStart(deps, made, scenario, op);
+  checkHeld(deps, name, afterStart, scenario);
+  const admission = admissionAfterStart(afterStart, name);
   startAfterReply(deps, name, async () => {
     await reconcileRun(deps, name, { kind: 'Observe' }, { ...from, admission });
   });
@@ -227,8 +237,8 @@ export async function startRun(deps: EngineDeps, req: RunRequest): Promise<Outco
   const { name } = made;
   // Started and moved: both must succeed for the reply to be 200, and a
   // run request sent again takes no second slot (the lists hold each run once).
-  const { counted, result } = await countAndMove(deps, made, scenarioName, held.op);
-  if (held.op) checkHeld(deps, name, counted, scenarioName);
+  const { afterStart, result } = await startAndMove(deps, made, scenarioName, held.op);
+  if (held.op) checkHeld(deps, name, afterStart, scenarioName);
   if (result.kind !== 'done') return unavailable(`run ${name} vanished while it was being started`);
   return replyOf(deps, req, made, result.run.status?.phase);
 }

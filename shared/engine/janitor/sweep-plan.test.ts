@@ -86,8 +86,8 @@ describe('which runs a sweep reconciles', () => {
     ['an ended run not yet notified', ended('Failed', DELETED, false), false, true],
     ['an ended, notified run', ended('Succeeded', DELETED, true), false, false],
     [
-      'an ended run counted, its run-end event owed',
-      { ...ended('Succeeded', DELETED, false), counted: true },
+      'an ended run whose slot is released, its run-end event owed',
+      { ...ended('Succeeded', DELETED, false), slotReleased: true },
       false,
       true,
     ],
@@ -233,7 +233,7 @@ describe('which listed runs a sweep reads again and reconciles', () => {
     );
   });
 
-  it('not an ended run counted and notified', () => {
+  it('not an ended run released and notified', () => {
     expect(movesOnLook(run('r', ended('Succeeded', DELETED, true)), [], CORE_NOW, SETTINGS)).toBe(false);
   });
 });
@@ -260,7 +260,7 @@ describe('the CascadeAutoOperator finalizer', () => {
     ['being deleted without our finalizer', operator(['other/finalizer'], true), [], { kind: 'none' }],
     ['being deleted, a run active', operator([FINALIZER], true), [running, done], { kind: 'wait', active: 1 }],
     [
-      'being deleted, a run ended but its end not yet counted',
+      'being deleted, a run ended but its slot not yet released',
       operator([FINALIZER], true),
       [run('r3', ended('Failed', DELETED, false)), done],
       { kind: 'wait', active: 1 },

@@ -17,9 +17,9 @@ export function isTerminalRun(run: CascadeRun): boolean {
 }
 
 /**
- * Still to move: not ended, or ended but its end not yet counted, or its
- * run-end event still owed, or a request in its annotations not handled (its
- * event missed). A run being deleted is left alone.
+ * Still to move: not ended, or ended and not yet notified (its slot not yet
+ * released, or its run-end event owed), or a request in its annotations not
+ * handled (its event missed). A run being deleted is left alone.
  */
 export function needsReconcile(run: CascadeRun): boolean {
   if (isDeleting(run)) return false;
@@ -34,7 +34,7 @@ export function isActiveRun(run: CascadeRun): boolean {
 }
 
 /**
- * Ended, counted and notified longer than `retentionSeconds` ago (0 = keep
+ * Ended and notified longer than `retentionSeconds` ago (0 = keep
  * forever): a run whose run-end event is owed is kept until it is sent. A run
  * with no completionTime is aged from its creation.
  */
@@ -144,7 +144,7 @@ export type FinalizerPlan =
   | { kind: 'wait'; active: number }
   | { kind: 'remove'; finalizers: string[] };
 
-/** The runs of a list (a page) that still need the operator: not ended, or ended and not yet counted. */
+/** The runs of a list (a page) that still need the operator: not ended, or ended with its slot not yet released. */
 export function countNeedingOperator(runs: readonly CascadeRun[]): number {
   return runs.filter(needsOperator).length;
 }
@@ -152,7 +152,7 @@ export function countNeedingOperator(runs: readonly CascadeRun[]): number {
 /**
  * An operator that lacks the finalizer gets it: one created while no run
  * started. Once it is being deleted and no run needs it any more, the
- * finalizer goes. No run needs it once every run ended and was counted.
+ * finalizer goes. No run needs it once every run ended and released its slot.
  * `active` (countNeedingOperator over every run) is counted only for an
  * operator being deleted.
  */

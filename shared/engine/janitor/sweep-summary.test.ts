@@ -14,7 +14,7 @@ function decision(transitions: Transition[], finish = false): Decision {
 }
 
 describe('tally', () => {
-  it('counts a run moved forward, a run failed by reason, and ends counted', () => {
+  it('counts a run moved forward, a run failed by reason, and ends finished', () => {
     const s = emptySummary();
     tally(
       s,
@@ -46,7 +46,7 @@ describe('tally', () => {
     expect(s).toMatchObject({ advanced: 0, failed: {}, finished: 1, eventsOwed: 0 });
   });
 
-  it('counts the run-end events owed, whether the end is counted now or was before', () => {
+  it('counts the run-end events owed, whether the end is finished now or was before', () => {
     const s = emptySummary();
     const send = { type: 'SendRunEndEvent', phase: 'Failed' } as const;
     tally(s, { ...decision([]), actions: [{ type: 'FinishRun', phase: 'Failed', eventOwed: true }, send] });

@@ -10,7 +10,7 @@ export interface SweepSummary {
   advanced: number;
   /** Runs this sweep failed, by the reason of their Succeeded condition. */
   failed: Record<string, number>;
-  /** Runs whose end was counted by this sweep. */
+  /** Runs whose end this sweep finished: their slot released (FinishRun). */
   finished: number;
   /** Runs whose run-end event was owed: the sweep sent it (a failure is logged, and it stays owed for the next sweep). */
   eventsOwed: number;

@@ -1,6 +1,6 @@
 // Before a run starts under the CascadeAutoOperator, the operator must carry
-// Cascade's finalizer, so that it cannot vanish before the run is counted to
-// its end. The operator just read shows whether it does: the write happens
+// Cascade's finalizer, so that it cannot vanish before the run has ended and
+// released its slot. The operator just read shows whether it does: the write happens
 // once per operator (the first run, or the janitor before it), not per run.
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
 import { apiErrorKind } from '../../kube/errors.ts';

@@ -1,8 +1,8 @@
 // The CascadeAutoOperator's finalizer (shutdown.cascade.cascade.net/finalizer):
 // it keeps the operator, and so its counters, until every run started under it
-// has been counted to its end. Pure: what the function and the janitor decide
+// has ended and released its slot. Pure: what the function and the janitor decide
 // about it; hold-operator.ts and sweep.ts act. See docs/adr/0003-operator-finalizer.md.
-import { isCounted } from '../../core/run-end.ts';
+import { isSlotReleased } from '../../core/run-end.ts';
 import type { CascadeAutoOperator } from '../../api/cascade-auto-operator.ts';
 import { isTerminalPhase, type CascadeRun } from '../../api/cascade-run.ts';
 import { FINALIZER } from '../../api/group.ts';
@@ -47,10 +47,10 @@ export function operatorGate(op: CascadeAutoOperator | undefined): OperatorGate 
 
 /**
  * A run that still needs its operator: in progress, or ended with its end not
- * yet recorded (`status.counted` is written once its slot is freed; an owed
- * run-end event needs no operator). A run being deleted holds nothing.
+ * yet recorded (`status.slotReleased`, written once its slot is released; an
+ * owed run-end event needs no operator). A run being deleted holds nothing.
  */
 export function needsOperator(run: CascadeRun): boolean {
   if (isDeleting(run)) return false;
-  return !isTerminalPhase(run.status?.phase) || !isCounted(run.status);
+  return !isTerminalPhase(run.status?.phase) || !isSlotReleased(run.status);
 }

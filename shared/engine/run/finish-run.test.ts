@@ -2,25 +2,45 @@ import { describe, expect, it } from 'vitest';
 import type { CascadeRun } from '../../api/cascade-run.ts';
 import { runEndEventId, withMarks } from './finish-run.ts';
 
+const RELEASED = { slotReleased: true, counted: true };
+
 describe("the marks of a run's end", () => {
   it.each([
-    ['counted, event owed', {}, { counted: true, notified: false }, { counted: true, notified: false }],
-    ['counted, no event owed', {}, { counted: true, notified: true }, { counted: true, notified: true }],
-    ['sent', { counted: true, notified: false }, { notified: true }, { counted: true, notified: true }],
+    ['released, event owed', {}, { slotReleased: true, notified: false }, { ...RELEASED, notified: false }],
+    ['released, no event owed', {}, { slotReleased: true, notified: true }, { ...RELEASED, notified: true }],
+    ['sent', { ...RELEASED, notified: false }, { notified: true }, { ...RELEASED, notified: true }],
     [
       'notified by another process meanwhile: not owed again',
-      { counted: true, notified: true },
-      { counted: true, notified: false },
-      { counted: true, notified: true },
+      { ...RELEASED, notified: true },
+      { slotReleased: true, notified: false },
+      { ...RELEASED, notified: true },
     ],
     [
       "an older version's notified run",
       { notified: true },
+      { slotReleased: true, notified: false },
+      { ...RELEASED, notified: true },
+    ],
+    [
+      'released by an older replica, under the old name only: written under both',
       { counted: true, notified: false },
-      { counted: true, notified: true },
+      { notified: true },
+      { ...RELEASED, notified: true },
     ],
   ])('%s', (_what, status, marks, expected) => {
     expect(withMarks({ phase: 'Succeeded', ...status }, marks)).toEqual({ phase: 'Succeeded', ...expected });
+  });
+
+  it.each([
+    ['a resume given its slot', { resumes: 1 }, 1, { resumes: 1, resumeSlotTaken: 1, resumeCounted: 1 }],
+    [
+      'an older replica gave resume 2 its slot: the old name is read first',
+      { resumes: 2, resumeSlotTaken: 1, resumeCounted: 2 },
+      1,
+      { resumes: 2, resumeSlotTaken: 2, resumeCounted: 2 },
+    ],
+  ])('%s', (_what, status, resume, expected) => {
+    expect(withMarks(status, { resumeSlotTaken: resume })).toEqual(expected);
   });
 });
 

@@ -1,7 +1,7 @@
 // The end of a run, done once however often it is asked:
-// - its concurrency slot freed on the CascadeAutoOperator (when it holds
-//   one), then `status.counted`, so that it is not asked again; the counters
-//   follow from the runs' phases (counts-writer.ts);
+// - its concurrency slot released on the CascadeAutoOperator (when it holds
+//   one), then `status.slotReleased`, so that it is not asked again; the
+//   counters follow from the runs' phases (counts-writer.ts);
 // - the run-end CloudEvent to K_SINK, at least once, with a stable id for
 //   consumers to dedupe. It is owed in the run's status until
 //   `status.notified` records it sent. The function sends it after
@@ -14,6 +14,13 @@ import {
   type TerminalPhase,
 } from '../../api/cascade-run.ts';
 import { RUN_CANCELLED, RUN_FAILED, RUN_SUCCEEDED, type RunEndEvent } from '../../api/events.ts';
+import {
+  resumeSlotTaken,
+  setResumeSlotTaken,
+  setSlotReleased,
+  slotReleased,
+  withBothNames,
+} from '../../api/slot-marks.ts';
 import { apiErrorKind } from '../../kube/errors.ts';
 import { conflictPause } from './conflict-pause.ts';
 import type { EngineDeps } from '../deps.ts';
@@ -71,15 +78,30 @@ export function runEndEvent(
   };
 }
 
-type Marks = Pick<CascadeRunStatus, 'counted' | 'notified' | 'resumeCounted'>;
+/** What a status write records: the slot released, the event sent, resume number `resumeSlotTaken` given its slot. */
+export interface Marks {
+  slotReleased?: boolean;
+  notified?: boolean;
+  resumeSlotTaken?: number;
+}
 
 /** The marks only move forward: a run notified by another process meanwhile is not made to owe its event again. */
 export function withMarks(status: CascadeRunStatus, marks: Marks): CascadeRunStatus {
-  const next = { ...status };
-  if (marks.counted) next.counted = true;
+  const next = withBothNames(status);
+  if (marks.slotReleased) setSlotReleased(next, true);
   if (marks.notified !== undefined && next.notified !== true) next.notified = marks.notified;
-  if (marks.resumeCounted !== undefined) next.resumeCounted = Math.max(marks.resumeCounted, next.resumeCounted ?? 0);
+  if (marks.resumeSlotTaken !== undefined)
+    setResumeSlotTaken(next, Math.max(marks.resumeSlotTaken, resumeSlotTaken(next)));
   return next;
+}
+
+/** `next` records what `status` records already, under the names read (slot-marks.ts). */
+function sameMarks(status: CascadeRunStatus, next: CascadeRunStatus): boolean {
+  return (
+    slotReleased(next) === slotReleased(status) &&
+    next.notified === status.notified &&
+    resumeSlotTaken(next) === resumeSlotTaken(status)
+  );
 }
 
 /** Marks are of one outcome: a run made anew, or resumed since, is another. */
@@ -94,12 +116,7 @@ async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<Ca
     if (!sameOutcome(current, run)) return run;
     const status: CascadeRunStatus = current.status ?? {};
     const next = withMarks(status, marks);
-    if (
-      next.counted === status.counted &&
-      next.notified === status.notified &&
-      next.resumeCounted === status.resumeCounted
-    )
-      return current;
+    if (sameMarks(status, next)) return current;
     try {
       return await deps.store.writeRunStatus(current, next);
     } catch (error) {
@@ -112,17 +129,17 @@ async function mark(deps: EngineDeps, run: CascadeRun, marks: Marks): Promise<Ca
   return run;
 }
 
-/** Releases the ended attempt's slot, then records it (`counted`), and notified unless the event is owed. */
+/** Releases the ended attempt's slot, then records it (`slotReleased`), and notified unless the event is owed. */
 export async function finishRun(deps: EngineDeps, run: CascadeRun, eventOwed: boolean): Promise<CascadeRun> {
   const change = { kind: 'ended', run: run.metadata.name, attempt: run.status?.resumes } as const;
   await slotChange(deps, change, scenarioOf(deps, run));
-  return mark(deps, run, { counted: true, notified: !eventOwed });
+  return mark(deps, run, { slotReleased: true, notified: !eventOwed });
 }
 
-/** Gives resume number `resumes` its slot, then records it (`resumeCounted`). */
-export async function countResume(deps: EngineDeps, run: CascadeRun, resumes: number): Promise<CascadeRun> {
+/** Gives resume number `resumes` its slot, then records it (`resumeSlotTaken`). */
+export async function takeResumeSlot(deps: EngineDeps, run: CascadeRun, resumes: number): Promise<CascadeRun> {
   await slotChange(deps, { kind: 'resumed', run: run.metadata.name, attempt: resumes }, scenarioOf(deps, run));
-  return mark(deps, run, { resumeCounted: resumes });
+  return mark(deps, run, { resumeSlotTaken: resumes });
 }
 
 /** Sends the run-end event, then records it sent; true when both are done, false (owed) when the sink did not take it. */

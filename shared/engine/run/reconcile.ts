@@ -7,6 +7,7 @@
 // conflict means someone else moved the run: reload.
 import type { CascadeRun } from '../../api/cascade-run.ts';
 import { isTerminalPhase } from '../../api/run-status.ts';
+import { withBothNames } from '../../api/slot-marks.ts';
 import { decide } from '../../core/decide.ts';
 import type { IgnoredJob } from '../../core/job-identity.ts';
 import { observeJob, type ObservedJob } from '../../core/observed-job.ts';
@@ -17,7 +18,7 @@ import type { EngineDeps } from '../deps.ts';
 import { confirmJobs } from './confirm-jobs.ts';
 import { conflictPause } from './conflict-pause.ts';
 import { decideSettings } from './decide-settings.ts';
-import { countResume, finishRun, sendRunEndEvent } from './finish-run.ts';
+import { finishRun, sendRunEndEvent, takeResumeSlot } from './finish-run.ts';
 
 const MAX_ATTEMPTS = 10;
 
@@ -87,8 +88,8 @@ async function afterWrite(
   await deleteJobs(deps, decision, seen);
   if (decision.transitions.length > 0) deps.hooks.transitions(decision.transitions, run);
   deps.wakeups.wake(run, () => reconcileRun(deps, run.metadata.name, { kind: 'Observe' }));
-  const resume = decision.actions.find((a) => a.type === 'CountResume');
-  const resumed = resume ? await countResume(deps, run, resume.resumes) : run;
+  const resume = decision.actions.find((a) => a.type === 'TakeResumeSlot');
+  const resumed = resume ? await takeResumeSlot(deps, run, resume.resumes) : run;
   const finish = decision.actions.find((a) => a.type === 'FinishRun');
   const current = finish ? await finishRun(deps, resumed, finish.eventOwed) : resumed;
   const send = decision.actions.find((a) => a.type === 'SendRunEndEvent');
@@ -104,7 +105,7 @@ async function writeStatus(
 ): Promise<CascadeRun | 'conflict' | 'gone'> {
   if (!decision.changed) return run;
   try {
-    return await deps.store.writeRunStatus(run, decision.status);
+    return await deps.store.writeRunStatus(run, withBothNames(decision.status));
   } catch (error) {
     deps.runs.drop(run.metadata.name);
     const kind = apiErrorKind(error);

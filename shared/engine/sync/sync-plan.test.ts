@@ -9,10 +9,10 @@ import { syncMove } from './sync-plan.ts';
 
 const later = (seconds: number) => new Date(Date.parse(NOW) + seconds * 1000).toISOString();
 
-/** A run as a decision on `jobs` leaves it, with its end counted and notified when `told`. */
+/** A run as a decision on `jobs` leaves it, with its slot released and notified when `told`. */
 function after(status: CascadeRunStatus, jobs: Parameters<typeof input>[1], told = true): CascadeRunStatus {
   const d = decide(input(run(ABC, status), jobs));
-  return told ? { ...d.status, counted: true, notified: true } : d.status;
+  return told ? { ...d.status, slotReleased: true, notified: true } : d.status;
 }
 
 function waitingRetry(at: string): CascadeRunStatus {
@@ -52,14 +52,14 @@ describe('what the first sync does with each run it lists', () => {
       'look',
     ],
     [
-      'ended, its end not counted yet',
+      'ended, its slot not released yet',
       run(ABC, after(running(2), [job(ABC, 2, 'Succeeded')], false)),
       [job(ABC, 2, 'Succeeded', { done: true })],
       'look',
     ],
-    ['ended, counted and told, its Jobs gone', run(ABC, after(running(2), [job(ABC, 2, 'Succeeded')])), [], 'none'],
+    ['ended, released and told, its Jobs gone', run(ABC, after(running(2), [job(ABC, 2, 'Succeeded')])), [], 'none'],
     [
-      'ended, counted and told, a Job left to delete',
+      'ended, released and told, a Job left to delete',
       run(ABC, after(running(2), [job(ABC, 2, 'Succeeded')])),
       [job(ABC, 2, 'Succeeded')],
       'look',
