@@ -23,7 +23,7 @@ import { installServing, uninstallServing } from '../../local/knative/serving/in
 import { apiClient, apiStatus } from '../../local/kube.ts';
 import { realNodeRunning } from '../../local/node/node.ts';
 import type { CascadeRun } from '../../shared/api/cascade-run.ts';
-import { publishRelease } from '../../local/knative/release.ts';
+import { publishRelease, type PublishedRelease } from '../../local/knative/release.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './kube.ts';
 import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './real-node.ts';
 
@@ -39,7 +39,7 @@ export function waitCascadeReady(namespace: string): Promise<void> {
  * finalizers; its pods go at once. The CascadeAutoOperators' finalizer goes
  * too: the janitor, whose pods go, would remove it at its next sweep.
  */
-async function removeNamespace(namespace: string): Promise<void> {
+export async function removeNamespace(namespace: string): Promise<void> {
   const kc = adminKubeConfig();
   const core = apiClient(kc, CoreV1Api);
   const custom = apiClient(kc, CustomObjectsApi);
@@ -78,12 +78,14 @@ export interface KnativeCascadeOptions extends Omit<CascadeDeployment, 'namespac
 }
 
 /**
- * Joins the real node, installs Serving and Eventing, deploys knative/ in a
- * namespace of its own, and waits until every object is Ready. Resolves the
- * namespace through the returned getter.
+ * Joins the real node and installs Serving and Eventing for this file
+ * (beforeAll), with `alongside` run meanwhile; removes them after (afterAll)
+ * when the file started the node.
  */
-export function useKnativeCascade(options: KnativeCascadeOptions): () => string {
-  let namespace = '';
+export function useKnative(
+  options: Pick<KnativeCascadeOptions, 'autoscaler'> = {},
+  alongside: () => Promise<void> = async () => {},
+): void {
   let nodeWasRunning = false;
   beforeAll(() => {
     nodeWasRunning = realNodeRunning(dirname(adminKubeconfigPath()));
@@ -92,24 +94,43 @@ export function useKnativeCascade(options: KnativeCascadeOptions): () => string 
   beforeAll(async () => {
     const kubeconfig = adminKubeconfigPath();
     const started = Date.now();
-    const [, , release] = await Promise.all([
+    await Promise.all([
       installServing(kubeconfig, { autoscaler: options.autoscaler, log }),
       installEventing({ kubeconfig, log }),
-      publishRelease(log),
+      alongside(),
     ]);
-    log(`knative cascade: Serving and Eventing installed in ${Date.now() - started} ms`);
+    log(`knative: Serving and Eventing installed in ${Date.now() - started} ms`);
+  }, REAL_NODE_HOOK_TIMEOUT);
+  // hooks run in reverse at the end: this one before the node goes
+  afterAll(async () => {
+    if (nodeWasRunning) return;
+    await uninstallEventing(adminKubeconfigPath());
+    await uninstallServing(adminKubeconfigPath());
+  }, 600_000);
+}
+
+/**
+ * Joins the real node, installs Serving and Eventing (useKnative), deploys
+ * knative/ in a namespace of its own, and waits until every object is Ready.
+ * Resolves the namespace through the returned getter.
+ */
+export function useKnativeCascade(options: KnativeCascadeOptions): () => string {
+  let namespace = '';
+  let release: PublishedRelease | undefined;
+  useKnative(options, async () => {
+    release = await publishRelease(log);
+  });
+  beforeAll(async () => {
+    const kubeconfig = adminKubeconfigPath();
+    if (!release) throw new Error('the release was not published');
     namespace = `cascade-e2e-${randomBytes(4).toString('hex')}`;
     const deployed = Date.now();
     await applyCascade(kubeconfig, { ...options, namespace, release, test: true });
     await waitCascadeReady(namespace);
     log(`knative cascade: knative/ applied and every object Ready in ${Date.now() - deployed} ms`);
   }, REAL_NODE_HOOK_TIMEOUT);
-  // hooks run in reverse at the end: this one before the node goes
   afterAll(async () => {
     if (namespace) await removeNamespace(namespace);
-    if (nodeWasRunning) return;
-    await uninstallEventing(adminKubeconfigPath());
-    await uninstallServing(adminKubeconfigPath());
   }, 600_000);
   return () => namespace;
 }
