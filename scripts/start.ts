@@ -110,9 +110,9 @@ async function main(): Promise<void> {
     const kubeconfig = await cluster();
     step = 'installing Knative and building the function image';
     const release = await knative(kubeconfig);
-    step = `applying knative/ to namespace ${NAMESPACE}`;
+    step = `installing the release's crds.yaml and install.yaml in namespace ${NAMESPACE}`;
     await applyCascade(kubeconfig, { namespace: NAMESPACE, scenario: DEMO_SCENARIO, release });
-    step = 'waiting until every object of knative/ is Ready';
+    step = 'waiting until every object of the release is Ready';
     await waitCascadeReady(kubeconfig, NAMESPACE);
     log(`cascade: ready in ${seconds(started)}`);
     log(banner(kubeconfig, brokerIngressUrl(NAMESPACE)).join('\n'));
