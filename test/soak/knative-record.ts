@@ -23,7 +23,6 @@ export function recordJobUids(kubeconfig: string, namespace: string) {
     transport: httpsTransport(kubeconfigConnection(kubeconfig), `/apis/batch/v1/namespaces/${namespace}/jobs`, {
       labelSelector: LABEL_RUN,
     }),
-    whole: true,
     on: (change, object) => {
       const job = object as V1Job;
       const uid = job.metadata!.uid!;
@@ -137,4 +136,26 @@ export function watchJanitor(namespace: string, everyMs = 10_000) {
       return [...passes.values()];
     },
   };
+}
+
+/** The request ids (spec.pid) of the runs of `namespace`, as a watch sees them made. */
+export function watchRunPids(kubeconfig: string, namespace: string) {
+  const pids = new Set<string>();
+  const informer = inform({
+    transport: httpsTransport(
+      kubeconfigConnection(kubeconfig),
+      `/apis/cascade.cascade.net/v1alpha1/namespaces/${namespace}/cascaderuns`,
+      {},
+    ),
+    on: (change, object) => {
+      const pid = (object as { spec?: { pid?: string } }).spec?.pid;
+      if (pid && change !== 'DELETED') pids.add(pid);
+    },
+  });
+  /** Whether the run of `pid` exists within `timeoutMs`. */
+  const appears = async (pid: string, timeoutMs: number) => {
+    for (const until = Date.now() + timeoutMs; Date.now() < until; await sleep(1000)) if (pids.has(pid)) return true;
+    return pids.has(pid);
+  };
+  return { synced: informer.synced, appears, stop: () => informer.stop() };
 }

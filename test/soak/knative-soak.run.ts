@@ -37,7 +37,7 @@ import {
   type JobSeen,
   type Requested,
 } from './invariants.ts';
-import { recordJobUids, watchJanitor, watchSyncMoves, type JanitorPass } from './knative-record.ts';
+import { recordJobUids, watchJanitor, watchRunPids, watchSyncMoves, type JanitorPass } from './knative-record.ts';
 import { FAULT_ORDER, injectFault, type PlatformFault } from './platform-faults.ts';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? '3');
@@ -64,19 +64,37 @@ interface Soak {
   sent: Map<string, number>;
   /** Sends answered other than 2xx or not at all, then sent again. */
   resent: number;
+  /** Requests the ingress took, sent again since no run appeared within a minute. */
+  noRun: number;
+  /** The runs' request ids, as a watch sees them made. */
+  pids: ReturnType<typeof watchRunPids>;
   givenUp: string[];
   faults: Fault[];
 }
 
-/** Sends a run request as a careful client does: again, with backoff, until the Broker's ingress answers 2xx. */
-async function request(s: Soak, iuid: string): Promise<void> {
+/** Sends a run request until the Broker's ingress answers 2xx, with backoff; false if it never did. */
+async function send(s: Soak, iuid: string): Promise<boolean> {
   const event = { id: randomUUID(), type: RUN_REQUESTED, source: 'cascade.soak', data: { iuid, scenario: SCENARIO } };
-  s.sent.set(iuid, Date.now());
   for (let attempt = 0; attempt < 12; attempt++) {
     const status = await postEvent(brokerIngressUrl(s.ns), event).catch(() => 0);
-    if (status >= 200 && status < 300) return;
+    if (status >= 200 && status < 300) return true;
     s.resent++;
     await sleep(Math.min(8000, 500 * 2 ** attempt));
+  }
+  return false;
+}
+
+/**
+ * Sends a run request as a careful client of the asynchronous Broker does:
+ * its 202 says only that the channel took the event, which keeps it in
+ * memory. So with no run a minute later it sends it again.
+ */
+async function request(s: Soak, iuid: string): Promise<void> {
+  s.sent.set(iuid, Date.now());
+  for (let round = 0; round < 3; round++) {
+    if (!(await send(s, iuid))) break;
+    if (await s.pids.appears(iuid, 60_000)) return;
+    s.noRun++;
   }
   s.givenUp.push(iuid);
 }
@@ -153,7 +171,7 @@ async function violations(s: Soak, runs: CascadeRun[], jobs: JobSeen[], recovery
     ...stepsMadeOnce(jobs),
     ...endedWithin(s.sent, runs, DEADLINE_MS),
     ...(await counterViolations(s.ns, runs)),
-    ...s.givenUp.map((iuid) => `request ${iuid}: the ingress never took it`),
+    ...s.givenUp.map((iuid) => `request ${iuid}: no run after every send`),
     ...recovery.flatMap((ms, i) => (ms === undefined ? [`fault ${i + 1}: no step moved after it`] : [])),
   ];
 }
@@ -195,7 +213,8 @@ function report(s: Soak, t: Tally): string {
     ['fault → next step moved, p50 / p99 / max (ms)', pq(faults)],
     ['Job Complete → next Job, p50 / p99 / max (ms)', pq(handOffs(t.jobs))],
     ['request → run ended, p50 / p99 / max (ms)', pq(durations)],
-    ['run requests sent again', s.resent],
+    ['sends answered other than 2xx, then sent again', s.resent],
+    ['requests taken, then sent again since no run appeared in 60 s', s.noRun],
     ["moves by the function's first syncs (cascade_sync_moves_total)", t.syncMoves],
     [
       'janitor passes read; runs they advanced / finished; errors',
@@ -231,10 +250,12 @@ const namespace = useKnativeCascade({});
 async function soak(): Promise<string[]> {
   const startedAt = Date.now();
   const load = loadavg()[0]!.toFixed(1);
-  const s: Soak = { ns: namespace(), requested: [], sent: new Map(), resent: 0, givenUp: [], faults: [] };
+  const ns = namespace();
+  const pids = watchRunPids(adminKubeconfigPath(), ns);
+  const s: Soak = { ns, requested: [], sent: new Map(), resent: 0, noRun: 0, pids, givenUp: [], faults: [] };
   await createScenario(adminKubeConfig(), s.ns, SCENARIO, MODULES);
   const jobs = recordJobUids(adminKubeconfigPath(), s.ns);
-  await jobs.synced;
+  await Promise.all([jobs.synced, pids.synced]);
   const moves = watchSyncMoves(adminKubeconfigPath(), s.ns);
   const janitor = watchJanitor(s.ns);
   const until = Date.now() + MINUTES * 60_000;
@@ -243,6 +264,7 @@ async function soak(): Promise<string[]> {
   say('faults over: waiting for every run to end');
   const runs = await allEnded(s, DEADLINE_MS + 60_000);
   jobs.stop();
+  pids.stop();
   const seen = [...jobs.jobs.values()];
   const recovery = faultToNextStep(
     s.faults.map((f) => f.at),
