@@ -74,7 +74,12 @@ interface Soak {
 
 /** Sends a run request until the Broker's ingress answers 2xx, with backoff; false if it never did. */
 async function send(s: Soak, iuid: string): Promise<boolean> {
-  const event = { id: randomUUID(), type: RUN_REQUESTED, source: 'cascade.soak', data: { iuid, scenario: SCENARIO } };
+  const event = {
+    id: randomUUID(),
+    type: RUN_REQUESTED,
+    source: 'cascade.soak',
+    data: { turlinfo: 's3://soak/in.tgz', iuid, scenario: SCENARIO },
+  };
   for (let attempt = 0; attempt < 12; attempt++) {
     const status = await postEvent(brokerIngressUrl(s.ns), event).catch(() => 0);
     if (status >= 200 && status < 300) return true;
