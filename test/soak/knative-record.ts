@@ -159,3 +159,40 @@ export function watchRunPids(kubeconfig: string, namespace: string) {
   };
   return { synced: informer.synced, appears, stop: () => informer.stop() };
 }
+
+/**
+ * The events dead-lettered: the lines "dead letter" of the dead-letter
+ * sink's pods, read every `everyMs`. A lower bound: a pod that scales to zero
+ * between reads takes its last lines with it.
+ */
+export function watchDeadLetters(namespace: string, everyMs = 10_000) {
+  const byPod = new Map<string, string[]>();
+  const core = apiClient(adminKubeConfig(), CoreV1Api);
+  const read = async () => {
+    const pods = await core.listNamespacedPod({
+      namespace,
+      labelSelector: 'serving.knative.dev/service=cascade-dead-letters',
+    });
+    for (const pod of pods.items) {
+      const name = pod.metadata!.name!;
+      const log = await core.readNamespacedPodLog({ namespace, name, container: 'user-container' }).catch(() => '');
+      const lines = log.split('\n').filter((l) => l.includes('"msg":"dead letter"'));
+      if (lines.length >= (byPod.get(name)?.length ?? 0)) byPod.set(name, lines);
+    }
+  };
+  let stopping = false;
+  const loop = (async () => {
+    while (!stopping) {
+      await read().catch(() => undefined);
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopping = true;
+      await loop;
+      await read().catch(() => undefined);
+      return [...byPod.values()].flat();
+    },
+  };
+}

@@ -37,7 +37,14 @@ import {
   type JobSeen,
   type Requested,
 } from './invariants.ts';
-import { recordJobUids, watchJanitor, watchRunPids, watchSyncMoves, type JanitorPass } from './knative-record.ts';
+import {
+  recordJobUids,
+  watchDeadLetters,
+  watchJanitor,
+  watchRunPids,
+  watchSyncMoves,
+  type JanitorPass,
+} from './knative-record.ts';
 import { FAULT_ORDER, injectFault, type PlatformFault } from './platform-faults.ts';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? '3');
@@ -193,6 +200,7 @@ interface Tally {
   recovery: (number | undefined)[];
   syncMoves: number;
   passes: (JanitorPass | undefined)[];
+  deadLetters: string[];
   violations: string[];
   startedAt: number;
   load: string;
@@ -225,6 +233,7 @@ function report(s: Soak, t: Tally): string {
       'janitor passes read; runs they advanced / finished; errors',
       `${read.length} of ${t.passes.length}; ${sum('advanced')} / ${sum('finished')}; ${sum('errors')}`,
     ],
+    ['events dead-lettered (at least)', t.deadLetters.length],
     ['load average at start / end', `${t.load} / ${loadavg()[0]!.toFixed(1)}`],
     ['violations', t.violations.length],
     ['wall time (s)', Math.round((Date.now() - t.startedAt) / 1000)],
@@ -263,6 +272,7 @@ async function soak(): Promise<string[]> {
   await Promise.all([jobs.synced, pids.synced]);
   const moves = watchSyncMoves(adminKubeconfigPath(), s.ns);
   const janitor = watchJanitor(s.ns);
+  const dead = watchDeadLetters(s.ns);
   const until = Date.now() + MINUTES * 60_000;
   say(`driving ${RATE} run(s)/s for ${MINUTES} min, a fault every ${Math.round(FAULT_EVERY_MS / 1000)} s`);
   await Promise.all([drive(s, until), inject(s, until)]);
@@ -278,8 +288,10 @@ async function soak(): Promise<string[]> {
   const found = await violations(s, runs, seen, recovery);
   const passes = await janitor.stop();
   const syncMoves = await moves.stop();
-  const tally = { runs, jobs: seen, recovery, syncMoves, passes, violations: found, startedAt, load };
+  const deadLetters = await dead.stop();
+  const tally = { runs, jobs: seen, recovery, syncMoves, passes, deadLetters, violations: found, startedAt, load };
   process.stdout.write(report(s, tally));
+  for (const line of deadLetters.slice(0, 10)) say(`dead letter: ${line.slice(0, 400)}`);
   for (const v of found.slice(0, 50)) say(`violation: ${v}`);
   return found;
 }
