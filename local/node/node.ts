@@ -24,7 +24,8 @@ import { writeKubeconfig } from '../cluster/kubeconfig-file.ts';
 import { statePaths } from '../cluster/paths.ts';
 import { isAlive, readPids, stopProcesses, type Component, type RecordedProcess } from '../cluster/processes.ts';
 import { ensureNodeBinaries } from './binaries.ts';
-import { importImage, importImages } from './import-images.ts';
+import { importArchives, importImage, importImages } from './import-images.ts';
+import type { CachedArchive } from './image-cache.ts';
 import { joinCluster, leaveCluster, waitNodeReady } from './join.ts';
 import { startLock, startNodeProcess, startNodeWatchdog, waitSocket } from './node-processes.ts';
 import {
@@ -60,7 +61,7 @@ function door(...args: string[]): Command {
 /** Where a cluster's state dir keeps its real node's files. */
 export function realNodePaths(clusterStateDir: string) {
   const dir = join(clusterStateDir, 'node');
-  return { dir, pids: join(dir, 'pids.json'), logs: statePaths(clusterStateDir).logs, images: join(dir, 'images') };
+  return { dir, pids: join(dir, 'pids.json'), logs: statePaths(clusterStateDir).logs };
 }
 
 export interface RealNodeOptions {
@@ -154,7 +155,7 @@ async function startParts(
   start('containerd', inNode({ bin: join(binDir, 'containerd'), args: ['--config', nodePaths.containerdConfig] }));
   await startDoors(start, { apiPort: info.ports.apiserver, registryBin: bins.registry, dir: paths.dir }, started);
   await waitSocket(nodePaths.containerdSocket, started);
-  await importImages(binDir, paths.images, log);
+  await importImages(binDir, log);
   await joinCluster(info.kubeconfig, info.ports.apiserver);
   start('coredns', inNode({ bin: join(binDir, 'coredns'), args: ['-conf', nodePaths.corefile] }));
   log('real node: starting the kubelet and kube-proxy');
@@ -203,6 +204,11 @@ export function realNodeRunning(clusterStateDir: string): boolean {
 /** Imports an image archive (image-build.ts) into the running real node's containerd. */
 export async function importIntoRealNode(archive: string): Promise<void> {
   await importImage(await ensureNodeBinaries(), archive);
+}
+
+/** Imports the archives whose image the running real node lacks; resolves to how many it imported. */
+export async function importCachedIntoRealNode(archives: CachedArchive[]): Promise<number> {
+  return importArchives(await ensureNodeBinaries(), archives);
 }
 
 /** Stops the real node of the cluster in `clusterStateDir`, if it has one, and undoes what it left on the host. */
