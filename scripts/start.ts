@@ -2,8 +2,10 @@
 // takes the control plane `npm run cluster:up` left, or starts its own, and
 // the real node beside kwok's. Knative Serving with Traefik and Knative
 // Eventing run as pods on it, from images built here, as does the function's.
-// Then knative/ is applied with `kubectl apply -k`, as a user deploys it:
-// local/knative/cascade-deploy.ts. It prints how to send a run request
+// Then the release is installed as a user installs it: written as `npm run
+// dist` does, its image pushed to the local registry, crds.yaml and
+// install.yaml applied (local/knative/release.ts, cascade-deploy.ts). It
+// prints how to send a run request
 // through the Broker, and stays until Ctrl-C, which stops what it started. It
 // never uses $KUBECONFIG: the function as a process against a cluster of
 // yours is `npm run start:process`.
@@ -111,9 +113,9 @@ async function main(): Promise<void> {
     const kubeconfig = await cluster();
     step = 'installing Knative and building the function image';
     const release = await knative(kubeconfig, prepared);
-    step = `applying knative/ to namespace ${NAMESPACE}`;
+    step = `installing the release's crds.yaml and install.yaml in namespace ${NAMESPACE}`;
     await applyCascade(kubeconfig, { namespace: NAMESPACE, scenario: DEMO_SCENARIO, release });
-    step = 'waiting until every object of knative/ is Ready';
+    step = 'waiting until every object of the release is Ready';
     await waitCascadeReady(kubeconfig, NAMESPACE);
     log(`cascade: ready in ${seconds(started)}`);
     log(banner(kubeconfig, brokerIngressUrl(NAMESPACE)).join('\n'));

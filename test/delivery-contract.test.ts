@@ -12,15 +12,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
-import { LABEL_RUN } from '../shared/names.ts';
 import { knativeConfig } from '../local/stand-ins/broker/broker.ts';
 import { effectiveDelivery } from '../local/stand-ins/broker/delivery.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { brokerTrouble, cascadeHarness, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { flakyProxy, type FlakyProxy } from './support/flaky-proxy.ts';
-import { adminKubeConfig, waitFor } from './support/kube.ts';
+import { jobsDeletedAndDelivered } from './support/jobs-deleted.ts';
+import { adminKubeConfig } from './support/kube.ts';
 import { tempDir } from '../local/temp-dir.ts';
 
 const file = join(tempDir('cascade-delivery-'), 'configuration.json');
@@ -62,30 +61,6 @@ const of = (id: string) => ({
   deadLetters: h.deadLetters.received.filter((e) => e.attributes.id === id),
 });
 
-/**
- * A run's Jobs are deleted as it ends or just after, and each delete reaches
- * the Broker later still, through the ApiServerSource. Waits until they are
- * gone from the API server and the Broker has sent on one delete event for
- * each, whatever came of its delivery: the test asserts that.
- */
-async function jobsDeletedAndDelivered(run: CascadeRun): Promise<void> {
-  const name = run.metadata.name;
-  const jobs = (run.status?.modules ?? []).flatMap((m) => [m.jobName, ...(m.attempts ?? []).map((a) => a.jobName)]);
-  expect(jobs.length, `the Jobs of ${name}, from its status`).toBeGreaterThan(0);
-  const batch = adminKubeConfig().makeApiClient(BatchV1Api);
-  await waitFor(
-    async () =>
-      (await batch.listNamespacedJob({ namespace: h.ns, labelSelector: `${LABEL_RUN}=${name}` })).items.length === 0,
-    { timeoutMs: 60_000, message: `the Jobs of ${name} deleted` },
-  );
-  await waitFor(
-    () =>
-      new Set(h.broker.attempts.filter((a) => a.route === 'cascade-job-delete').map((a) => a.id)).size >=
-      new Set(jobs).size,
-    { timeoutMs: 60_000, message: `the delete of each of ${jobs.join(', ')} sent on by the Broker` },
-  );
-}
-
 const decoded = (data: string | undefined) =>
   JSON.parse(Buffer.from(data ?? '', 'base64').toString()) as { error: string };
 
@@ -94,7 +69,7 @@ describe('delivery through the Broker', () => {
     expect(await h.deliver(RUN_REQUESTED, { turlinfo: 's3://in/c.tgz', iuid: 'c1ea0-clean' }, 'clean-run')).toBe(202);
     const run = await h.waitEnded(`${SCENARIO}-c1ea0`);
     expect(run.status?.phase).toBe('Succeeded');
-    await jobsDeletedAndDelivered(run);
+    await jobsDeletedAndDelivered(h, run);
     await h.broker.settled();
     expect(of('clean-run').attempts).toEqual([['cascade-run-requested', 200, 'delivered']]);
     const types = new Set(h.broker.attempts.map((a) => a.type));

@@ -26,7 +26,6 @@ import { repoRoot } from '../local/cluster/paths.ts';
 import { writeLayout } from '../local/node/image-build.ts';
 import { NODE_BINARY_SHA256, pinnedNodeVersion } from '../local/node/node-binary.ts';
 import { tempDir } from '../local/temp-dir.ts';
-import { KNATIVE_IMAGE_NAME } from '../scripts/dist/manifests.ts';
 import { bomErrors, type Bom } from '../scripts/dist/sbom.ts';
 import { DIST_FILES } from '../scripts/dist.ts';
 import { adminKubeconfigPath } from './support/kube.ts';
@@ -174,7 +173,7 @@ describe("the image's own files", () => {
 });
 
 describe('install.yaml and crds.yaml', () => {
-  it("hold every object of knative/ but the CRDs, with the function's and the janitor's image by digest", async () => {
+  it("hold every object of knative/ but the CRDs, with no image but the release's, by digest", async () => {
     const rendered = objects(
       (await run(kubectlPath(), ['kustomize', join(repoRoot, 'knative')], { maxBuffer: 64 << 20 })).stdout,
     );
@@ -187,10 +186,9 @@ describe('install.yaml and crds.yaml', () => {
       expect(named(objects(install))).toEqual(expected);
       expect(install).not.toMatch(/kind: CustomResourceDefinition/);
       const images = [...install.matchAll(/image: *(\S+)/g)].map((m) => m[1]!);
-      const cascade = images.filter((i) => i.startsWith(repository) || i.startsWith(KNATIVE_IMAGE_NAME));
-      // the Knative Service and the janitor's CronJob at least, each by the digest
-      expect(cascade.length).toBeGreaterThanOrEqual(2);
-      expect(new Set(cascade)).toEqual(new Set([`${repository}@${a.release.image.digest}`]));
+      // the function, the janitor and the dead-letter sink: one image, by the digest
+      expect(images).toHaveLength(3);
+      expect(new Set(images)).toEqual(new Set([`${repository}@${a.release.image.digest}`]));
     }
   });
 

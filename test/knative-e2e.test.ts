@@ -6,15 +6,7 @@
 // module Jobs' too: the scenario's modules name no node. Every request goes
 // to the real Broker's ingress, as a client in the cluster sends it.
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  BatchV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Container,
-  type V1Job,
-} from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi, type V1Container, type V1Job } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { recreateBroker } from '../local/knative/cascade-deploy.ts';
 import { imageReference } from '../local/knative/eventing/components.ts';
@@ -41,7 +33,9 @@ import {
 import {
   ended,
   recordJobs,
+  requestRun,
   runOf,
+  suspendJanitor,
   useKnativeCascade,
   waitCascadeReady,
   waitRun,
@@ -142,16 +136,6 @@ function extras(): Promise<void> {
   return extrasReady;
 }
 
-/** Posts a run request to the Broker's ingress; resolves to its iuid once the ingress took it. */
-async function requestRun(scenario?: string, iuid = randomUUID()): Promise<string> {
-  const url = brokerIngressUrl(namespace(), 'default');
-  const data = { turlinfo: 's3://incoming/in.tgz', iuid, ...(scenario ? { scenario } : {}) };
-  const status = await postEvent(url, { id: randomUUID(), type: RUN_REQUESTED, data });
-  // 202 from the asynchronous Broker; the synchronous one answers with the delivery's status
-  expect([200, 202]).toContain(status);
-  return iuid;
-}
-
 /** The run-end events the Broker delivered to the run-ends display, for `run`. */
 async function runEnds(run: string): Promise<Record<string, string>[]> {
   return displayedEvents(await deploymentLog(namespace(), 'run-ends')).filter((e) => e.subject === run);
@@ -183,7 +167,7 @@ async function functionPods() {
 }
 
 async function succeeds(scenario?: string): Promise<CascadeRun> {
-  const iuid = await requestRun(scenario);
+  const iuid = await requestRun(namespace(), scenario);
   const run = await waitRun(namespace(), iuid, ended, 'ended');
   expect(run.status?.phase).toBe('Succeeded');
   return run;
@@ -237,7 +221,7 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
 
   it('fail-first: the exit code 1 of its second module fails the run, and the run-end event says so', async () => {
     await extras();
-    const iuid = await requestRun('fail-first');
+    const iuid = await requestRun(namespace(), 'fail-first');
     const run = await waitRun(namespace(), iuid, ended, 'ended');
     expect(run.status).toMatchObject({ phase: 'Failed', info: 'Failed', currentModule: 'fail', currentStep: 1 });
     expect(run.status?.conditions).toContainEqual(
@@ -255,7 +239,7 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
 
   it('a module result posted to the Broker by the module itself ends its step, before its Job ends', async () => {
     await extras();
-    const iuid = await requestRun('posting');
+    const iuid = await requestRun(namespace(), 'posting');
     const run = await waitRun(namespace(), iuid, ended, 'ended');
     expect(run.status?.phase).toBe('Succeeded');
     const [poster] = run.status!.modules!;
@@ -268,7 +252,7 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
   it("a forged Job event posted to the Broker, the running Job's name with an invented end, moves nothing", async () => {
     await extras();
     const ns = namespace();
-    const iuid = await requestRun('slow');
+    const iuid = await requestRun(namespace(), 'slow');
     const running = await waitRun(
       ns,
       iuid,
@@ -344,7 +328,7 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
       undefined,
     ]);
     const [run, jobs] = await recordingJobs(async () => {
-      const iuid = await requestRun();
+      const iuid = await requestRun(namespace());
       // the ingress answered once the function had: the run was made before that
       expect(await runOf(ns, iuid)).toBeDefined();
       return waitRun(ns, iuid, ended, 'ended');
@@ -361,7 +345,7 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
       message: 'the function has no pod',
     });
     const started = Date.now();
-    const iuid = await requestRun();
+    const iuid = await requestRun(namespace());
     await waitRun(namespace(), iuid, (r) => !!r.status?.phase, 'created');
     process.stderr.write(`knative e2e: run request from zero -> run created: ${Date.now() - started} ms\n`);
     const run = await waitRun(namespace(), iuid, ended, 'ended');
@@ -371,9 +355,9 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
   it('a Job that completes while the function has no pod wakes it through the ApiServerSource, and the run Succeeds', async () => {
     await extras();
     // the janitor's sweep could end the run too: suspended, it leaves the Job's event the only way
-    await suspendJanitor(true);
-    onTestFinished(() => suspendJanitor(false));
-    const iuid = await requestRun('long');
+    await suspendJanitor(namespace(), true);
+    onTestFinished(() => suspendJanitor(namespace(), false));
+    const iuid = await requestRun(namespace(), 'long');
     await waitRun(namespace(), iuid, (r) => r.status?.modules?.[0]?.phase === 'Running', 'running its module');
     await waitFor(async () => (await functionPods()).length === 0, {
       timeoutMs: 120_000,
@@ -387,13 +371,6 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
     expect(run.status?.phase).toBe('Succeeded');
   }, 300_000);
 });
-
-async function suspendJanitor(suspend: boolean): Promise<void> {
-  await apiClient(adminKubeConfig(), BatchV1Api).patchNamespacedCronJob(
-    { namespace: namespace(), name: 'cascade-janitor', body: { spec: { suspend } } },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
-}
 
 /** cascade_ignored_jobs_total{reason="unconfirmed"} over the function's pods. */
 async function ignoredUnconfirmed(): Promise<number> {

@@ -8,8 +8,8 @@
 // Broker's retries, then the event goes to the dead-letter sink with what
 // Knative adds. Subscribers are plain Deployments and Services: Knative
 // Serving is not installed by this file, so the Broker's dead-letter sink is
-// a Service named as dead-letter-sink.yaml's Knative Service, running its
-// container.
+// a Service named as dead-letter-sink.yaml's Knative Service, running the
+// event display under its security context.
 import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi, type V1Container } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,10 +71,15 @@ async function create(plural: string, body: object): Promise<void> {
 beforeAll(async () => {
   namespace = await createNamespace(adminKubeConfig(), 'knative-eventing-broker');
   const display = imageReference('event_display');
-  // dead-letter-sink.yaml's container, its image the one built here
   const sink = cascadeManifest<{ spec: { template: { spec: { containers: V1Container[] } } } }>('dead-letter-sink.yaml')
     .spec.template.spec.containers[0]!;
-  await deployOnRealNode(namespace, 'cascade-dead-letters', { ...sink, image: display, name: '' });
+  // Knative's event display, built here, under dead-letter-sink.yaml's security context: the release's own
+  // dead-letter entry needs the release's image, which this file's cluster does not have
+  await deployOnRealNode(namespace, 'cascade-dead-letters', {
+    name: '',
+    image: display,
+    securityContext: sink.securityContext,
+  });
   await deployOnRealNode(namespace, 'display', { name: '', image: display });
   // busybox's httpd answers a POST to / 404 Not Found (no index.html), which Knative retries, and logs each request
   await deployOnRealNode(namespace, 'refuser', {

@@ -10,6 +10,7 @@ import { realModule } from '../local/node/real-modules.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
 import { importFunctionImage } from '../local/node/function-image.ts';
 import { functionPodSpec, startFunctionPod } from './support/function-pod.ts';
+import { jobsDeletedAndDelivered } from './support/jobs-deleted.ts';
 import { adminKubeConfig, createTestNamespace } from './support/kube.ts';
 import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './support/real-node.ts';
 
@@ -54,6 +55,8 @@ describe("the function's image as a pod on the real node", () => {
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toMatch(/^cascade_/m);
 
+    // the run's Jobs go once it ended: their delete events reach the function before it stops
+    await jobsDeletedAndDelivered(h, run);
     const fn = h.fns[0]!;
     const stopping = Date.now();
     expect(await fn.stop()).toBe(0);

@@ -12,7 +12,6 @@
 // - B is installed the same way with 50 runs in flight, then A again with 50
 //   more: every run Succeeds, each step's Job and pod made once.
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,14 +30,12 @@ import { httpsTransport } from '../shared/kube/watch-stream.ts';
 import { LABEL_RUN } from '../shared/names.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { createOperator, SCENARIO } from './support/cascade-harness.ts';
-import { ended, removeNamespace, runOf, useKnative, waitRun } from './support/knative-cascade.ts';
-import { brokerIngressUrl, postEvent } from './support/knative-eventing.ts';
+import { ended, removeNamespace, requestRun, runOf, useKnative, waitRun } from './support/knative-cascade.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
 
 /** The namespace install.yaml names: the release's own, unchanged. */
 const NAMESPACE = 'cascade-operator';
 const REPO = `${REGISTRY}/cascade/release`;
-const RUN_REQUESTED = 'net.cascade.run.requested.v1';
 const RUNS_IN_FLIGHT = 50;
 
 const SUCCESS = [module('grayscale', { foo: 'bar' }), module('binarization', { thresh: '128' }), module('diff', {})];
@@ -125,18 +122,6 @@ async function waitServing(digest: string): Promise<void> {
   );
 }
 
-async function requestRun(scenario?: string): Promise<string> {
-  const iuid = randomUUID();
-  const data = { turlinfo: 's3://incoming/in.tgz', iuid, ...(scenario ? { scenario } : {}) };
-  const status = await postEvent(brokerIngressUrl(NAMESPACE, 'default'), {
-    id: randomUUID(),
-    type: RUN_REQUESTED,
-    data,
-  });
-  expect([200, 202]).toContain(status);
-  return iuid;
-}
-
 /** Every Job and module pod of the namespace made meanwhile, by Job name: their uids. */
 function recordMade(): {
   synced: Promise<void>;
@@ -170,7 +155,7 @@ function recordMade(): {
 async function installMidRuns(next: Release, crane: string): Promise<void> {
   const made = recordMade();
   await made.synced;
-  const iuids = await Promise.all(Array.from({ length: RUNS_IN_FLIGHT }, () => requestRun()));
+  const iuids = await Promise.all(Array.from({ length: RUNS_IN_FLIGHT }, () => requestRun(NAMESPACE)));
   await install(next, crane);
   await waitServing(next.digest);
   // the new revision serves while runs are still in flight
@@ -261,7 +246,7 @@ describe('the release, installed with the three commands of docs/deploy/index.md
       maxConcurrentRuns: 10,
     });
     await createOperator(custom, NAMESPACE, 'privileged', { scenarioconfig: { cascademodules: PRIVILEGED } });
-    const run = await waitRun(NAMESPACE, await requestRun(), ended, 'ended', 300_000);
+    const run = await waitRun(NAMESPACE, await requestRun(NAMESPACE), ended, 'ended', 300_000);
     expect(run.status?.phase).toBe('Succeeded');
     const images = await cascadeImages();
     // two revisions, the CronJob, and the dead-letter sink's pod at least
@@ -270,7 +255,7 @@ describe('the release, installed with the three commands of docs/deploy/index.md
   }, 900_000);
 
   it('a module that asks for a privileged pod is refused: the run Fails, and its condition says why', async () => {
-    const iuid = await requestRun('privileged');
+    const iuid = await requestRun(NAMESPACE, 'privileged');
     const run: CascadeRun = await waitRun(NAMESPACE, iuid, ended, 'ended', 120_000);
     expect(run.status?.phase).toBe('Failed');
     const condition = run.status?.conditions?.find((c) => c.type === 'Succeeded');

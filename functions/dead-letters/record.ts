@@ -5,8 +5,7 @@
 // failed on; knativeerrorcode, the status; knativeerrordata, the reply's body
 // in base64. A request that is no CloudEvent is logged as it came.
 import { HTTP, type CloudEventV1 } from 'cloudevents';
-
-export type Headers = Record<string, string | string[] | undefined>;
+import type { Headers } from '../cascade/cloudevent-envelope.ts';
 
 export interface DeadLetter {
   /** The event's attributes, extensions included, and its data. */

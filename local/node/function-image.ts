@@ -1,6 +1,7 @@
 // The function's image, built one way for every use: `npm run dist` ships it
-// as an OCI image layout, and `npm start` and the tests import the same image
-// into the real node's containerd as `cascade.local/cascade:dev`. The stages
+// as an OCI image layout, which `npm start` pushes to the local registry
+// (local/knative/release.ts), and some tests import the same image into the
+// real node's containerd as `cascade.local/cascade:dev`. The stages
 // (image-stages.ts) make /app, the Node.js binary is the pinned one of the npm
 // package `node` (node-binary.ts), with the libraries it links, and
 // image-build.ts writes the layers with no daemon (images.ts lays them out).

@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { load } from 'js-yaml';
 import { runCommand } from '../../local/cluster/run-command.ts';
 
-/** The image name knative/ gives the function and the janitor. */
+/** The image name knative/ gives the function, the janitor and the dead-letter sink. */
 export const KNATIVE_IMAGE_NAME = 'ghcr.io/cascade/cascade';
 const CRD = 'CustomResourceDefinition';
 

@@ -3,22 +3,10 @@
 // ServiceAccount, as client-go looks.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseKubeconfig, readKubeconfigs, resolveKubeconfig } from './kubeconfig.ts';
+import { parseKubeconfig, readKubeconfigs, resolveKubeconfig, type Connection } from './kubeconfig.ts';
 import { fileToken } from './token-file.ts';
 
-export interface Connection {
-  server: string;
-  ca?: Buffer | undefined;
-  cert?: Buffer | undefined;
-  key?: Buffer | undefined;
-  insecure: boolean;
-  /** The name TLS checks the server's certificate for, when not the server's host. */
-  servername?: string | undefined;
-  /** The bearer token now (token files are read again every minute, exec plugins run again when it expires). */
-  token(): string | undefined;
-  /** Basic authentication's `user:password` in base64, used when there is no token. */
-  basic?: string | undefined;
-}
+export type { Connection } from './kubeconfig.ts';
 
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 

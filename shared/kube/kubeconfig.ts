@@ -9,9 +9,23 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { parseBlockYaml } from './block-yaml.ts';
-import type { Connection } from './connection.ts';
 import { execToken, type ExecConfig } from './exec-credential.ts';
 import { fileToken } from './token-file.ts';
+
+/** How to reach one API server, and who to be there. */
+export interface Connection {
+  server: string;
+  ca?: Buffer | undefined;
+  cert?: Buffer | undefined;
+  key?: Buffer | undefined;
+  insecure: boolean;
+  /** The name TLS checks the server's certificate for, when not the server's host. */
+  servername?: string | undefined;
+  /** The bearer token now (token files are read again every minute, exec plugins run again when it expires). */
+  token(): string | undefined;
+  /** Basic authentication's `user:password` in base64, used when there is no token. */
+  basic?: string | undefined;
+}
 
 /** kubectl's connection flags. */
 export interface KubeFlags {

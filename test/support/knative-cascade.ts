@@ -5,10 +5,17 @@
 // crds.yaml and install.yaml applied, the latter with `kubectl apply -k` of an overlay
 // (local/knative/cascade-deploy.ts), once, in the file's beforeAll. Removed in
 // its afterAll: the namespace always, Knative when the file started the node.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
-import { afterAll, beforeAll } from 'vitest';
+import {
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { afterAll, beforeAll, expect } from 'vitest';
 import {
   applyCascade,
   waitCascadeReady as waitReady,
@@ -23,6 +30,8 @@ import { installServing, uninstallServing } from '../../local/knative/serving/in
 import { apiClient, apiStatus } from '../../local/kube.ts';
 import { realNodeRunning } from '../../local/node/node.ts';
 import type { CascadeRun } from '../../shared/api/cascade-run.ts';
+import { RUN_REQUESTED } from '../../shared/api/events.ts';
+import { brokerIngressUrl, postEvent } from './knative-eventing.ts';
 import { publishRelease, type PublishedRelease } from '../../local/knative/release.ts';
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './kube.ts';
 import { REAL_NODE_HOOK_TIMEOUT, useRealNode } from './real-node.ts';
@@ -198,4 +207,25 @@ export function recordJobs(namespace: string): { synced: Promise<void>; stop: ()
       return jobs;
     },
   };
+}
+
+/** Posts a run request to the Broker `default` of `namespace`; resolves to its iuid once the ingress took it. */
+export async function requestRun(namespace: string, scenario?: string, iuid = randomUUID()): Promise<string> {
+  const data = { turlinfo: 's3://incoming/in.tgz', iuid, ...(scenario ? { scenario } : {}) };
+  const status = await postEvent(brokerIngressUrl(namespace, 'default'), {
+    id: randomUUID(),
+    type: RUN_REQUESTED,
+    data,
+  });
+  // 202 from the asynchronous Broker; the synchronous one answers with the delivery's status
+  expect([200, 202]).toContain(status);
+  return iuid;
+}
+
+/** Suspends the janitor's CronJob of `namespace`, or lets it run again: a test that must see no sweep's move. */
+export async function suspendJanitor(namespace: string, suspend: boolean): Promise<void> {
+  await apiClient(adminKubeConfig(), BatchV1Api).patchNamespacedCronJob(
+    { namespace, name: 'cascade-janitor', body: { spec: { suspend } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
 }

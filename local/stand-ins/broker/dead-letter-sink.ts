@@ -1,6 +1,6 @@
-// A dead-letter sink for the stand-in, in the manner of Knative's event
-// display (knative/dead-letter-sink.yaml): it takes every CloudEvent POSTed to
-// it (202), keeps it in memory, and tells `onEvent`.
+// A dead-letter sink for the stand-in, in the manner of the release's own
+// (knative/dead-letter-sink.yaml, functions/dead-letters/): it takes every
+// CloudEvent POSTed to it (202), keeps it in memory, and tells `onEvent`.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseMessage, type CloudEvent } from './cloudevent.ts';
