@@ -30,9 +30,9 @@ export function cgroupCpuSeconds(podUid: string, containerId = ''): number | und
   return undefined;
 }
 
-/** The containerd id of a pod's container `name`, once it runs. */
-export function containerId(pod: V1Pod, name: string): string | undefined {
-  const id = pod.status?.containerStatuses?.find((c) => c.name === name)?.containerID;
+/** The containerd id of a pod's container other than Knative's queue-proxy (the function's), once it runs. */
+export function containerId(pod: V1Pod): string | undefined {
+  const id = pod.status?.containerStatuses?.find((c) => c.name !== 'queue-proxy')?.containerID;
   return id?.replace(/^[a-z]+:\/\//, '');
 }
 
@@ -49,14 +49,14 @@ export interface CpuSampler {
 
 /**
  * Samples each second the CPU of the pods `pods()` lists (by uid), those
- * there at the start from their reading then, those that come later from 0.
- * `container` is the function's container: Knative's `user-container`.
+ * there at the start from their reading then, those that come later from 0:
+ * the whole pod, and the function's container alone (containerId).
  */
-export function sampleCpu(pods: () => Map<string, V1Pod>, container = 'user-container'): CpuSampler {
+export function sampleCpu(pods: () => Map<string, V1Pod>): CpuSampler {
   const seen = new Map<string, PodCpu>();
   const sample = (first: boolean) => {
     for (const [uid, pod] of pods()) {
-      const id = containerId(pod, container);
+      const id = containerId(pod);
       const podCpu = cgroupCpuSeconds(uid);
       const fn = id ? cgroupCpuSeconds(uid, id) : undefined;
       if (podCpu === undefined) continue;
