@@ -34,7 +34,6 @@ import { apiserverCpuSeconds, sampleCpu, tailAudit } from '../test/support/scale
 import { createScenario } from '../local/bundled-cluster.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts';
-import { servicePatch } from '../local/knative/cascade-deploy.ts';
 import { apiClient, kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import { RUN_REQUESTED } from '../shared/api/events.ts';
@@ -53,9 +52,14 @@ const custom = apiClient(kc, CustomObjectsApi);
 const SERVICE = { group: 'serving.knative.dev', version: 'v1', namespace: NAMESPACE, plural: 'services' };
 const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 
+interface Template {
+  metadata?: { annotations?: Record<string, string> };
+  spec: { containers: { env?: { name: string }[] }[] };
+}
+
 interface KnativeService {
   metadata: { generation: number };
-  spec: { template: object };
+  spec: { template: Template };
   status?: {
     observedGeneration?: number;
     latestReadyRevisionName?: string;
@@ -85,6 +89,19 @@ async function patchService(patch: object[]): Promise<void> {
     },
     { timeoutMs: 300_000, intervalMs: 1000, message: 'the Service cascade Ready on its new revision' },
   );
+}
+
+/** `template` with the bench's annotations and variables (SCALE_SERVICE), each once, whatever it held. */
+function benchTemplate(template: Template): Template {
+  const copy = structuredClone(template);
+  const env = SCALE_SERVICE.env ?? {};
+  copy.metadata = { ...copy.metadata, annotations: { ...copy.metadata?.annotations, ...SCALE_SERVICE.annotations } };
+  const container = copy.spec.containers[0]!;
+  container.env = [
+    ...(container.env ?? []).filter((e) => !(e.name in env)),
+    ...Object.entries(env).map(([name, value]) => ({ name, value })),
+  ];
+  return copy;
 }
 
 async function postRun(url: string, iuid: string): Promise<void> {
@@ -225,7 +242,7 @@ async function main(): Promise<void> {
   await createScenario(kc, NAMESPACE, SCENARIO, SCALE_MODULES);
   const template = (await readService()).spec.template;
   log('bench: the Service cascade gets the bench overlay');
-  await patchService(servicePatch(SCALE_SERVICE));
+  await patchService([{ op: 'replace', path: '/spec/template', value: benchTemplate(template) }]);
   const rounds: Round[] = [];
   let idle = 0;
   try {
