@@ -60,11 +60,6 @@ describe("the real node's configuration", () => {
     expect(kubeletArgs('/k')).toContain(`--node-ip=${REAL_NODE.address}`);
   });
 
-  it("kubelet: learns of containers from containerd's events, not from a relist every second", () => {
-    const config = load(kubeletConfig('/ca')) as { featureGates: Record<string, boolean> };
-    expect(config.featureGates).toEqual({ EventedPLEG: true });
-  });
-
   it('kube-proxy: nftables mode, conntrack left alone, endpoints on loopback', () => {
     const args = kubeProxyArgs('/k');
     expect(args).toContain('--proxy-mode=nftables');

@@ -150,10 +150,7 @@ export function cniConfig(): string {
  * cgroups v1 without systemd, and no swap check. Its API, which serves the API
  * server's log requests, takes client certificates of the cluster's CA and
  * asks SubjectAccessReviews. Low eviction thresholds suit a shared disk. The
- * taint keeps away every pod that does not tolerate it. EventedPLEG: the
- * kubelet learns a container started from containerd's CRI events, not from
- * its relist every second, so a new pod's address and state reach the API
- * server at once (docs/local-stack.md).
+ * taint keeps away every pod that does not tolerate it.
  */
 export function kubeletConfig(caCert: string): string {
   const p = nodePaths;
@@ -194,7 +191,6 @@ export function kubeletConfig(caCert: string): string {
     'staticPodPath: ""',
     'rotateCertificates: false',
     'serverTLSBootstrap: false',
-    'featureGates: { EventedPLEG: true }',
   ];
   return `${lines.join('\n')}\n`;
 }
