@@ -18,6 +18,7 @@ import { installEventing } from '../local/knative/eventing/install.ts';
 import { prepareRelease, publishRelease, type PublishedRelease } from '../local/knative/release.ts';
 import { installServing } from '../local/knative/serving/install.ts';
 import { oneLine } from '../local/kube.ts';
+import { prebuild } from '../local/prebuild.ts';
 import { realNodeRunning, startRealNode } from '../local/node/node.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 
@@ -106,6 +107,8 @@ async function main(): Promise<void> {
   process.once('uncaughtException', (error) => void fail('a part of npm start crashed', error));
   const started = Date.now();
   let step = 'starting the bundled control plane and its real node';
+  // on a first start every build begins now, not when its step comes
+  void prebuild();
   // the release needs no cluster: it is written, or found in the cache, while the cluster starts
   const prepared = prepareRelease(log);
   prepared.catch(() => {});
