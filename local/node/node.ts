@@ -27,7 +27,7 @@ import { ensureNodeBinaries } from './binaries.ts';
 import { importArchives, importImage, importImages } from './import-images.ts';
 import type { CachedArchive } from './image-cache.ts';
 import { joinCluster, leaveCluster, waitNodeReady } from './join.ts';
-import { startLock, startNodeProcess, startNodeWatchdog, waitSocket } from './node-processes.ts';
+import { heldLock, startLock, startNodeProcess, startNodeWatchdog, waitSocket } from './node-processes.ts';
 import {
   containerdConfig,
   corefile,
@@ -217,9 +217,13 @@ export async function stopRealNode(clusterStateDir: string): Promise<void> {
   if (!existsSync(paths.pids)) return;
   const [lock, ...rest]: RecordedProcess[] = readPids(paths.pids);
   await stopProcesses(rest, 10_000);
-  const info = readClusterInfo(clusterStateDir);
-  if (info) await leaveCluster(info.kubeconfig).catch(() => {});
-  await run('bash', [hostScript, 'down']);
+  // A node still waiting for the lock has nothing on the host: what is there
+  // belongs to the node that holds the lock, and stays.
+  if (lock && heldLock(lock.pid, paths.logs)) {
+    const info = readClusterInfo(clusterStateDir);
+    if (info) await leaveCluster(info.kubeconfig).catch(() => {});
+    await run('bash', [hostScript, 'down']);
+  }
   if (lock) await stopProcesses([lock], 1000);
   await rm(paths.dir, { recursive: true, force: true });
 }
