@@ -51,9 +51,9 @@ async function load(
 /**
  * Creates the decided Jobs, after the status that starts their steps. A Job
  * that exists already is left as it is; one made here is remembered
- * (process/made-jobs.ts). Each Job's uid is recorded by the
- * next decision that sees it. A Job the API server refuses as invalid is told
- * to the next decision.
+ * (process/made-jobs.ts). Each Job's uid is recorded by the next decision
+ * that sees it. A Job the API server refuses as invalid is told to the next
+ * decision.
  */
 async function createJobs(deps: EngineDeps, decision: Decision): Promise<Refusal | undefined> {
   const creates = decision.actions.filter((a) => a.type === 'CreateJob');
