@@ -15,9 +15,10 @@ import { kubectlPath } from '../local/cluster/crds.ts';
 import { brokerIngressUrl } from '../local/knative/broker-ingress.ts';
 import { applyCascade, waitCascadeReady } from '../local/knative/cascade-deploy.ts';
 import { installEventing } from '../local/knative/eventing/install.ts';
-import { publishRelease, type PublishedRelease } from '../local/knative/release.ts';
+import { prepareRelease, publishRelease, type PublishedRelease } from '../local/knative/release.ts';
 import { installServing } from '../local/knative/serving/install.ts';
 import { oneLine } from '../local/kube.ts';
+import { prebuild } from '../local/prebuild.ts';
 import { realNodeRunning, startRealNode } from '../local/node/node.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 
@@ -69,14 +70,14 @@ async function cluster(): Promise<string> {
 }
 
 /** Knative Serving and Eventing, and Cascade's release with its image in the local registry, side by side. */
-async function knative(kubeconfig: string): Promise<PublishedRelease> {
+async function knative(kubeconfig: string, prepared: ReturnType<typeof prepareRelease>): Promise<PublishedRelease> {
   log(
     'cascade: installing Knative Serving, Traefik and Knative Eventing (the first time builds them, tens of minutes)',
   );
   const [, , release] = await Promise.all([
     installServing(kubeconfig, { log }),
     installEventing({ kubeconfig, log }),
-    publishRelease(log),
+    publishRelease(log, prepared),
   ]);
   return release;
 }
@@ -106,10 +107,15 @@ async function main(): Promise<void> {
   process.once('uncaughtException', (error) => void fail('a part of npm start crashed', error));
   const started = Date.now();
   let step = 'starting the bundled control plane and its real node';
+  // on a first start every build begins now, not when its step comes
+  void prebuild();
+  // the release needs no cluster: it is written, or found in the cache, while the cluster starts
+  const prepared = prepareRelease(log);
+  prepared.catch(() => {});
   try {
     const kubeconfig = await cluster();
     step = 'installing Knative and building the function image';
-    const release = await knative(kubeconfig);
+    const release = await knative(kubeconfig, prepared);
     step = `installing the release's crds.yaml and install.yaml in namespace ${NAMESPACE}`;
     await applyCascade(kubeconfig, { namespace: NAMESPACE, scenario: DEMO_SCENARIO, release });
     step = 'waiting until every object of the release is Ready';

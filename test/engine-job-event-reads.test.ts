@@ -1,17 +1,17 @@
 // What a Job event costs the function in API requests, counted exactly from
 // the API server's audit log (local/cluster/audit-policy.yaml) under the
 // function's own ServiceAccount: a running Job's add and update make none. A
-// finished Job's first event is confirmed once: by the function's watch of its
-// Jobs when it showed the Job finished first, else by one read of the Job; the
-// function's metric tells which. It then hands over to the next step from the
-// run as this process last wrote it (no read of the run), or reads the run
-// once (no list) when it has no copy. Its later events (the same update again,
-// its deletion) make none in that process. A copy another writer made stale is
-// refused at the status write and read again, Jobs listed: the end state is as
-// without the copy. No ApiServerSource stand-in runs: the test delivers each Job
-// event itself, from the Job as the API server holds it, with the attributes
-// the real ApiServerSource sets (`time`, and the extensions kind, name,
-// namespace and apiversion).
+// finished Job that this process made hands over to the next step as soon as
+// its watch of its Jobs shows it (shared/engine/sync/own-jobs.ts): confirmed
+// by that watch, decided from the run as this process last wrote it, so no
+// read. The Job's events then make none in that process (the same update
+// again, its deletion). A copy another writer made stale is refused at the
+// status write and read again, Jobs listed: the end state is as without the
+// copy. No ApiServerSource stand-in runs: the test delivers each Job event
+// itself, from the Job as the API server holds it, with the attributes the
+// real ApiServerSource sets (`time`, and the extensions kind, name, namespace
+// and apiversion). Module a takes 3 s, so what the test counts before its end
+// is in first.
 import { randomUUID } from 'node:crypto';
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
@@ -48,66 +48,31 @@ function deliverRunAdded(url: string, run: CascadeRun) {
   return deliverChange(url, 'add', 'cascaderuns', created);
 }
 
-/**
- * The finished Job's one confirmation, as replica `i` counted it: from its
- * watch of its Jobs, no request; or by a read, one `jobs get`. Which of the
- * two depends on whether the watch showed the Job before the event came.
- */
-async function confirmReads(i: number): Promise<Record<string, number>> {
-  const m = parseMetrics(await scrape(h!.fns[i]!.metricsUrl));
-  const watch = value(m, 'cascade_job_confirmations_total', { from: 'watch' });
-  const read = value(m, 'cascade_job_confirmations_total', { from: 'read' });
-  expect(watch + read, 'one confirmation').toBe(1);
-  return read === 1 ? { 'jobs get': 1 } : {};
-}
-
 describe('Job events and API reads', () => {
-  it("a running Job's events make no request; a finished Job's first event hands over from the run as this process wrote it; its later events none", async () => {
-    const modules = [imageModule('a', {}, { delayMs: 0 }), imageModule('b', {}, { delayMs: 600_000 })];
-    const beforeStart = auditMark(auditLogOf(adminKubeconfigPath()));
-    h = await cascadeHarness({ modules, from: 'file', source: false });
-    await counterHoldBegun(beforeStart, 1);
-    const started = auditMark(auditLogOf(adminKubeconfigPath()));
-    const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
-    expect((await post(h.url(), start.body, start.headers)).status).toBe(200);
-
-    const batch = adminKubeConfig().makeApiClient(BatchV1Api);
-    const done = await waitFor(
-      async () => {
-        const job = await batch.readNamespacedJob({ name: `${SCENARIO}-a-abcde`, namespace: h!.ns });
-        return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
-      },
-      { message: 'Job a complete' },
-    );
-    const running: V1Job = {
-      ...done,
-      status: { ...done.status, conditions: [], completionTime: undefined, succeeded: 0, active: 1 },
-    };
-    // The run start's own Event (ModuleStarted of a) is in before counting starts.
-    await functionRequests(h.ns, started, 1);
-
+  it("a running Job's events make no request; a finished Job hands over from this process's watch, with no read; its events then none", async () => {
+    const { batch } = await startRunOfAB(1);
+    const running = await batch.readNamespacedJob({ name: `${SCENARIO}-a-abcde`, namespace: h!.ns });
     let mark = auditMark(auditLogOf(adminKubeconfigPath()));
     for (const change of ['add', 'update', 'update'] as const)
-      expect((await deliver(h.url(), change, running)).status).toBe(200);
-    expect(await functionRequests(h.ns, mark, 0)).toEqual({ reads: 0, writes: 0, events: 0, byVerb: {} });
-    expect((await h.getRun(RUN)).status?.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending']);
+      expect((await deliver(h!.url(), change, running)).status).toBe(200);
+    expect(await functionRequests(h!.ns, mark, 0)).toEqual({ reads: 0, writes: 0, events: 0, byVerb: {} });
+    expect((await h!.getRun(RUN)).status?.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending']);
 
     mark = auditMark(auditLogOf(adminKubeconfigPath()));
-    expect((await deliver(h.url(), 'update', done)).status).toBe(200);
-    expect((await deliver(h.url(), 'update', done)).status).toBe(200);
-    expect((await deliver(h.url(), 'delete', done)).status).toBe(200);
-    const handOver = await functionRequests(h.ns, mark, 1);
-    expect(handOver.byVerb).toEqual({
-      ...(await confirmReads(0)),
-      'jobs create': 1,
-      'cascaderuns/status update': 1,
-      'events create': 1,
-    });
-    expect((await h.getRun(RUN)).status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);
-    await waitFor(
-      async () => (await batch.readNamespacedJob({ name: `${SCENARIO}-b-abcde`, namespace: h!.ns })).metadata?.name,
-      { message: 'Job b created' },
-    );
+    await jobBCreated(batch);
+    const handOver = await functionRequests(h!.ns, mark, 1);
+    expect(handOver.byVerb).toEqual({ 'jobs create': 1, 'cascaderuns/status update': 1, 'events create': 1 });
+    expect(
+      value(parseMetrics(await scrape(h!.fns[0]!.metricsUrl)), 'cascade_job_confirmations_total', { from: 'watch' }),
+    ).toBe(1);
+    expect((await h!.getRun(RUN)).status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);
+
+    const done = await jobADone(batch);
+    mark = auditMark(auditLogOf(adminKubeconfigPath()));
+    expect((await deliver(h!.url(), 'update', done)).status).toBe(200);
+    expect((await deliver(h!.url(), 'update', done)).status).toBe(200);
+    expect((await deliver(h!.url(), 'delete', done)).status).toBe(200);
+    expect(await functionRequests(h!.ns, mark, 0)).toEqual({ reads: 0, writes: 0, events: 0, byVerb: {} });
   });
 
   it("the add event of a run this process started makes no request; another replica looks for the run's first Job, finds it, and makes none", async () => {
@@ -137,17 +102,16 @@ describe('Job events and API reads', () => {
   });
 
   it('a copy another writer changed: taken from the watch once it showed the change, else refused at the status write and read again with its Jobs; the hand-off made once', async () => {
-    const { batch, done } = await runWithModuleADone(1);
-    // Another writer (kubectl) changes the run: this process's copy is stale until its watch of the runs shows it.
+    const { batch } = await startRunOfAB(1);
+    // Another writer (kubectl) changes the run while Job a runs: this process's copy is stale until its watch of the runs shows it.
     await kubectl('annotate', 'cascaderun', RUN, '-n', h!.ns, 'example.com/touched=yes');
     const mark = auditMark(auditLogOf(adminKubeconfigPath()));
-    expect((await deliver(h!.url(), 'update', done)).status).toBe(200);
+    await jobBCreated(batch);
     const handOver = await functionRequests(h!.ns, mark, 1);
     // The process's conflict count tells which copy the decision started from.
     const conflicts = value(parseMetrics(await scrape(h!.fns[0]!.metricsUrl)), 'cascade_status_conflicts_total');
     const refusedOnce = { 'cascaderuns/status update': 2, 'cascaderuns get': 1, 'jobs list': 1 };
     expect(handOver.byVerb).toEqual({
-      ...(await confirmReads(0)),
       'jobs create': 1,
       'cascaderuns/status update': 1,
       'events create': 1,
@@ -181,23 +145,45 @@ describe('Job events and API reads', () => {
   });
 });
 
-/** A run of a (done at once) and b (10 min) started through replica 0, its Job a complete; no source runs. */
-async function runWithModuleADone(replicas: number) {
-  const modules = [imageModule('a', {}, { delayMs: 0 }), imageModule('b', {}, { delayMs: 600_000 })];
+/** A run of a (3 s) and b (10 min) started through replica 0, its start's requests in; no source runs. */
+async function startRunOfAB(replicas: number, aMs = 3000) {
+  const modules = [imageModule('a', {}, { delayMs: aMs }), imageModule('b', {}, { delayMs: 600_000 })];
   const mark = auditMark(auditLogOf(adminKubeconfigPath()));
   h = await cascadeHarness({ modules, from: 'file', source: false, replicas });
   await counterHoldBegun(mark, replicas);
+  const started = auditMark(auditLogOf(adminKubeconfigPath()));
   const start = binaryEvent('net.cascade.run.requested.v1', { turlinfo: 's3://in/x.tgz', iuid: 'abcdef12' });
   expect((await post(h.url(0), start.body, start.headers)).status).toBe(200);
-  const batch = adminKubeConfig().makeApiClient(BatchV1Api);
-  const done = await waitFor(
+  // The start's own Event (ModuleStarted of a) comes after its Job's create.
+  await functionRequests(h.ns, started, 1);
+  return { batch: adminKubeConfig().makeApiClient(BatchV1Api) };
+}
+
+/** Job a, once it is Complete. */
+function jobADone(batch: BatchV1Api): Promise<V1Job> {
+  return waitFor(
     async () => {
       const job = await batch.readNamespacedJob({ name: `${SCENARIO}-a-abcde`, namespace: h!.ns });
       return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? job : undefined;
     },
     { message: 'Job a complete' },
   );
-  return { batch, done };
+}
+
+/** Waits until step b's Job exists. */
+function jobBCreated(batch: BatchV1Api): Promise<unknown> {
+  return waitFor(
+    async () =>
+      (await batch.readNamespacedJob({ name: `${SCENARIO}-b-abcde`, namespace: h!.ns }).catch(() => undefined))
+        ?.metadata?.name,
+    { message: 'Job b created' },
+  );
+}
+
+/** A run of a (done at once) and b (10 min) started through replica 0, its Job a complete; no source runs. */
+async function runWithModuleADone(replicas: number) {
+  const { batch } = await startRunOfAB(replicas, 0);
+  return { batch, done: await jobADone(batch) };
 }
 
 /**

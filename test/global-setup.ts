@@ -7,6 +7,8 @@
 // (local/kube-state-metrics/) and hands their paths to the tests
 // (inject('promtool'), inject('prometheus'), inject('kubeStateMetrics')), and
 // finds or builds Knative's queue-proxy (local/knative/queue-proxy/) for the ops tests.
+// On a first run every other build starts here too (local/prebuild.ts), so
+// the real node and Knative are built while the first tests run.
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { apiserverReady } from '../local/cluster/cluster-state.ts';
@@ -16,6 +18,7 @@ import { repoRoot } from '../local/cluster/paths.ts';
 import { ensureKubeStateMetrics } from '../local/kube-state-metrics/kube-state-metrics.ts';
 import { ensurePrometheus, ensurePromtool } from '../local/prometheus/binaries.ts';
 import { ensureQueueProxy } from '../local/knative/queue-proxy/queue-proxy.ts';
+import { prebuild } from '../local/prebuild.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -41,13 +44,11 @@ async function existingCluster(): Promise<string | undefined> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // built beside the control plane on a first run; awaited once the cluster is up
-  // one after the other: the two cores are busy enough
-  const binaries = ensurePromtool().then(async (promtool) => ({
-    promtool,
-    prometheus: await ensurePrometheus(),
-    kubeStateMetrics: await ensureKubeStateMetrics(),
-  }));
+  // every build starts now; these are awaited once the cluster is up
+  void prebuild(true);
+  const binaries = Promise.all([ensurePromtool(), ensurePrometheus(), ensureKubeStateMetrics()]).then(
+    ([promtool, prometheus, kubeStateMetrics]) => ({ promtool, prometheus, kubeStateMetrics }),
+  );
   binaries.catch(() => {});
   const queueProxy = ensureQueueProxy();
   queueProxy.catch(() => {});

@@ -120,8 +120,11 @@ describe('janitor sweep', () => {
     const reply = await post(h.url(), { turlinfo: 's3://incoming/in.tgz', iuid });
     expect(reply.status).toBe(200);
     const run = reply.body.run as string;
+    // The function goes, as Knative scales it to zero, so no watch of its Jobs moves the run.
+    await h.waitStarted(run);
+    expect(await h.fns[0]!.stop('SIGTERM')).toBe(0);
     await jobComplete(h.ns, job('grayscale', run));
-    // No ApiServerSource: nothing tells the function, the run stays where it was.
+    // No ApiServerSource and no function: nothing tells a function, the run stays where it was.
     expect((await h.getRun(run)).status?.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending', 'Pending']);
 
     const first = await sweep(d, new Date());

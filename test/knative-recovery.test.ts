@@ -3,7 +3,9 @@
 // within 10 s of a new pod being Ready. The new pod's first sync moves them
 // (shared/engine/sync/first-sync.ts; ADR 0005): no event about them is left.
 // - The Triggers of Job events are deleted while the runs' first modules run,
-//   so their completions reach no one: the runs wait, step 0 Running.
+//   and the function pods that made those Jobs are killed, so no watch of a
+//   maker moves the runs (ADR 0007) and their completions reach no one: the
+//   runs wait, step 0 Running.
 // - The Triggers come back, and every function pod is killed (grace period 0),
 //   as a crash or an eviction does. A run request wakes the function if
 //   Knative scaled it to zero meanwhile.
@@ -19,8 +21,8 @@ import { ended, requestRun, runOf, suspendJanitor, useKnativeCascade, waitRun } 
 import { adminKubeConfig, adminKubeconfigPath, waitFor } from './support/kube.ts';
 import { parseMetrics, samples, scrape } from './support/ops.ts';
 
-/** A first module of 12 s, time to lose its Job's events; a second of 1 s. */
-const SCENARIO = { cascademodules: [module('slow', { lines: '6', interval: '2' }), module('last', {})] };
+/** A first module of 20 s, time to lose its Job's events and its maker; a second of 1 s. */
+const SCENARIO = { cascademodules: [module('slow', { lines: '10', interval: '2' }), module('last', {})] };
 const RUNS = 5;
 const JOB_TRIGGERS = ['cascade-job-add', 'cascade-job-update', 'cascade-job-delete'];
 const TRIGGERS = { group: 'eventing.knative.dev', version: 'v1', plural: 'triggers' };
@@ -82,6 +84,15 @@ async function syncMoves(): Promise<number> {
   return sum;
 }
 
+/** Kills every live function pod, grace period 0, as a crash does; their uids. */
+async function killFunctionPods(): Promise<Set<string | undefined>> {
+  const core = apiClient(adminKubeConfig(), CoreV1Api);
+  const killed = live(await servicePods(adminKubeconfigPath(), namespace(), 'cascade'));
+  for (const pod of killed)
+    await core.deleteNamespacedPod({ namespace: namespace(), name: pod.metadata!.name!, gracePeriodSeconds: 0 });
+  return new Set(killed.map((p) => p.metadata!.uid));
+}
+
 describe('recovery on real Knative, without the janitor', () => {
   it(`${RUNS} runs whose Job events were lost move within 10 s of a new function pod being Ready`, async () => {
     await suspendJanitor(namespace(), true);
@@ -93,6 +104,7 @@ describe('recovery on real Knative, without the janitor', () => {
     );
     const names = runs.map((r) => r.metadata.name);
     const restore = await loseJobEvents();
+    await killFunctionPods();
     const batch = apiClient(adminKubeConfig(), BatchV1Api);
     await waitFor(
       async () => {
@@ -109,13 +121,9 @@ describe('recovery on real Knative, without the janitor', () => {
     );
 
     await restore();
-    const core = apiClient(adminKubeConfig(), CoreV1Api);
-    const killed = live(await servicePods(adminKubeconfigPath(), namespace(), 'cascade'));
-    for (const pod of killed)
-      await core.deleteNamespacedPod({ namespace: namespace(), name: pod.metadata!.name!, gracePeriodSeconds: 0 });
+    const gone = await killFunctionPods();
     // a run request wakes the function, had Knative scaled it to zero
     const wake = await requestRun(namespace());
-    const gone = new Set(killed.map((p) => p.metadata!.uid));
     const ready = await waitFor(
       async () => {
         const pods = live(await servicePods(adminKubeconfigPath(), namespace(), 'cascade'));

@@ -17,7 +17,10 @@ import { DEFAULT_RETRY } from '../../shared/kube/api-retry.ts';
 import { connectStoreOpened } from '../../shared/kube/connect.ts';
 import { keepLease, type KeptLease } from '../../shared/kube/lease.ts';
 import { watchJobs, watchOperators, watchRuns, type WatchTo } from '../../shared/kube/watches.ts';
+import type { WatchChange } from '../../shared/kube/watch-stream.ts';
 import { firstSync, type FirstSync } from '../../shared/engine/sync/first-sync.ts';
+import { ownJobEvent } from '../../shared/engine/sync/own-jobs.ts';
+import { observeJobEvent } from '../../shared/engine/entry/observe-run.ts';
 import type { JobObject } from '../../shared/core/observed-job.ts';
 import { watchedJobs, type HeldJobs, type WatchedJobs } from '../../shared/engine/process/watched-jobs.ts';
 import type { Connection } from '../../shared/kube/connection.ts';
@@ -94,9 +97,12 @@ export const COUNTERS_LEASE = 'cascade-counters';
 /** A cold start's first request does not share the CPU with the watches' TLS handshakes: they open this much later. */
 const WATCHES_AFTER_MS = 1000;
 
+type OwnJob = (change: WatchChange, job: JobObject) => void;
+
 /**
  * The process's three watches. Its Jobs: the finished ones confirm Job events'
- * claims without a read of each Job (run/confirm-jobs.ts). The operators: a
+ * claims without a read of each Job (run/confirm-jobs.ts), and one this
+ * process made moves its run at once (sync/own-jobs.ts). The operators: a
  * counter write starts from another replica's last write, not a 409. The
  * runs: a run this process holds is decided from another replica's last
  * write, not refused with a 409. The lists of runs and Jobs feed the first
@@ -105,7 +111,7 @@ const WATCHES_AFTER_MS = 1000;
 function openWatches(
   conn: Connection,
   namespace: string,
-  to: { heldJobs: WatchedJobs; deps: EngineDeps; sync: FirstSync },
+  to: { heldJobs: WatchedJobs; deps: EngineDeps; sync: FirstSync; ownJob: OwnJob },
   log: Logger,
 ): { stop(): void } {
   const open: KeptWatch[] = [];
@@ -115,6 +121,7 @@ function openWatches(
     const seeJob: WatchTo<JobObject>['see'] = (change, job) => {
       to.heldJobs.see(change, job);
       sync.job(change, job);
+      to.ownJob(change, job);
     };
     open.push(watchJobs(conn, namespace, { see: seeJob, listed: sync.jobsListed, log }));
     open.push(watchOperators(conn, namespace, { see: watched.operator, log }));
@@ -133,6 +140,17 @@ function openWatches(
 function countersLease(rest: Rest, namespace: string, log: Logger, changed: (held: boolean) => void): KeptLease {
   const identity = `${hostname()}-${randomBytes(3).toString('hex')}`;
   return keepLease({ rest, namespace, name: COUNTERS_LEASE, identity, log, changed, startAfterMs: WATCHES_AFTER_MS });
+}
+
+/** A finished Job this process made moves its run now, as its event would (sync/own-jobs.ts); tracked by the gate. */
+function ownJobs(deps: EngineDeps, g: Gate, log: Logger): OwnJob {
+  return (change, job) => {
+    const event = g.draining() ? undefined : ownJobEvent(deps.madeJobs, change, job);
+    if (!event) return;
+    g.track(() => observeJobEvent(deps, event)).catch((error: unknown) =>
+      log.warn({ err: error, run: event.runname, job: event.observed?.name }, 'a finished Job left to its event'),
+    );
+  };
 }
 
 /** The first sync, its looks tracked by the gate and counted in the metrics. */
@@ -162,7 +180,8 @@ export function createApp(config: Config, log: Logger): App {
   });
   const deps = engine({ config, log, store, metrics, gate: g, outbox: sends, heldJobs, leader: lease.held });
   const sync = syncOf(deps, g, metrics);
-  const watches = openWatches(conn, config.namespace, { heldJobs, deps, sync }, log);
+  const ownJob = ownJobs(deps, g, log);
+  const watches = openWatches(conn, config.namespace, { heldJobs, deps, sync, ownJob }, log);
   const server = config.metricsPort > 0 ? startMetricsServer(config.metricsPort, metrics, store, log) : undefined;
 
   async function handle({ request: req, eventId, delivery }: Input): Promise<Reply> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { load } from 'js-yaml';
-import { cascadeOverlay, cascadeReadyObjects, localBrokerAnnotations } from './cascade-deploy.ts';
+import { cascadeOverlay, cascadeReadyObjects, localBrokerAnnotations, servicePatch } from './cascade-deploy.ts';
 
 describe('what npm start and the end-to-end tests wait for', () => {
   it('every Knative object of knative/, named as kubectl wait names it, and nothing else', () => {
@@ -56,5 +56,31 @@ describe("the local cluster's choices, which knative/ leaves to each cluster", (
         metadata: { name: 'default', annotations: localBrokerAnnotations(true) },
       },
     ]);
+  });
+});
+
+describe("a bench's or a test's change to the Service cascade", () => {
+  const change = { annotations: { 'autoscaling.knative.dev/target': '2' }, env: { CASCADE_RATE_LIMIT: '1000000' } };
+
+  it("adds the revision annotations, the key escaped, and the function container's variables", () => {
+    expect(servicePatch(change)).toEqual([
+      { op: 'add', path: '/spec/template/metadata/annotations/autoscaling.knative.dev~1target', value: '2' },
+      {
+        op: 'add',
+        path: '/spec/template/spec/containers/0/env/-',
+        value: { name: 'CASCADE_RATE_LIMIT', value: '1000000' },
+      },
+    ]);
+  });
+
+  it('is a patch of the overlay only when asked for', () => {
+    const targets = (service?: typeof change) =>
+      (
+        load(cascadeOverlay({ namespace: 'ns', release, service })) as { patches: { target: { kind: string } }[] }
+      ).patches
+        .map((p) => p.target.kind)
+        .filter((kind) => kind === 'Service');
+    expect(targets()).toEqual([]);
+    expect(targets(change)).toEqual(['Service']);
   });
 });

@@ -55,6 +55,29 @@ export interface CascadeDeployment {
   scenario?: object;
   /** Labels the namespace as a test's (local/kube.ts): the tests' clean-up may remove it. */
   test?: boolean;
+  /** A bench's or a test's change to the Service `cascade` (servicePatch); never a user's. */
+  service?: ServiceChange;
+}
+
+/** Annotations of the Service's revision template, and environment variables of its function container. */
+export interface ServiceChange {
+  annotations?: Record<string, string>;
+  env?: Record<string, string>;
+}
+
+/** A JSON patch of the Knative Service `cascade` that makes `change`. */
+export function servicePatch(change: ServiceChange): object[] {
+  const annotations = Object.entries(change.annotations ?? {}).map(([key, value]) => ({
+    op: 'add',
+    path: `/spec/template/metadata/annotations/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+    value,
+  }));
+  const env = Object.entries(change.env ?? {}).map(([name, value]) => ({
+    op: 'add',
+    path: '/spec/template/spec/containers/0/env/-',
+    value: { name, value },
+  }));
+  return [...annotations, ...env];
 }
 
 /** The annotations that put every pod of a namespace on the real node. */
@@ -88,6 +111,10 @@ export function cascadeOverlay(deployment: CascadeDeployment): string {
       }),
     },
   ];
+  if (deployment.service) {
+    const target = { group: 'serving.knative.dev', kind: 'Service', name: 'cascade' };
+    patches.push({ target, patch: dump(servicePatch(deployment.service)) });
+  }
   if (deployment.scenario) {
     patches.push({
       target: { kind: 'ConfigMap', name: 'cascade-scenario-config' },

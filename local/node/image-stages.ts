@@ -85,16 +85,20 @@ export interface Image {
 /** The image's PATH: this Node.js first, then the system's (npm is /usr/bin/npm, run by the first node on PATH). */
 export const imagePath = () => `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`;
 
-/** A copy of what `git clone` would give: the files git tracks (and new ones it does not ignore), as they are in the work tree. */
-export function cleanContext(): string {
-  const context = mkdtempSync(join(tmpdir(), 'cascade-context-'));
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-    cwd: repoRoot,
+/** What `git clone` would give: the files git tracks, and new ones it does not ignore, relative to `root`. */
+export function contextFiles(root = repoRoot): string[] {
+  return execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
     encoding: 'utf8',
   })
     .split('\0')
-    .filter((f) => f && existsSync(join(repoRoot, f)));
-  for (const file of files) cpSync(join(repoRoot, file), join(context, file), { recursive: true });
+    .filter((f) => f && existsSync(join(root, f)));
+}
+
+/** A copy of contextFiles(), as they are in the work tree. */
+export function cleanContext(): string {
+  const context = mkdtempSync(join(tmpdir(), 'cascade-context-'));
+  for (const file of contextFiles()) cpSync(join(repoRoot, file), join(context, file), { recursive: true });
   return context;
 }
 

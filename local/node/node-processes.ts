@@ -57,6 +57,12 @@ export async function startLock(pidsFile: string, logsDir: string): Promise<Comp
   return lock;
 }
 
+/** True when the lock process `lockPid`, whose log is in `logsDir`, came to hold LOCK_FILE. */
+export function heldLock(lockPid: number, logsDir: string): boolean {
+  const log = join(logsDir, 'real-node-lock.log');
+  return existsSync(log) && readFileSync(log, 'utf8').includes(`held by ${lockPid}`);
+}
+
 export async function waitSocket(socket: string, components: Component[]): Promise<void> {
   await pollUntil(() => existsSync(socket), {
     timeoutMs: 30_000,

@@ -24,9 +24,10 @@ import { writeKubeconfig } from '../cluster/kubeconfig-file.ts';
 import { statePaths } from '../cluster/paths.ts';
 import { isAlive, readPids, stopProcesses, type Component, type RecordedProcess } from '../cluster/processes.ts';
 import { ensureNodeBinaries } from './binaries.ts';
-import { importImage, importImages } from './import-images.ts';
+import { importArchives, importImage, importImages } from './import-images.ts';
+import type { CachedArchive } from './image-cache.ts';
 import { joinCluster, leaveCluster, waitNodeReady } from './join.ts';
-import { startLock, startNodeProcess, startNodeWatchdog, waitSocket } from './node-processes.ts';
+import { heldLock, startLock, startNodeProcess, startNodeWatchdog, waitSocket } from './node-processes.ts';
 import {
   containerdConfig,
   corefile,
@@ -60,7 +61,7 @@ function door(...args: string[]): Command {
 /** Where a cluster's state dir keeps its real node's files. */
 export function realNodePaths(clusterStateDir: string) {
   const dir = join(clusterStateDir, 'node');
-  return { dir, pids: join(dir, 'pids.json'), logs: statePaths(clusterStateDir).logs, images: join(dir, 'images') };
+  return { dir, pids: join(dir, 'pids.json'), logs: statePaths(clusterStateDir).logs };
 }
 
 export interface RealNodeOptions {
@@ -154,7 +155,7 @@ async function startParts(
   start('containerd', inNode({ bin: join(binDir, 'containerd'), args: ['--config', nodePaths.containerdConfig] }));
   await startDoors(start, { apiPort: info.ports.apiserver, registryBin: bins.registry, dir: paths.dir }, started);
   await waitSocket(nodePaths.containerdSocket, started);
-  await importImages(binDir, paths.images, log);
+  await importImages(binDir, log);
   await joinCluster(info.kubeconfig, info.ports.apiserver);
   start('coredns', inNode({ bin: join(binDir, 'coredns'), args: ['-conf', nodePaths.corefile] }));
   log('real node: starting the kubelet and kube-proxy');
@@ -205,15 +206,24 @@ export async function importIntoRealNode(archive: string): Promise<void> {
   await importImage(await ensureNodeBinaries(), archive);
 }
 
+/** Imports the archives whose image the running real node lacks; resolves to how many it imported. */
+export async function importCachedIntoRealNode(archives: CachedArchive[]): Promise<number> {
+  return importArchives(await ensureNodeBinaries(), archives);
+}
+
 /** Stops the real node of the cluster in `clusterStateDir`, if it has one, and undoes what it left on the host. */
 export async function stopRealNode(clusterStateDir: string): Promise<void> {
   const paths = realNodePaths(clusterStateDir);
   if (!existsSync(paths.pids)) return;
   const [lock, ...rest]: RecordedProcess[] = readPids(paths.pids);
   await stopProcesses(rest, 10_000);
-  const info = readClusterInfo(clusterStateDir);
-  if (info) await leaveCluster(info.kubeconfig).catch(() => {});
-  await run('bash', [hostScript, 'down']);
+  // A node still waiting for the lock has nothing on the host: what is there
+  // belongs to the node that holds the lock, and stays.
+  if (lock && heldLock(lock.pid, paths.logs)) {
+    const info = readClusterInfo(clusterStateDir);
+    if (info) await leaveCluster(info.kubeconfig).catch(() => {});
+    await run('bash', [hostScript, 'down']);
+  }
   if (lock) await stopProcesses([lock], 1000);
   await rm(paths.dir, { recursive: true, force: true });
 }

@@ -19,6 +19,7 @@ import type { DeletedJobs } from './process/deleted-jobs.ts';
 import type { Starts } from './process/starts.ts';
 import type { HeldJobs } from './process/watched-jobs.ts';
 import type { WatchChange } from '../kube/watch-stream.ts';
+import type { MadeJobs } from './process/made-jobs.ts';
 
 export interface EngineHooks {
   /** The transitions of one decision, once it is written. The function counts each and records one Kubernetes Event. */
@@ -83,6 +84,8 @@ export interface EngineDeps extends EngineBase {
   background: ((work: Promise<unknown>) => void) | undefined;
   /** The Jobs this process deleted: their later events are answered without a call. None in the janitor. */
   deletedJobs: DeletedJobs;
+  /** The Jobs this process made: its watch moves their runs once they finish (sync/own-jobs.ts). None in the janitor. */
+  madeJobs: MadeJobs;
   /** Finished Jobs as the function's watch of its Jobs shows them: they confirm claims without a read. None in the janitor. */
   heldJobs: HeldJobs;
   /**

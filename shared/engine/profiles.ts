@@ -7,6 +7,7 @@
 import type { CascadeRun } from '../api/cascade-run.ts';
 import type { EngineBase, EngineDeps, EngineHooks, Watched } from './deps.ts';
 import { deletedJobs, NO_DELETED_JOBS } from './process/deleted-jobs.ts';
+import { madeJobs, NO_MADE_JOBS } from './process/made-jobs.ts';
 import { NO_HELD_JOBS, type HeldJobs } from './process/watched-jobs.ts';
 import { EVERY_TIME, finishedJobs } from './process/finished-jobs.ts';
 import { batchedSlots, cacheOf, directSlots, offerWatched, type OperatorCaches } from './operator/admission-writes.ts';
@@ -73,6 +74,7 @@ export function functionEngine(base: EngineBase, parts: FunctionParts): EngineDe
     wakeups: retryTimers(base.now, base.log),
     background,
     deletedJobs: deletedJobs(),
+    madeJobs: madeJobs(),
     heldJobs,
     watched: {
       operator: (change, op) => {
@@ -103,6 +105,7 @@ export function janitorEngine(base: EngineBase, hooks: EngineHooks = noHooks()):
     wakeups: NO_WAKEUPS,
     background: undefined,
     deletedJobs: NO_DELETED_JOBS,
+    madeJobs: NO_MADE_JOBS,
     heldJobs: NO_HELD_JOBS,
     watched: NOT_WATCHED,
     starts: starts(),

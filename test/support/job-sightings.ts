@@ -13,7 +13,7 @@ export interface JobSighting {
   job: V1Job;
   run: string;
   step: number;
-  /** When the Job was first seen, and first seen Complete: Date.now() values. */
+  /** When the Job was first seen, and first seen Complete or SuccessCriteriaMet: Date.now() values. */
   seen: number;
   completeSeen?: number;
 }
@@ -40,7 +40,10 @@ export function watchJobSightings(kubeconfig: string, namespace: string): JobSig
       const name = job.metadata!.name!;
       const record = seen.get(name) ?? { job, run: labels[LABEL_RUN]!, step: Number(labels[LABEL_STEP]), seen: now };
       record.job = job;
-      const complete = job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
+      // the Job controller writes SuccessCriteriaMet first, and the function may move on it (bench/README.md)
+      const complete = job.status?.conditions?.some(
+        (c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True',
+      );
       if (record.completeSeen === undefined && complete) record.completeSeen = now;
       seen.set(name, record);
     },

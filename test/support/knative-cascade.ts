@@ -210,7 +210,7 @@ export function recordJobs(namespace: string): { synced: Promise<void>; stop: ()
 }
 
 /** Posts a run request to the Broker `default` of `namespace`; resolves to its iuid once the ingress took it. */
-export async function requestRun(namespace: string, scenario?: string, iuid = randomUUID()): Promise<string> {
+export async function requestRun(namespace: string, scenario?: string, iuid: string = randomUUID()): Promise<string> {
   const data = { turlinfo: 's3://incoming/in.tgz', iuid, ...(scenario ? { scenario } : {}) };
   const status = await postEvent(brokerIngressUrl(namespace, 'default'), {
     id: randomUUID(),

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { ImageDefinition, ImageFile } from '../../node/image-build.ts';
-import { binaryName, imageReference } from './components.ts';
+import { imageReference } from './components.ts';
 
 /** The host's CA bundle, where Debian keeps it, as distroless keeps it. */
 export const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
@@ -48,9 +48,4 @@ export function eventingImage(cmd: string, binary: string, caBundle = CA_BUNDLE)
       },
     },
   };
-}
-
-/** The archive's file name of a command's image, in the binaries' directory. */
-export function imageArchiveName(cmd: string): string {
-  return `${binaryName(cmd)}.image.tar`;
 }

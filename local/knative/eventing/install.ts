@@ -3,7 +3,7 @@
 // written and imported into the node's containerd. Then the release's own
 // YAMLs (manifests.ts) are applied with the bundled kubectl, until every
 // Deployment is Available.
-import { existsSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,11 +14,11 @@ import { kubectlPath } from '../../cluster/crds.ts';
 import { pollUntil } from '../../cluster/poll.ts';
 import { runCommand } from '../../cluster/run-command.ts';
 import { apiClient, apiStatus, kubeConfigFromFile } from '../../kube.ts';
-import { buildImage } from '../../node/image-build.ts';
-import { importIntoRealNode } from '../../node/node.ts';
+import { cachedImageArchive, type CachedArchive } from '../../node/image-cache.ts';
+import { importCachedIntoRealNode } from '../../node/node.ts';
 import { tempDir } from '../../temp-dir.ts';
 import { binaryName, EVENTING_COMMANDS, eventingSourceDir } from './components.ts';
-import { eventingImage, imageArchiveName } from './images.ts';
+import { eventingImage } from './images.ts';
 import {
   EVENTING_NAMESPACE,
   eventingManifests,
@@ -37,19 +37,11 @@ export function ensureEventingBinaries(): Promise<string> {
   return runBuildScript(eventingBuildScript, 'knative-eventing');
 }
 
-/** Writes each command's image archive beside its binary, once; resolves to the archives. */
-export async function ensureEventingImages(binDir: string): Promise<string[]> {
-  const archives: string[] = [];
-  for (const cmd of EVENTING_COMMANDS) {
-    const archive = join(binDir, imageArchiveName(cmd));
-    const binary = join(binDir, binaryName(cmd));
-    if (!existsSync(archive) || statSync(archive).mtimeMs < statSync(binary).mtimeMs) {
-      const scratch = `${archive}.tmp-${process.pid}`;
-      await buildImage(eventingImage(cmd, binary), scratch);
-      renameSync(scratch, archive);
-    }
-    archives.push(archive);
-  }
+/** Each command's image archive, from the image cache (written there once). */
+export async function ensureEventingImages(binDir: string): Promise<CachedArchive[]> {
+  const archives: CachedArchive[] = [];
+  for (const cmd of EVENTING_COMMANDS)
+    archives.push(await cachedImageArchive(eventingImage(cmd, join(binDir, binaryName(cmd)))));
   return archives;
 }
 
@@ -121,8 +113,11 @@ export async function installEventing(options: InstallOptions): Promise<void> {
   log(`knative eventing: binaries in ${binDir} (${Date.now() - started} ms)`);
   started = Date.now();
   const archives = await ensureEventingImages(binDir);
-  for (const archive of archives) await importIntoRealNode(archive);
-  log(`knative eventing: ${archives.length} images written and imported in ${Date.now() - started} ms`);
+  const cached = Date.now();
+  const imported = await importCachedIntoRealNode(archives);
+  log(
+    `knative eventing: ${archives.length} images, archives ready in ${cached - started} ms, ${imported} imported in ${Date.now() - cached} ms`,
+  );
   started = Date.now();
   const manifests = await readEventingManifests();
   const work = tempDir('cascade-eventing-');

@@ -5,6 +5,8 @@ import {
   eventingManifests,
   parseManifests,
   placeOnRealNode,
+  PROMPT_READINESS,
+  promptReadiness,
   resolveKo,
   withFixedIngressAddress,
 } from './manifests.ts';
@@ -89,5 +91,47 @@ describe('Knative Eventing manifests', () => {
       clusterIP: BROKER_INGRESS_IP,
     });
     expect(withFixedIngressAddress(service('broker-filter'))).toEqual(service('broker-filter'));
+  });
+});
+
+describe('readiness probes asked promptly', () => {
+  const probe = { httpGet: { path: '/readiness', port: 'probes' }, initialDelaySeconds: 20, periodSeconds: 10 };
+  const liveness = { httpGet: { path: '/health', port: 'probes' }, initialDelaySeconds: 20, periodSeconds: 10 };
+  const workload = {
+    kind: 'Deployment',
+    metadata: { name: 'eventing-controller' },
+    spec: {
+      replicas: 1,
+      template: {
+        metadata: { labels: { app: 'x' } },
+        spec: { containers: [{ name: 'c', readinessProbe: probe, livenessProbe: liveness }, { name: 'side' }] },
+      },
+    },
+  };
+
+  it('from the start and every second, the rest of the probe, the liveness probe and the pod as they were', () => {
+    const patched = promptReadiness(workload) as unknown as typeof workload;
+    const [main, side] = patched.spec.template.spec.containers as unknown as [
+      Record<string, unknown>,
+      Record<string, unknown>,
+    ];
+    expect(main.readinessProbe).toEqual({ ...probe, ...PROMPT_READINESS });
+    expect(main.livenessProbe).toEqual(liveness);
+    expect(side).toEqual({ name: 'side' });
+    expect(patched.spec.replicas).toBe(1);
+    expect(patched.spec.template.metadata).toEqual({ labels: { app: 'x' } });
+  });
+
+  it('leaves a workload with no readiness probe as it is', () => {
+    const plain = { kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'c' }] } } } };
+    expect(promptReadiness(plain)).toBe(plain);
+  });
+
+  it('reaches every workload eventingManifests returns', () => {
+    const docs = eventingManifests([workload]);
+    const containers = (docs[0] as unknown as typeof workload).spec.template.spec.containers as {
+      readinessProbe?: unknown;
+    }[];
+    expect(containers[0]!.readinessProbe).toEqual({ ...probe, ...PROMPT_READINESS });
   });
 });

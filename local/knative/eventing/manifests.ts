@@ -89,6 +89,32 @@ export function placeOnRealNode(workload: Manifest): Manifest {
   };
 }
 
+/** How often a readiness probe is asked, from the container's start: no later than this after it is ready. */
+export const PROMPT_READINESS = { initialDelaySeconds: 1, periodSeconds: 1 } as const;
+
+type Probed = { readinessProbe?: Record<string, unknown> };
+
+/**
+ * A workload whose readiness probes are asked every second from the start.
+ * The controllers' own ask first after 20 s, then every 10 s: they show
+ * Ready up to 10 s after they are, and the install waits for that. Their
+ * liveness probes stay as they are.
+ */
+export function promptReadiness(workload: Manifest): Manifest {
+  const spec = workload.spec as { template?: { spec?: { containers?: Probed[] } } } | undefined;
+  const containers = spec?.template?.spec?.containers;
+  if (!containers?.some((c) => c.readinessProbe)) return workload;
+  const prompt = (c: Probed) =>
+    c.readinessProbe ? { ...c, readinessProbe: { ...c.readinessProbe, ...PROMPT_READINESS } } : c;
+  return {
+    ...workload,
+    spec: {
+      ...spec,
+      template: { ...spec!.template, spec: { ...spec!.template!.spec, containers: containers.map(prompt) } },
+    },
+  };
+}
+
 /** The Broker ingress's fixed ClusterIP, behind the node's 127.0.0.1 port for it (node-config.ts). */
 export const BROKER_INGRESS_IP = REAL_NODE.brokerIngress.clusterIp;
 
@@ -105,11 +131,11 @@ function applyOrder(m: Manifest): number {
   return 2;
 }
 
-/** The objects to apply: the release's, resolved to the images built here, each workload placed on the real node, the ingress at its fixed address. */
+/** The objects to apply: the release's, resolved to the images built here, each workload placed on the real node and probed promptly, the ingress at its fixed address. */
 export function eventingManifests(docs: Manifest[], version?: string): Manifest[] {
   return docs
     .map((doc) => resolveKo(doc, version))
-    .map((doc) => (WORKLOAD_KINDS.includes(doc.kind ?? '') ? placeOnRealNode(doc) : doc))
+    .map((doc) => (WORKLOAD_KINDS.includes(doc.kind ?? '') ? promptReadiness(placeOnRealNode(doc)) : doc))
     .map(withFixedIngressAddress)
     .map((doc, index) => ({ doc, index }))
     .sort((a, b) => applyOrder(a.doc) - applyOrder(b.doc) || a.index - b.index)

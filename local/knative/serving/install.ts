@@ -10,8 +10,8 @@ import { writeFile } from 'node:fs/promises';
 import { kubectlPath } from '../../cluster/crds.ts';
 import { sleep } from '../../cluster/poll.ts';
 import { runCommand } from '../../cluster/run-command.ts';
-import { buildImage } from '../../node/image-build.ts';
-import { importIntoRealNode } from '../../node/node.ts';
+import { cachedImageArchive } from '../../node/image-cache.ts';
+import { importCachedIntoRealNode } from '../../node/node.ts';
 import { tempDir } from '../../temp-dir.ts';
 import { ensureServingBinaries, servingModuleDirs, type ServingBinaries } from './binaries.ts';
 import { SERVING_COMMANDS, servingImage, traefikImage } from './images.ts';
@@ -51,22 +51,22 @@ export async function servingManifestTexts(): Promise<string[]> {
   return files.map((f) => readFileSync(f, 'utf8'));
 }
 
-/** Writes each image (a few seconds each) and imports it into the real node's containerd. */
+/** Each image's archive, from the image cache (written there once), imported unless the node holds it. */
 export async function importServingImages(binaries: ServingBinaries, log: Log): Promise<void> {
   const started = Date.now();
-  const dir = tempDir('cascade-knative-images-');
   const images = [
     ...SERVING_COMMANDS.map((cmd) =>
       servingImage(cmd, cmd === 'queue' ? binaries.queueProxy : join(binaries.serving, cmd)),
     ),
     traefikImage(binaries.traefik),
   ];
-  for (const [i, image] of images.entries()) {
-    const archive = join(dir, `${i}.tar`);
-    await buildImage(image, archive);
-    await importIntoRealNode(archive);
-  }
-  log(`knative serving: ${images.length} images written and imported in ${Date.now() - started} ms`);
+  const archives = [];
+  for (const image of images) archives.push(await cachedImageArchive(image));
+  const cached = Date.now();
+  const imported = await importCachedIntoRealNode(archives);
+  log(
+    `knative serving: ${images.length} images, archives ready in ${cached - started} ms, ${imported} imported in ${Date.now() - cached} ms`,
+  );
 }
 
 async function apply(kubeconfig: string, objects: KubeObject[]): Promise<string> {

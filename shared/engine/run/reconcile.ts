@@ -50,15 +50,20 @@ async function load(
 
 /**
  * Creates the decided Jobs, after the status that starts their steps. A Job
- * that exists already is left as it is. Each Job's uid is recorded by the
- * next decision that sees it. A Job the API server refuses as invalid is told
- * to the next decision.
+ * that exists already is left as it is; one made here is remembered
+ * (process/made-jobs.ts). Each Job's uid is recorded by the next decision
+ * that sees it. A Job the API server refuses as invalid is told to the next
+ * decision.
  */
 async function createJobs(deps: EngineDeps, decision: Decision): Promise<Refusal | undefined> {
   const creates = decision.actions.filter((a) => a.type === 'CreateJob');
   const results = await Promise.allSettled(creates.map((a) => deps.store.createJob(a.job)));
   for (const [i, r] of results.entries()) {
-    if (r.status === 'fulfilled') continue;
+    if (r.status === 'fulfilled') {
+      const name = creates[i]!.job.metadata?.name;
+      if (name && r.value !== 'exists') deps.madeJobs.add(name);
+      continue;
+    }
     if (apiErrorKind(r.reason) === 'invalid') return { step: creates[i]!.step, message: apiMessage(r.reason) };
     throw r.reason;
   }
