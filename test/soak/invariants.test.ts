@@ -6,10 +6,15 @@ import { runEndEventId } from '../../shared/engine/run/finish-run.ts';
 import {
   countersExact,
   endedRight,
+  endedWithin,
+  faultToNextStep,
+  handOffs,
   jobsCreatedOnce,
   oneRunPerRequest,
   runEndEventsDelivered,
   stepGaps,
+  stepsMadeOnce,
+  type JobSeen,
 } from './invariants.ts';
 import { percentile } from '../../bench/stats.ts';
 
@@ -78,5 +83,33 @@ describe('the soak invariants', () => {
     expect(percentile(gaps, 50)).toBe(50);
     expect(percentile(gaps, 99)).toBe(300);
     expect(percentile([], 50)).toBeUndefined();
+  });
+
+  it('finds a step whose Job was made twice, by uid or by name', () => {
+    const job = (uid: string, name: string, step = 0): JobSeen => ({ uid, name, run: 'r', step, seen: 0 });
+    expect(stepsMadeOnce([job('u1', 'r-0'), job('u2', 'r-1', 1)])).toEqual([]);
+    expect(stepsMadeOnce([job('u1', 'r-0'), job('u2', 'r-0'), job('u3', 'r-0-b')])).toEqual([
+      'Job r-0: made 2 times',
+      'r step 0: 2 Jobs, r-0, r-0-b',
+    ]);
+  });
+
+  it('finds a run that ended past its deadline', () => {
+    const late = run('a', 'Succeeded', { completionTime: '2026-12-01T10:05:00.001Z' });
+    const sent = new Map([['a', Date.parse('2026-12-01T10:00:00.000Z')]]);
+    expect(endedWithin(sent, [late], 300_000)).toEqual(['s-a: ended 300001 ms after its request']);
+    expect(endedWithin(sent, [late], 300_001)).toEqual([]);
+  });
+
+  it('times each fault to the next step that moved through the whole event path after it', () => {
+    const jobs: JobSeen[] = [
+      { uid: '1', name: 'a-0', run: 'a', step: 0, seen: 0, completeSeen: 900 },
+      { uid: '2', name: 'a-1', run: 'a', step: 1, seen: 1000, completeSeen: 5000 },
+      { uid: '3', name: 'a-2', run: 'a', step: 2, seen: 7000 },
+      { uid: '4', name: 'b-0', run: 'b', step: 0, seen: 1500 },
+    ];
+    // a Job that completed before the fault does not count, though its next came after
+    expect(faultToNextStep([950, 4000, 6000], jobs)).toEqual([6050, 3000, undefined]);
+    expect(handOffs(jobs)).toEqual([100, 2000]);
   });
 });

@@ -91,3 +91,67 @@ export function stepGaps(runs: CascadeRun[]): number[] {
   }
   return gaps;
 }
+
+/** One Job as a watch over the whole soak saw it, by its uid. */
+export interface JobSeen {
+  uid: string;
+  name: string;
+  run: string;
+  step: number;
+  /** When it was first seen, and first seen Complete: Date.now() values. */
+  seen: number;
+  completeSeen?: number;
+}
+
+/** Each step's Job made once: one uid per Job name, and one Job per run and step. */
+export function stepsMadeOnce(jobs: JobSeen[]): string[] {
+  const uids = new Map<string, Set<string>>();
+  const names = new Map<string, Set<string>>();
+  for (const job of jobs) {
+    uids.set(job.name, (uids.get(job.name) ?? new Set()).add(job.uid));
+    const step = `${job.run} step ${job.step}`;
+    names.set(step, (names.get(step) ?? new Set()).add(job.name));
+  }
+  return [
+    ...[...uids].filter(([, u]) => u.size !== 1).map(([name, u]) => `Job ${name}: made ${u.size} times`),
+    ...[...names].filter(([, n]) => n.size !== 1).map(([step, n]) => `${step}: ${n.size} Jobs, ${[...n].join(', ')}`),
+  ];
+}
+
+/** Every run ended (its status's completionTime) within `deadlineMs` of its request's first send. */
+export function endedWithin(sent: ReadonlyMap<string, number>, runs: CascadeRun[], deadlineMs: number): string[] {
+  const out: string[] = [];
+  for (const run of runs) {
+    const from = sent.get(run.spec.pid);
+    const ended = Date.parse(run.status?.completionTime ?? '');
+    if (from === undefined || !Number.isFinite(ended)) continue;
+    if (ended - from > deadlineMs) out.push(`${run.metadata.name}: ended ${ended - from} ms after its request`);
+  }
+  return out;
+}
+
+/**
+ * For each fault's time, the milliseconds until the next step moved through
+ * the whole event path after it: the first next-step Job seen whose previous
+ * step's Job was seen Complete after the fault. Undefined when none did.
+ */
+export function faultToNextStep(faults: number[], jobs: JobSeen[]): Array<number | undefined> {
+  const byStep = new Map(jobs.map((j) => [`${j.run}/${j.step}`, j]));
+  const moves = jobs.flatMap((job) => {
+    const before = byStep.get(`${job.run}/${job.step - 1}`)?.completeSeen;
+    return before === undefined ? [] : [{ completed: before, next: job.seen }];
+  });
+  return faults.map((at) => {
+    const after = moves.filter((m) => m.completed >= at).map((m) => m.next - at);
+    return after.length > 0 ? Math.min(...after) : undefined;
+  });
+}
+
+/** Milliseconds from each step's Job seen Complete to the run's next Job seen. */
+export function handOffs(jobs: JobSeen[]): number[] {
+  const byStep = new Map(jobs.map((j) => [`${j.run}/${j.step}`, j]));
+  return jobs.flatMap((job) => {
+    const before = byStep.get(`${job.run}/${job.step - 1}`)?.completeSeen;
+    return before === undefined ? [] : [Math.max(0, job.seen - before)];
+  });
+}

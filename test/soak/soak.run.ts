@@ -1,4 +1,4 @@
-// `npm run soak -- [--minutes 3] [--rate 1]` runs this file in vitest
+// `npm run soak -- --stand-ins [--minutes 3] [--rate 0.5]` runs this file in vitest
 // (scripts/soak.ts; it is not part of `npm test`). Runs go through the Broker
 // stand-in without a pause, on a private local control plane, while faults
 // are injected (test/soak/faults.ts). Two function replicas, two
@@ -42,7 +42,7 @@ import {
 import { percentile } from '../../bench/stats.ts';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? '3');
-const RATE = Number(process.env.SOAK_RATE ?? '1');
+const RATE = Number(process.env.SOAK_RATE ?? '0.5');
 
 const say = (line: string) => process.stderr.write(`soak ${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const between = (lo: number, hi: number) => lo + Math.random() * (hi - lo);
