@@ -15,7 +15,8 @@ import { startFunction, type FunctionProcess } from '../local/stand-ins/function
 import type { CascadeRun, CascadeRunStatus } from '../shared/api/cascade-run.ts';
 import { jobName, LABEL_RUN } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, COUNTERS_SETTLE, type Harness, post, SCENARIO } from './support/cascade-harness.ts';
+import { cascadeHarness, type Harness, post, SCENARIO } from './support/cascade-harness.ts';
+import { expectEndedOnce } from './support/ended-once.ts';
 import { synced, type SyncFigures } from './support/first-sync.ts';
 import { createRun } from './support/janitor.ts';
 import { killableFunction, type KillableFunction } from './support/killable-function.ts';
@@ -163,18 +164,6 @@ async function timesToMove(
   return [...moved.values()].sort((a, b) => a - b);
 }
 
-/** Every run ended Succeeded, its three Jobs created once each (by uid), and counted once. */
-async function expectEndedOnce(harness: Harness, runs: string[]): Promise<void> {
-  for (const name of runs) expect((await harness.waitEnded(name)).status?.phase, name).toBe('Succeeded');
-  const names = runs.flatMap((run) => NAMES.map((_, step) => jobName(SCENARIO, run, NAMES, step))).sort();
-  const recorded = await harness.recorded(names);
-  expect([...recorded.keys()].sort()).toEqual(names);
-  for (const [name, byUid] of recorded) expect(byUid.size, `Job ${name} created once`).toBe(1);
-  await expect
-    .poll(async () => (await harness.operator()).status, COUNTERS_SETTLE)
-    .toMatchObject({ active: 0, succeeded: runs.length, failed: 0 });
-}
-
 const movedBy = (f: SyncFigures) => f.moved.start + f.moved.look;
 
 /** The runs left behind, each due: no status, no Job for its current step, or that Job ended. */
@@ -211,6 +200,7 @@ describe('a process that serves again moves every run whose next move is due, wi
     await expectEndedOnce(
       harness,
       left.runs.map((r) => r.metadata.name),
+      NAMES,
     );
   });
 
@@ -226,6 +216,7 @@ describe('a process that serves again moves every run whose next move is due, wi
     await expectEndedOnce(
       harness,
       left.runs.map((r) => r.metadata.name),
+      NAMES,
     );
   });
 
@@ -249,7 +240,7 @@ describe('a process that serves again moves every run whose next move is due, wi
       report('no status, no Job', upMs, await timesToMove(harness, left, since));
       const figures = await synced(serving);
       expect(figures.moved).toMatchObject({ start: 1, look: 1 });
-      await expectEndedOnce(harness, runs);
+      await expectEndedOnce(harness, runs, NAMES);
     },
   );
 
@@ -273,6 +264,7 @@ describe('a process that serves again moves every run whose next move is due, wi
     await expectEndedOnce(
       harness,
       left.runs.map((r) => r.metadata.name),
+      NAMES,
     );
     for (const p of pair) expect(p.errorLines()).toEqual([]);
   });

@@ -6,9 +6,9 @@
 // replica that made a Job and the events at either replica move each step
 // once: each step's Job is created once (by uid), each run counted once.
 import { afterEach, expect, it } from 'vitest';
-import { jobName } from '../shared/names.ts';
 import { successScenario } from './fixtures/scenarios.ts';
-import { cascadeHarness, COUNTERS_SETTLE, type Harness, post, SCENARIO } from './support/cascade-harness.ts';
+import { cascadeHarness, type Harness, post } from './support/cascade-harness.ts';
+import { expectEndedOnce } from './support/ended-once.ts';
 
 const MODULES = successScenario(500);
 const NAMES = MODULES.map((m) => m.modulename);
@@ -30,22 +30,10 @@ async function requestRuns(harness: Harness, tag: string, replicas: number): Pro
   return replies.map((reply) => String(reply.body.run));
 }
 
-/** Every run Succeeded, its three Jobs created once each (by uid), and counted once. */
-async function expectEndedOnce(harness: Harness, runs: string[]): Promise<void> {
-  for (const name of runs) expect((await harness.waitEnded(name)).status?.phase, name).toBe('Succeeded');
-  const names = runs.flatMap((run) => NAMES.map((_, step) => jobName(SCENARIO, run, NAMES, step))).sort();
-  const recorded = await harness.recorded(names);
-  expect([...recorded.keys()].sort()).toEqual(names);
-  for (const [name, byUid] of recorded) expect(byUid.size, `Job ${name} created once`).toBe(1);
-  await expect
-    .poll(async () => (await harness.operator()).status, COUNTERS_SETTLE)
-    .toMatchObject({ active: 0, succeeded: runs.length, failed: 0 });
-}
-
 it('with no Job event at all, every run ends: the process that made each Job moves its run from its watch', async () => {
   h = await cascadeHarness({ modules: MODULES, source: false });
   const runs = await requestRuns(h, 'a', 1);
-  await expectEndedOnce(h, runs);
+  await expectEndedOnce(h, runs, NAMES);
   const jobEvents = h.broker.attempts.filter((a) => a.type.startsWith('dev.knative.apiserver.'));
   expect(jobEvents, 'no Job event reached the Broker').toEqual([]);
 });
@@ -53,5 +41,5 @@ it('with no Job event at all, every run ends: the process that made each Job mov
 it('with two replicas and every Job change delivered twice, each step moves once', async () => {
   h = await cascadeHarness({ modules: MODULES, replicas: 2, source: 2 });
   const runs = await requestRuns(h, 'b', 2);
-  await expectEndedOnce(h, runs);
+  await expectEndedOnce(h, runs, NAMES);
 });
