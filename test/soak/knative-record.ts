@@ -106,6 +106,27 @@ export function janitorPass(pod: string, log: string): JanitorPass | undefined {
 }
 
 /**
+ * Calls `read` every `everyMs`, a failed read left to the next; stop() ends
+ * the loop and reads once more, so nothing seen before it is missed.
+ */
+function readEvery(everyMs: number, read: () => Promise<void>): { stop(): Promise<void> } {
+  let stopping = false;
+  const loop = (async () => {
+    while (!stopping) {
+      await read().catch(() => undefined);
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopping = true;
+      await loop;
+      await read().catch(() => undefined);
+    },
+  };
+}
+
+/**
  * Reads the log of each janitor pod that ended, every `everyMs`. The
  * CronJob keeps one finished Job, so each pod stays about one period.
  */
@@ -121,18 +142,10 @@ export function watchJanitor(namespace: string, everyMs = 10_000) {
       passes.set(name, janitorPass(name, log));
     }
   };
-  let stopping = false;
-  const loop = (async () => {
-    while (!stopping) {
-      await readEnded().catch(() => undefined);
-      await sleep(everyMs);
-    }
-  })();
+  const reads = readEvery(everyMs, readEnded);
   return {
     stop: async () => {
-      stopping = true;
-      await loop;
-      await readEnded().catch(() => undefined);
+      await reads.stop();
       return [...passes.values()];
     },
   };
@@ -180,18 +193,10 @@ export function watchDeadLetters(namespace: string, everyMs = 10_000) {
       if (lines.length >= (byPod.get(name)?.length ?? 0)) byPod.set(name, lines);
     }
   };
-  let stopping = false;
-  const loop = (async () => {
-    while (!stopping) {
-      await read().catch(() => undefined);
-      await sleep(everyMs);
-    }
-  })();
+  const reads = readEvery(everyMs, read);
   return {
     stop: async () => {
-      stopping = true;
-      await loop;
-      await read().catch(() => undefined);
+      await reads.stop();
       return [...byPod.values()].flat();
     },
   };
