@@ -90,6 +90,35 @@ describe('configuration from the environment', () => {
     });
   });
 
+  it('gives module Jobs its K_SINK itself unless an OIDC token or trust bundles are mounted, or CASCADE_MODULE_SINK is binding', () => {
+    const bundles = mkdtempSync(join(dir, 'bundles-'));
+    const none = { ...noPod, trustBundleDir: join(dir, 'no-bundles') };
+    const sink = { K_SINK: 'http://broker', K_CA_CERTS: 'PEM', CASCADE_OIDC_TOKEN_FILE: join(dir, 'no-token') };
+    expect(parseConfig(sink, none)).toMatchObject({ value: { moduleSink: { url: 'http://broker', caCerts: 'PEM' } } });
+    expect(parseConfig({}, none)).toMatchObject({ value: { moduleSink: undefined } });
+    const token = namespaceFile('a-token');
+    expect(parseConfig({ ...sink, CASCADE_OIDC_TOKEN_FILE: token }, none)).toMatchObject({
+      value: { moduleSink: undefined },
+    });
+    expect(parseConfig(sink, { ...noPod, trustBundleDir: bundles })).toMatchObject({
+      value: { moduleSink: { url: 'http://broker' } },
+    });
+    expect(parseConfig({ ...sink, CASCADE_MODULE_SINK: 'binding' }, none)).toMatchObject({
+      value: { moduleSink: undefined },
+    });
+    expect(parseConfig({ ...sink, CASCADE_MODULE_SINK: 'function' }, none)).toMatchObject({
+      value: { moduleSink: { url: 'http://broker' } },
+    });
+    expect(parseConfig({ CASCADE_MODULE_SINK: 'webhook' }, none)).toEqual({
+      ok: false,
+      reason: 'CASCADE_MODULE_SINK must be function or binding, got "webhook"',
+    });
+    writeFileSync(join(bundles, 'ca.pem'), 'PEM');
+    expect(parseConfig(sink, { ...noPod, trustBundleDir: bundles })).toMatchObject({
+      value: { moduleSink: undefined, trustBundleDir: bundles },
+    });
+  });
+
   it('starts on K_CE_OVERRIDES Knative accepted, with what it changed as warnings', () => {
     expect(parseConfig({ K_CE_OVERRIDES: '{"extensions":{"Team":"a","id":"b"}}' }, noPod)).toMatchObject({
       ok: true,

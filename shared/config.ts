@@ -1,8 +1,9 @@
 // Configuration from the environment, parsed once at start-up into a typed
 // value and passed down. The Go controller's variables and defaults, plus
 // Cascade's own. See docs/architecture.md#validate-at-the-edges.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { parseCeOverrides, type Extensions } from './ce-overrides.ts';
+import { moduleSinkOf, type ModuleSink } from './core/module-sink.ts';
 
 /** Where the kubelet writes the pod's namespace, beside its ServiceAccount token. */
 export const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -14,6 +15,8 @@ export const TRUST_BUNDLE_DIR = '/knative-custom-certs';
 export interface ConfigSources {
   /** The ServiceAccount's namespace file, read when POD_NAMESPACE is unset (SERVICE_ACCOUNT_NAMESPACE_FILE). */
   namespaceFile?: string;
+  /** Where trust bundles are mounted (TRUST_BUNDLE_DIR). */
+  trustBundleDir?: string;
 }
 
 export interface Config {
@@ -32,6 +35,8 @@ export interface Config {
   oidcTokenFile: string;
   /** The trust bundles SinkBinding mounts with transport encryption on (TRUST_BUNDLE_DIR). */
   trustBundleDir: string;
+  /** K_SINK this process gives module Jobs itself (core/module-sink.ts); unset: the SinkBinding `cascade-modules` does. */
+  moduleSink?: ModuleSink | undefined;
   /** What the configuration changed or left out and the process still started with: logged once at start-up. */
   warnings: string[];
   /** Fail a run whose current step made no progress for this long (janitor). 0 = never; default DEFAULT_STALL_AFTER_SECONDS. */
@@ -159,16 +164,38 @@ function scenarioList(raw: string | undefined): string[] | undefined {
   return names.length > 0 ? names : undefined;
 }
 
-type SinkSettings = Pick<Config, 'sink' | 'sinkCaCerts' | 'oidcTokenFile' | 'trustBundleDir'>;
+type SinkSettings = Pick<Config, 'sink' | 'sinkCaCerts' | 'oidcTokenFile' | 'trustBundleDir' | 'moduleSink'>;
+
+/** Whether `dir` holds a file: trust bundles are mounted. */
+function hasFiles(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((f) => !f.startsWith('.'));
+  } catch {
+    return false;
+  }
+}
 
 /** Where run-end events go, and what SinkBinding injected to reach a sink under TLS and OIDC. */
-function sinkSettings(env: NodeJS.ProcessEnv): SinkSettings {
-  return {
-    sink: env.K_SINK || undefined,
-    sinkCaCerts: env.K_CA_CERTS || undefined,
-    oidcTokenFile: env.CASCADE_OIDC_TOKEN_FILE || OIDC_TOKEN_FILE,
-    trustBundleDir: TRUST_BUNDLE_DIR,
+function sinkSettings(env: NodeJS.ProcessEnv, sources: ConfigSources): SinkSettings {
+  const sink = env.K_SINK || undefined;
+  const sinkCaCerts = env.K_CA_CERTS || undefined;
+  const oidcTokenFile = env.CASCADE_OIDC_TOKEN_FILE || OIDC_TOKEN_FILE;
+  const trustBundleDir = sources.trustBundleDir ?? TRUST_BUNDLE_DIR;
+  const own = {
+    sink,
+    caCerts: sinkCaCerts,
+    oidcToken: existsSync(oidcTokenFile),
+    trustBundles: hasFiles(trustBundleDir),
   };
+  const moduleSink = env.CASCADE_MODULE_SINK === 'binding' ? undefined : moduleSinkOf(own);
+  return { sink, sinkCaCerts, oidcTokenFile, trustBundleDir, moduleSink };
+}
+
+/** CASCADE_MODULE_SINK: `function` (the default) or `binding`. */
+function moduleSinkMode(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.CASCADE_MODULE_SINK;
+  if (raw === undefined || raw === '' || raw === 'function' || raw === 'binding') return undefined;
+  return `CASCADE_MODULE_SINK must be function or binding, got "${raw}"`;
 }
 
 export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {}): ConfigResult {
@@ -180,6 +207,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
   if (!overrides.ok) return overrides;
   const trustJobEvents = flag(env, 'CASCADE_TRUST_JOB_EVENTS');
   if (typeof trustJobEvents === 'string') return { ok: false, reason: trustJobEvents };
+  const sinkMode = moduleSinkMode(env);
+  if (sinkMode) return { ok: false, reason: sinkMode };
   return {
     ok: true,
     value: {
@@ -188,7 +217,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = {})
       scenarioName: env.SCENARIO_NAME || 'cascadeautooperator-ip',
       scenarios: scenarioList(env.CASCADE_SCENARIOS),
       outMinioAddress: env.OUT_MINIO_ADDRESS || 'http://example.com/test-out/',
-      ...sinkSettings(env),
+      ...sinkSettings(env, sources),
       ceExtensions: overrides.extensions,
       warnings: overrides.warnings,
       logLevel: env.LOG_LEVEL || 'info',

@@ -18,6 +18,7 @@ import { REAL_NODE } from '../local/node/node-config.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 import type { CascadeModule } from '../shared/api/scenario.ts';
 import { LABEL_RUN } from '../shared/names.ts';
+import { BINDING_EXCLUDE_LABEL } from '../shared/core/module-sink.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import type { DeadLetter } from '../functions/dead-letters/record.ts';
 import {
@@ -71,7 +72,7 @@ const SLOW = [module('slow', { lines: '10', interval: '2' }), module('diff', {})
 
 /**
  * A module that posts its own result first, as a module reports one: a
- * CloudEvent to the K_SINK the SinkBinding cascade-modules gives its Job,
+ * CloudEvent to the K_SINK the function gives its Job,
  * naming its run from its pod's label. Then it runs 60 s more.
  */
 function postingModule(name: string, result: string): CascadeModule {
@@ -173,6 +174,13 @@ async function succeeds(scenario?: string): Promise<CascadeRun> {
   return run;
 }
 
+/** The Job skips Eventing's SinkBinding webhook and its first container has K_SINK `url` once (ADR 0008). */
+function expectSinkFromFunction(job: V1Job | undefined, url: string | undefined): void {
+  expect(job?.metadata?.labels?.[BINDING_EXCLUDE_LABEL]).toBe('true');
+  const sinks = job?.spec?.template.spec?.containers[0]?.env?.filter((e) => e.name === 'K_SINK');
+  expect(sinks).toEqual([{ name: 'K_SINK', value: url }]);
+}
+
 describe('Cascade on real Knative Serving and Eventing, deployed from knative/', () => {
   it("every object of knative/ is Ready under Knative's controllers, and every pod of its namespace is on the real node", async () => {
     const ns = namespace();
@@ -201,10 +209,12 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
     const iuid = run.spec.pid;
     expect(run.status).toMatchObject({ info: `${OUT}cascadeautooperator-ip/${iuid}/${iuid}-final.zip` });
     expect(run.status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+    const broker = await readKnative(namespace(), 'eventing.knative.dev', 'v1', 'brokers', 'default');
     for (const m of run.status!.modules!) {
-      // each module Job got K_SINK from the SinkBinding cascade-modules, and its pod ran on the real node
+      // each module Job got the Broker as K_SINK from the function, skipping Eventing's webhook (ADR 0008),
+      // and its pod ran on the real node
       const record = jobs.get(m.jobName!);
-      expect(record?.job.spec?.template.spec?.containers[0]?.env?.some((e) => e.name === 'K_SINK')).toBe(true);
+      expectSinkFromFunction(record?.job, broker.status?.address?.url);
       expect(record?.node).toBe(REAL_NODE.name);
     }
     const name = run.metadata.name!;

@@ -17,6 +17,7 @@ import {
   RUN_REQUESTED,
 } from '../shared/api/events.ts';
 import { LABEL_APP, LABEL_APP_VALUE, LABEL_RUN } from '../shared/names.ts';
+import { BINDING_EXCLUDE_LABEL } from '../shared/core/module-sink.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
@@ -423,7 +424,14 @@ describe('the wiring, checked on the manifests', () => {
       sink: broker,
     });
     expect(find('SinkBinding', 'cascade-modules').spec).toEqual({
-      subject: { apiVersion: 'batch/v1', kind: 'Job', selector: { matchLabels: { [LABEL_APP]: LABEL_APP_VALUE } } },
+      subject: {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        selector: {
+          matchLabels: { [LABEL_APP]: LABEL_APP_VALUE },
+          matchExpressions: [{ key: BINDING_EXCLUDE_LABEL, operator: 'DoesNotExist' }],
+        },
+      },
       sink: broker,
     });
     // The janitor sends the run-end events still owed: its Jobs get the function's sink.

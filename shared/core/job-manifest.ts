@@ -5,6 +5,7 @@
 import type { V1EnvVar, V1Job, V1PodTemplateSpec } from '@kubernetes/client-node';
 import type { CascadeModule } from '../api/scenario.ts';
 import { API_VERSION, CASCADE_RUN_KIND } from '../api/group.ts';
+import { BINDING_EXCLUDE_LABEL, applyModuleSink, type ModuleSink } from './module-sink.ts';
 import {
   LABEL_APP,
   LABEL_APP_VALUE,
@@ -31,6 +32,8 @@ export interface JobSettings {
   namespace: string;
   scenarioName: string;
   outMinioAddress: string;
+  /** K_SINK the function gives each module Job itself (module-sink.ts); unset: the SinkBinding gives it. */
+  moduleSink?: ModuleSink | undefined;
 }
 
 /** `s3path` of step i: the run's input for step 0, the previous stage's output after. */
@@ -94,7 +97,12 @@ function fence(spec: NonNullable<V1PodTemplateSpec['spec']>): void {
   spec.automountServiceAccountToken ??= false;
 }
 
-function podTemplate(template: unknown, env: V1EnvVar[], labels: Record<string, string>): V1PodTemplateSpec {
+function podTemplate(
+  template: unknown,
+  env: V1EnvVar[],
+  labels: Record<string, string>,
+  sink: ModuleSink | undefined,
+): V1PodTemplateSpec {
   const copy = (template === undefined ? undefined : JSON.parse(JSON.stringify(template))) as V1PodTemplateSpec;
   if (copy.spec) fence(copy.spec);
   const containers = copy.spec?.containers ?? [];
@@ -103,6 +111,7 @@ function podTemplate(template: unknown, env: V1EnvVar[], labels: Record<string, 
     const keep = (first.env ?? []).filter((e) => !RESERVED.has(e.name) && !env.some((n) => n.name === e.name));
     first.env = [...keep, ...env];
   }
+  if (copy.spec && sink) applyModuleSink(copy.spec, sink);
   copy.metadata = {
     ...copy.metadata,
     labels: { ...copy.metadata?.labels, [LABEL_RUN]: labels[LABEL_RUN]!, [LABEL_STEP]: labels[LABEL_STEP]! },
@@ -115,6 +124,7 @@ export function buildJob(settings: JobSettings, run: RunRef, step: number, attem
   const module = run.modules[step];
   if (!module) throw new RangeError(`step ${step} is outside the scenario of ${run.name}`);
   const labels = jobLabels(run, step, attempt);
+  const jobLabelSet = settings.moduleSink ? { ...labels, [BINDING_EXCLUDE_LABEL]: 'true' } : labels;
   const name = attemptJobName(
     jobName(
       settings.scenarioName,
@@ -130,7 +140,7 @@ export function buildJob(settings: JobSettings, run: RunRef, step: number, attem
     metadata: {
       name,
       namespace: settings.namespace,
-      labels,
+      labels: jobLabelSet,
       ownerReferences: [
         {
           apiVersion: API_VERSION,
@@ -146,7 +156,7 @@ export function buildJob(settings: JobSettings, run: RunRef, step: number, attem
       backoffLimit: module.backoffLimit,
       activeDeadlineSeconds: module.activeDeadlineSeconds,
       ttlSecondsAfterFinished: module.ttlSecondsAfterFinished,
-      template: podTemplate(module.template, moduleEnv(settings, run, step), labels),
+      template: podTemplate(module.template, moduleEnv(settings, run, step), labels, settings.moduleSink),
     },
   };
 }

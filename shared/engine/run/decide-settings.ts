@@ -9,6 +9,7 @@ export function decideSettings(c: Config, run: CascadeRun): DecideSettings {
     namespace: c.namespace,
     scenarioName: run.spec.scenarioname || c.scenarioName,
     outMinioAddress: c.outMinioAddress,
+    moduleSink: c.moduleSink,
     stallAfterSeconds: c.stallAfterSeconds,
     runTimeoutSeconds: c.runTimeoutSeconds,
     sink: c.sink !== undefined,
