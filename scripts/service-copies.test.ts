@@ -73,7 +73,10 @@ function fromKn(words: string[]) {
   const probePath = (flag: string) => one(flag)!.split(':').at(-1);
   return {
     name: words[3],
-    labels: f.has('--cluster-local') ? { 'networking.knative.dev/visibility': 'cluster-local' } : {},
+    labels: {
+      ...(f.has('--cluster-local') ? { 'networking.knative.dev/visibility': 'cluster-local' } : {}),
+      ...pairs(f.get('--label')),
+    },
     annotations: {
       'autoscaling.knative.dev/min-scale': min,
       'autoscaling.knative.dev/max-scale': max,
@@ -187,6 +190,9 @@ describe('docs/deploy/kn.md makes the objects of knative/', () => {
 
 describe('deploy/http/service.yaml', () => {
   it('is knative/service.yaml but for its name, its public visibility and the caller token', () => {
+    // both labelled for the SinkBinding webhook in either selection mode
+    expect(httpService.metadata.labels).toEqual({ 'bindings.knative.dev/include': 'true' });
+    expect(service.metadata.labels['bindings.knative.dev/include']).toBe('true');
     const exposed = structuredClone(httpService);
     const container = exposed.spec.template.spec.containers[0];
     expect((container.env as Env[]).find((e) => e.name === 'CASCADE_AUTH_TOKEN')).toEqual({
@@ -196,6 +202,7 @@ describe('deploy/http/service.yaml', () => {
     container.env = (container.env as Env[]).filter((e) => e.name !== 'CASCADE_AUTH_TOKEN');
     const original = structuredClone(service);
     delete original.metadata.labels;
+    delete exposed.metadata.labels;
     expect(exposed.metadata).toEqual({ name: 'cascade-http' });
     expect({ ...exposed, metadata: original.metadata }).toEqual(original);
   });

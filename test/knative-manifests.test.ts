@@ -17,7 +17,7 @@ import {
   RUN_REQUESTED,
 } from '../shared/api/events.ts';
 import { LABEL_APP, LABEL_APP_VALUE, LABEL_RUN } from '../shared/names.ts';
-import { BINDING_EXCLUDE_LABEL } from '../shared/core/module-sink.ts';
+import { BINDING_EXCLUDE_LABEL, BINDING_INCLUDE_LABEL } from '../shared/core/module-sink.ts';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
@@ -452,6 +452,11 @@ describe('the wiring, checked on the manifests', () => {
       ),
     ).toBe(true);
     expect(janitorJobs[LABEL_APP], 'not a module Job').toBeUndefined();
+    // In inclusion mode the SinkBinding webhook admits only objects labelled as their namespace is.
+    const labelsOf = (m: Manifest) => (m.metadata as { labels?: Record<string, string> }).labels ?? {};
+    expect(labelsOf(find('Namespace'))[BINDING_INCLUDE_LABEL]).toBe('true');
+    expect(janitorJobs[BINDING_INCLUDE_LABEL]).toBe('true');
+    expect(labelsOf(find('Service', 'cascade'))[BINDING_INCLUDE_LABEL]).toBe('true');
   });
 
   it("runs the function and the janitor with the Go controller's environment and their own ServiceAccounts", () => {

@@ -80,6 +80,8 @@ describe('buildJob', () => {
       'cascade.cascade.net/step': '1',
       'cascade.cascade.net/module': 'binarization',
       'cascade.cascade.net/attempt': '1',
+      // left to the SinkBinding cascade-modules: its webhook admits the Job in either mode (module-sink.ts)
+      'bindings.knative.dev/include': 'true',
     });
     expect(job.metadata?.ownerReferences).toEqual([
       expect.objectContaining({ kind: 'CascadeRun', name: ref.name, uid: 'u-1', controller: true }),

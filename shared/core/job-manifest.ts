@@ -5,7 +5,7 @@
 import type { V1EnvVar, V1Job, V1PodTemplateSpec } from '@kubernetes/client-node';
 import type { CascadeModule } from '../api/scenario.ts';
 import { API_VERSION, CASCADE_RUN_KIND } from '../api/group.ts';
-import { BINDING_EXCLUDE_LABEL, applyModuleSink, type ModuleSink } from './module-sink.ts';
+import { applyModuleSink, bindingLabel, type ModuleSink } from './module-sink.ts';
 import {
   LABEL_APP,
   LABEL_APP_VALUE,
@@ -124,7 +124,6 @@ export function buildJob(settings: JobSettings, run: RunRef, step: number, attem
   const module = run.modules[step];
   if (!module) throw new RangeError(`step ${step} is outside the scenario of ${run.name}`);
   const labels = jobLabels(run, step, attempt);
-  const jobLabelSet = settings.moduleSink ? { ...labels, [BINDING_EXCLUDE_LABEL]: 'true' } : labels;
   const name = attemptJobName(
     jobName(
       settings.scenarioName,
@@ -140,7 +139,7 @@ export function buildJob(settings: JobSettings, run: RunRef, step: number, attem
     metadata: {
       name,
       namespace: settings.namespace,
-      labels: jobLabelSet,
+      labels: { ...labels, ...bindingLabel(settings.moduleSink) },
       ownerReferences: [
         {
           apiVersion: API_VERSION,

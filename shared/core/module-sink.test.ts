@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildJob, type JobSettings, type RunRef } from './job-manifest.ts';
-import { BINDING_EXCLUDE_LABEL, moduleSinkOf } from './module-sink.ts';
+import { BINDING_EXCLUDE_LABEL, BINDING_INCLUDE_LABEL, moduleSinkOf } from './module-sink.ts';
 import { module } from './testing/fixtures.ts';
 
 const SINK = 'http://broker-ingress.knative-eventing.svc.cluster.local/ns1/default';
@@ -41,6 +41,7 @@ describe('a module Job the function gives K_SINK', () => {
   it('is labelled for the webhook to skip, and every container gets K_SINK and K_CA_CERTS once', () => {
     const job = buildJob({ ...settings, moduleSink: { url: SINK, caCerts: 'PEM' } }, ref, 0);
     expect(job.metadata?.labels?.[BINDING_EXCLUDE_LABEL]).toBe('true');
+    expect(job.metadata?.labels?.[BINDING_INCLUDE_LABEL]).toBeUndefined();
     const spec = job.spec!.template.spec!;
     for (const c of [...spec.initContainers!, ...spec.containers]) {
       const sinkVars = (c.env ?? []).filter((e) => e.name.startsWith('K_'));
@@ -54,9 +55,10 @@ describe('a module Job the function gives K_SINK', () => {
     expect(job.spec!.template.metadata?.labels?.[BINDING_EXCLUDE_LABEL]).toBeUndefined();
   });
 
-  it('is left to the SinkBinding when the function gives none: no label, no K_SINK', () => {
+  it('is left to the SinkBinding when the function gives none: labelled for its webhook in either mode, no K_SINK', () => {
     const job = buildJob(settings, ref, 0);
     expect(job.metadata?.labels?.[BINDING_EXCLUDE_LABEL]).toBeUndefined();
+    expect(job.metadata?.labels?.[BINDING_INCLUDE_LABEL]).toBe('true');
     const spec = job.spec!.template.spec!;
     expect(spec.containers[0]!.env?.some((e) => e.name === 'K_SINK')).toBe(false);
     expect(spec.initContainers![0]!.env).toEqual([{ name: 'K_SINK', value: 'stale' }]);

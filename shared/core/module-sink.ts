@@ -7,6 +7,13 @@ import type { V1EnvVar, V1PodSpec } from '@kubernetes/client-node';
 
 /** The label Eventing's binding webhooks and SinkBinding subjects skip (knative.dev/pkg duck.BindingExcludeLabel). */
 export const BINDING_EXCLUDE_LABEL = 'bindings.knative.dev/exclude';
+/** The label that Eventing's binding webhooks need on an object in their inclusion mode (duck.BindingIncludeLabel). */
+export const BINDING_INCLUDE_LABEL = 'bindings.knative.dev/include';
+
+/** The Job's label for Eventing's SinkBinding webhook: skip it when the function gave K_SINK, else admit it in either mode. */
+export function bindingLabel(sink: ModuleSink | undefined): Record<string, string> {
+  return sink ? { [BINDING_EXCLUDE_LABEL]: 'true' } : { [BINDING_INCLUDE_LABEL]: 'true' };
+}
 
 /** What a module Job's containers get when the function gives it K_SINK itself. */
 export interface ModuleSink {

@@ -84,6 +84,8 @@ export async function removeNamespace(namespace: string): Promise<void> {
 export interface KnativeCascadeOptions extends Omit<CascadeDeployment, 'namespace' | 'release'> {
   /** config-autoscaler's settings for Serving, such as a short stable window. */
   autoscaler?: Record<string, string>;
+  /** Run once Knative is installed, before knative/ is applied: a change to Knative's own settings. */
+  beforeApply?: () => Promise<void>;
 }
 
 /**
@@ -132,9 +134,11 @@ export function useKnativeCascade(options: KnativeCascadeOptions): () => string 
   beforeAll(async () => {
     const kubeconfig = adminKubeconfigPath();
     if (!release) throw new Error('the release was not published');
+    await options.beforeApply?.();
     namespace = `cascade-e2e-${randomBytes(4).toString('hex')}`;
     const deployed = Date.now();
-    await applyCascade(kubeconfig, { ...options, namespace, release, test: true });
+    const { scenario, service } = options;
+    await applyCascade(kubeconfig, { scenario, service, namespace, release, test: true });
     await waitCascadeReady(namespace);
     log(`knative cascade: knative/ applied and every object Ready in ${Date.now() - deployed} ms`);
   }, REAL_NODE_HOOK_TIMEOUT);
