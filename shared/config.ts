@@ -166,12 +166,12 @@ function scenarioList(raw: string | undefined): string[] | undefined {
 
 type SinkSettings = Pick<Config, 'sink' | 'sinkCaCerts' | 'oidcTokenFile' | 'trustBundleDir' | 'moduleSink'>;
 
-/** Whether `dir` holds a file: trust bundles are mounted. */
-function hasFiles(dir: string): boolean {
+/** The trust bundles' files in `dir` (TRUST_BUNDLE_DIR on a cluster); none when it is absent (no bundles, or not in a pod). */
+export function trustBundleFiles(dir: string): string[] {
   try {
-    return readdirSync(dir).some((f) => !f.startsWith('.'));
+    return readdirSync(dir).filter((f) => !f.startsWith('.'));
   } catch {
-    return false;
+    return [];
   }
 }
 
@@ -185,7 +185,7 @@ function sinkSettings(env: NodeJS.ProcessEnv, sources: ConfigSources): SinkSetti
     sink,
     caCerts: sinkCaCerts,
     oidcToken: existsSync(oidcTokenFile),
-    trustBundles: hasFiles(trustBundleDir),
+    trustBundles: trustBundleFiles(trustBundleDir).length > 0,
   };
   const moduleSink = env.CASCADE_MODULE_SINK === 'binding' ? undefined : moduleSinkOf(own);
   return { sink, sinkCaCerts, oidcTokenFile, trustBundleDir, moduleSink };

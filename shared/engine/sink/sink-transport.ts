@@ -8,13 +8,13 @@
 // | authentication-oidc              | /oidc/token: a projected Secret's key  | `Authorization: Bearer <token>` |
 // Eventing renews the token in its Secret and the kubelet rewrites the file,
 // so the file is read again before each attempt, never cached.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { getCACertificates } from 'node:tls';
 import type { Logger } from 'pino';
-import type { Config } from '../../config.ts';
+import { trustBundleFiles, type Config } from '../../config.ts';
 import type { Extensions } from '../../ce-overrides.ts';
 import { Agent, fetch as undiciFetch } from 'undici';
 
@@ -56,13 +56,7 @@ export interface SinkTransportOptions {
 
 /** The PEM text of every file in the trust bundle directory; none when it is absent (no bundles, or not in a pod). */
 function trustBundle(dir: string): string {
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((f) => !f.startsWith('.'));
-  } catch {
-    return '';
-  }
-  return files
+  return trustBundleFiles(dir)
     .map((f) => {
       try {
         return readFileSync(join(dir, f), 'utf8');
