@@ -12,14 +12,13 @@
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { createScenario } from '../local/bundled-cluster.ts';
-import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts';
+import { brokerIngressUrl, postEvent, runRequestEvent } from '../local/knative/broker-ingress.ts';
 import { recreateBroker } from '../local/knative/cascade-deploy.ts';
 import { servicePods } from '../local/knative/serving/cascade-service.ts';
 import { SERVING_NAMESPACE } from '../local/knative/serving/manifests.ts';
 import { apiClient, kubeConfigFromFile, waitFor } from '../local/kube.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
-import { RUN_REQUESTED } from '../shared/api/events.ts';
 import { kubeconfigConnection } from '../shared/kube/connect.ts';
 import { inform } from '../shared/kube/informer.ts';
 import { httpsTransport } from '../shared/kube/watch-stream.ts';
@@ -79,9 +78,9 @@ async function coldStart(url: string, runs: Awaited<ReturnType<typeof watchRuns>
     message: 'the function has no pod',
   });
   const iuid = randomUUID();
-  const data = { turlinfo: 's3://bench/in.tgz', iuid, scenario: SCENARIO };
+  const event = runRequestEvent('cascade.bench/cold', iuid, SCENARIO, 's3://bench/in.tgz');
   const sent = performance.now();
-  const status = await postEvent(url, { id: randomUUID(), type: RUN_REQUESTED, source: 'cascade.bench/cold', data });
+  const status = await postEvent(url, event);
   const reply = performance.now() - sent;
   if (status >= 300) throw new Error(`the Broker answered ${status}`);
   await waitFor(async () => runs.seen.has(iuid), { timeoutMs: 120_000, intervalMs: 20, message: 'the run seen' });

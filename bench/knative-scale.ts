@@ -17,7 +17,6 @@
 // Each run must end Succeeded, each step's Job and pod made once.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { countByClient } from '../test/support/audit-log.ts';
 import {
@@ -33,10 +32,9 @@ import {
 import { apiserverCpuSeconds, sampleCpu, tailAudit } from '../test/support/scale-costs.ts';
 import { createScenario } from '../local/bundled-cluster.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
-import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts';
+import { brokerIngressUrl, postEvent, runRequestEvent } from '../local/knative/broker-ingress.ts';
 import { apiClient, kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
-import { RUN_REQUESTED } from '../shared/api/events.ts';
 import { percentile } from './stats.ts';
 
 const kubeconfig = process.env.CASCADE_KUBECONFIG ?? '';
@@ -105,13 +103,10 @@ function benchTemplate(template: Template): Template {
 }
 
 async function postRun(url: string, iuid: string): Promise<void> {
-  const event = {
-    id: randomUUID(),
-    type: RUN_REQUESTED,
-    source: 'cascade.bench/knative-scale',
-    data: { turlinfo: 's3://bench/in.tgz', iuid, scenario: SCENARIO },
-  };
-  const status = await postEvent(url, event);
+  const status = await postEvent(
+    url,
+    runRequestEvent('cascade.bench/knative-scale', iuid, SCENARIO, 's3://bench/in.tgz'),
+  );
   if (status >= 300) throw new Error(`the Broker answered ${status}`);
 }
 

@@ -15,14 +15,13 @@ import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { auditLinesSince, auditLogOf, auditMark, countByClient } from '../test/support/audit-log.ts';
 import { createScenario } from '../local/bundled-cluster.ts';
 import { watchJobSightings, type JobSighting } from '../test/support/job-sightings.ts';
-import { brokerIngressUrl, postEvent } from '../local/knative/broker-ingress.ts';
+import { brokerIngressUrl, postEvent, runRequestEvent } from '../local/knative/broker-ingress.ts';
 import { recreateBroker } from '../local/knative/cascade-deploy.ts';
 import { EVENTING_NAMESPACE } from '../local/knative/eventing/manifests.ts';
 import { apiClient, kubeConfigFromFile, sleep, waitFor } from '../local/kube.ts';
 import { namespacePlacedModule } from '../local/node/real-modules.ts';
 import { serviceAccountUser } from '../local/function-rbac.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
-import { RUN_REQUESTED } from '../shared/api/events.ts';
 import { podRssMiB } from './pod-rss.ts';
 import { percentile } from './stats.ts';
 
@@ -47,13 +46,10 @@ function handOffs(jobs: JobSighting[]): number[] {
 }
 
 async function postRun(url: string, iuid: string): Promise<void> {
-  const data = { turlinfo: 's3://bench/in.tgz', iuid, scenario: SCENARIO };
-  const status = await postEvent(url, {
-    id: randomUUID(),
-    type: RUN_REQUESTED,
-    source: 'cascade.bench/knative-steps',
-    data,
-  });
+  const status = await postEvent(
+    url,
+    runRequestEvent('cascade.bench/knative-steps', iuid, SCENARIO, 's3://bench/in.tgz'),
+  );
   if (status >= 300) throw new Error(`the Broker answered ${status}`);
 }
 

@@ -1,6 +1,8 @@
 // A Broker's ingress as the host reaches it, and a CloudEvent in binary mode
 // POSTed there as a caller outside the cluster sends one. `npm start`, the
 // end-to-end tests and the Knative benches share them.
+import { randomUUID } from 'node:crypto';
+import { RUN_REQUESTED } from '../../shared/api/events.ts';
 import { REAL_NODE } from '../node/node-config.ts';
 
 /** The URL of Broker `broker` of `namespace`: the real node's 127.0.0.1 port for the broker-ingress Service. */
@@ -14,6 +16,11 @@ export interface OutgoingEvent {
   source: string;
   data?: unknown;
   extensions?: Record<string, string>;
+}
+
+/** A run request of scenario `scenario` for `iuid` from `source`, with a new id; its input `turlinfo`. */
+export function runRequestEvent(source: string, iuid: string, scenario: string, turlinfo: string): OutgoingEvent {
+  return { id: randomUUID(), type: RUN_REQUESTED, source, data: { turlinfo, iuid, scenario } };
 }
 
 /** POSTs `event` to `url` and reads the whole answer; its HTTP status. */

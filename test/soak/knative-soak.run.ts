@@ -17,12 +17,11 @@ import { createScenario } from '../../local/bundled-cluster.ts';
 import { apiserverReady } from '../../local/cluster/cluster-state.ts';
 import { startCluster, type RunningCluster } from '../../local/cluster/cluster.ts';
 import { repoRoot } from '../../local/cluster/paths.ts';
-import { brokerIngressUrl, postEvent } from '../../local/knative/broker-ingress.ts';
+import { brokerIngressUrl, postEvent, runRequestEvent } from '../../local/knative/broker-ingress.ts';
 import { apiClient, oneLine } from '../../local/kube.ts';
 import { namespacePlacedModule } from '../../local/node/real-modules.ts';
 import type { CascadeAutoOperator } from '../../shared/api/cascade-auto-operator.ts';
 import type { CascadeRun } from '../../shared/api/cascade-run.ts';
-import { RUN_REQUESTED } from '../../shared/api/events.ts';
 import { percentile } from '../../bench/stats.ts';
 import { useKnativeCascade } from '../support/knative-cascade.ts';
 import { adminKubeConfig, adminKubeconfigPath, sleep, useAdminKubeconfig, waitFor } from '../support/kube.ts';
@@ -81,12 +80,7 @@ interface Soak {
 
 /** Sends a run request until the Broker's ingress answers 2xx, with backoff; false if it never did. */
 async function send(s: Soak, iuid: string): Promise<boolean> {
-  const event = {
-    id: randomUUID(),
-    type: RUN_REQUESTED,
-    source: 'cascade.soak',
-    data: { turlinfo: 's3://soak/in.tgz', iuid, scenario: SCENARIO },
-  };
+  const event = runRequestEvent('cascade.soak', iuid, SCENARIO, 's3://soak/in.tgz');
   for (let attempt = 0; attempt < 12; attempt++) {
     const status = await postEvent(brokerIngressUrl(s.ns), event).catch(() => 0);
     if (status >= 200 && status < 300) return true;
