@@ -56,13 +56,36 @@ async function brokerUrl(): Promise<string | undefined> {
   return broker.status?.address?.url;
 }
 
+type Env = { name: string; value?: string }[];
+
+/**
+ * K_SINK of the revision the Service `cascade` serves, once it serves its
+ * latest. The SinkBinding may patch the Service after it was Ready: its first
+ * revision, made before, has no K_SINK, and its pods leave their module Jobs to
+ * the SinkBinding.
+ */
+async function servedSink(): Promise<string | undefined> {
+  const read = (plural: string, name: string) => readKnative(namespace(), 'serving.knative.dev', 'v1', plural, name);
+  const revision = await waitFor(
+    async () => {
+      const service = await read('services', 'cascade');
+      const status = service.status as { latestReadyRevisionName?: string; latestCreatedRevisionName?: string };
+      const env = (service.spec?.template as { spec: { containers: { env?: Env }[] } }).spec.containers[0]?.env;
+      const ready = status.latestReadyRevisionName;
+      const serving = env?.some((e) => e.name === 'K_SINK') && ready && ready === status.latestCreatedRevisionName;
+      return serving ? read('revisions', ready) : undefined;
+    },
+    { timeoutMs: 180_000, intervalMs: 1000, message: 'the Service cascade serves a revision with K_SINK' },
+  );
+  const env = (revision.spec as { containers: { env?: Env }[] }).containers[0]?.env;
+  return env?.find((e) => e.name === 'K_SINK')?.value;
+}
+
 describe("the SinkBinding webhook in Eventing's inclusion mode", () => {
   it('gives the function K_SINK, and the function gives it to its module Jobs: a run through the Broker Succeeds', async () => {
     const url = await brokerUrl();
     expect(url).toBeTruthy();
-    const service = await readKnative(namespace(), 'serving.knative.dev', 'v1', 'services', 'cascade');
-    const template = service.spec?.template as { spec: { containers: { env?: { name: string; value?: string }[] }[] } };
-    expect(template.spec.containers[0]?.env?.find((e) => e.name === 'K_SINK')?.value).toBe(url);
+    expect(await servedSink()).toBe(url);
     const recorder = recordJobs(namespace());
     await recorder.synced;
     const run = await waitRun(namespace(), await requestRun(namespace()), ended, 'ended');

@@ -14,6 +14,13 @@ describe('what npm start and the end-to-end tests wait for', () => {
     expect(objects.filter((o) => !o.includes('.knative.dev/'))).toEqual([]);
     expect(new Set(objects).size).toBe(objects.length);
   });
+
+  it('the SinkBindings first: one may patch the Service after it was Ready', () => {
+    const objects = cascadeReadyObjects();
+    const lastBinding = objects.findLastIndex((o) => o.startsWith('sinkbindings.'));
+    expect(lastBinding).toBe(2);
+    expect(objects.indexOf('services.serving.knative.dev/cascade')).toBeGreaterThan(lastBinding);
+  });
 });
 
 const release = {

@@ -171,8 +171,12 @@ export function cascadeReadyObjects(): string[] {
   const objects = readdirSync(dir)
     .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
     .flatMap((f) => loadAll(readFileSync(join(dir, f), 'utf8')) as (KubeObject | null)[]);
+  // kubectl waits for each in turn. A SinkBinding made Ready may patch the Service after: waited for first,
+  // the Service is then waited for at the revision that has K_SINK.
+  const bindingsFirst = (o: KubeObject) => (o.kind === 'SinkBinding' ? 0 : 1);
   return objects
     .filter((o): o is KubeObject => Boolean(o && KNATIVE_GROUPS.includes(o.apiVersion.split('/')[0]!)))
+    .sort((a, b) => bindingsFirst(a) - bindingsFirst(b))
     .map((o) => `${o.kind.toLowerCase()}s.${o.apiVersion.split('/')[0]}/${o.metadata.name}`);
 }
 
