@@ -19,6 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { countByClient } from '../test/support/audit-log.ts';
+import { conflictsByVerb } from './sustained-figures.ts';
 import {
   handOffs,
   recordScale,
@@ -152,6 +153,9 @@ interface Round {
   stepMs: { p50?: number; p99?: number; n: number };
   mostPods: number;
   perRun: { reads: number; writes: number; events: number; fnCpuS: number; podCpuS: number };
+  /** The function's requests by "resource verb", and those refused with 409, in the round: in the results file. */
+  byVerb: Record<string, number>;
+  conflictsByVerb: Record<string, number>;
   apiCpuPerRunS: number;
   apiCpuLessIdlePerRunS: number;
   windowS: number;
@@ -173,7 +177,9 @@ async function round(n: number, idle: number): Promise<Round> {
   const windowS = (Date.now() - sent) / 1000;
   const api = apiserverCpuSeconds(kubeconfig) - api0;
   const { fn, pod } = cpu.stop();
-  const requests = countByClient(audit.stop(), { fn: serviceAccountUser(NAMESPACE, 'cascade-function') })['fn']!;
+  const fnUser = serviceAccountUser(NAMESPACE, 'cascade-function');
+  const lines = audit.stop();
+  const requests = countByClient(lines, { fn: fnUser })['fn']!;
   const record = recorder.stop();
   const runs = new Set([...runsOf(record, iuids).values()].map((r) => r.metadata.name));
   const steps = handOffs([...record.sightings.values()].filter((s) => runs.has(s.run)));
@@ -189,6 +195,8 @@ async function round(n: number, idle: number): Promise<Round> {
       fnCpuS: fn / n,
       podCpuS: pod / n,
     },
+    byVerb: requests.byVerb,
+    conflictsByVerb: conflictsByVerb(lines, fnUser),
     apiCpuPerRunS: api / n,
     apiCpuLessIdlePerRunS: (api - idle * windowS) / n,
     windowS,
