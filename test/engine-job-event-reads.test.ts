@@ -11,7 +11,8 @@
 // itself, from the Job as the API server holds it, with the attributes the
 // real ApiServerSource sets (`time`, and the extensions kind, name, namespace
 // and apiversion). Module a takes 3 s, so what the test counts before its end
-// is in first.
+// is in first. A finished Job's event at a replica that did not make the Job
+// waits for its maker's move (shared/engine/sync/made-elsewhere.ts).
 import { randomUUID } from 'node:crypto';
 import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
@@ -73,6 +74,42 @@ describe('Job events and API reads', () => {
     expect((await deliver(h!.url(), 'update', done)).status).toBe(200);
     expect((await deliver(h!.url(), 'delete', done)).status).toBe(200);
     expect(await functionRequests(h!.ns, mark, 0)).toEqual({ reads: 0, writes: 0, events: 0, byVerb: {} });
+  });
+
+  it("a finished Job's event at a replica that did not make it, before the maker moved: it waits for that move and makes no request", async () => {
+    const { batch } = await startRunOfAB(2);
+    const [maker, other] = h!.fns;
+    // The maker is held still until its Job has finished and the event reached the other replica.
+    process.kill(maker!.child.pid!, 'SIGSTOP');
+    let reply: Promise<{ status: number }>;
+    try {
+      const finished = await jobADone(batch);
+      const mark = auditMark(auditLogOf(adminKubeconfigPath()));
+      reply = deliver(h!.url(1), 'update', finished);
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(maker!.child.pid!, 'SIGCONT');
+      expect((await reply).status).toBe(200);
+      await jobBCreated(batch);
+      // Only the maker's hand-off: its status write and Job b, with Job b's Event; the Lease's renewals aside.
+      const { byVerb } = await functionRequests(h!.ns, mark, 1);
+      const requests = Object.entries(byVerb).filter(([verb]) => !verb.startsWith('leases '));
+      expect(Object.fromEntries(requests)).toEqual({
+        'jobs create': 1,
+        'cascaderuns/status update': 1,
+        'events create': 1,
+      });
+    } finally {
+      process.kill(maker!.child.pid!, 'SIGCONT');
+    }
+    const metric = async (fn: typeof maker, name: string, labels?: Record<string, string>) =>
+      value(parseMetrics(await scrape(fn!.metricsUrl)), name, labels);
+    const started = { kind: 'ModuleStarted' };
+    expect([
+      await metric(maker, 'cascade_transitions_total', started),
+      await metric(other, 'cascade_transitions_total', started),
+    ]).toEqual([2, 0]);
+    for (const fn of [maker, other]) expect(await metric(fn, 'cascade_status_conflicts_total')).toBe(0);
+    expect((await h!.getRun(RUN)).status?.modules?.map((m) => m.phase)).toEqual(['Succeeded', 'Running']);
   });
 
   it("the add event of a run this process started makes no request; another replica looks for the run's first Job, finds it, and makes none", async () => {

@@ -120,7 +120,7 @@ function openWatches(
     const { sync } = to;
     const seeJob: WatchTo<JobObject>['see'] = (change, job) => {
       to.heldJobs.see(change, job);
-      sync.job(change, job);
+      watched.job(change, job);
       to.ownJob(change, job);
     };
     open.push(watchJobs(conn, namespace, { see: seeJob, listed: sync.jobsListed, log }));

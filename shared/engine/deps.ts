@@ -20,6 +20,9 @@ import type { Starts } from './process/starts.ts';
 import type { HeldJobs } from './process/watched-jobs.ts';
 import type { WatchChange } from '../kube/watch-stream.ts';
 import type { MadeJobs } from './process/made-jobs.ts';
+import type { JobObject } from '../core/observed-job.ts';
+import type { JobsByRun } from './sync/jobs-by-run.ts';
+import type { MadeElsewhere } from './sync/made-elsewhere.ts';
 
 export interface EngineHooks {
   /** The transitions of one decision, once it is written. The function counts each and records one Kubernetes Event. */
@@ -55,6 +58,8 @@ export interface EngineBase {
 export interface Watched {
   operator: (change: WatchChange, op: CascadeAutoOperator) => void;
   run: (change: WatchChange, run: CascadeRun) => void;
+  /** A change the watch of Jobs showed. */
+  job: (change: WatchChange, job: JobObject) => void;
   /** Whether the watch of runs is open. */
   runsOpen: (open: boolean) => void;
 }
@@ -88,6 +93,10 @@ export interface EngineDeps extends EngineBase {
   madeJobs: MadeJobs;
   /** Finished Jobs as the function's watch of its Jobs shows them: they confirm claims without a read. None in the janitor. */
   heldJobs: HeldJobs;
+  /** Each run's Jobs as the function's watch of Jobs shows them: the first sync decides from them. None in the janitor. */
+  runJobs: JobsByRun;
+  /** A finished Job another process made: its run once that process took it in (sync/made-elsewhere.ts). None in the janitor. */
+  madeElsewhere: MadeElsewhere;
   /**
    * Where the function's watches of operators and runs send each change they show. They keep the operators' copies
    * and the runs this process holds fresh, and the counters written (operator/counts-writer.ts). No-ops in the janitor.

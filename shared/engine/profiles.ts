@@ -5,6 +5,7 @@
 // and keeps nothing: its parts are the explicit no-ops below. Both decide
 // the same way; only thrift and timing differ.
 import type { CascadeRun } from '../api/cascade-run.ts';
+import { LABEL_RUN } from '../names.ts';
 import type { EngineBase, EngineDeps, EngineHooks, Watched } from './deps.ts';
 import { deletedJobs, NO_DELETED_JOBS } from './process/deleted-jobs.ts';
 import { madeJobs, NO_MADE_JOBS } from './process/made-jobs.ts';
@@ -17,9 +18,13 @@ import { NO_WAKEUPS, retryTimers } from './process/retry-timers.ts';
 import { NO_RUN_CACHE, runCache } from './process/run-cache.ts';
 import { runLock, UNLOCKED } from './process/run-lock.ts';
 import { starts } from './process/starts.ts';
+import { runChanges } from './process/run-changes.ts';
+import { decideSettings } from './run/decide-settings.ts';
+import { jobsByRun, NO_RUN_JOBS } from './sync/jobs-by-run.ts';
+import { madeElsewhere, NOT_MADE_ELSEWHERE } from './sync/made-elsewhere.ts';
 
 /** The janitor watches nothing. */
-const NOT_WATCHED: Watched = { operator: () => {}, run: () => {}, runsOpen: () => {} };
+const NOT_WATCHED: Watched = { operator: () => {}, run: () => {}, job: () => {}, runsOpen: () => {} };
 
 /** Hooks that do nothing: the janitor has no metrics to count. */
 export function noHooks(): EngineHooks {
@@ -53,6 +58,9 @@ export function functionEngine(base: EngineBase, parts: FunctionParts): EngineDe
   const slots = batchedSlots({ ...base, hooks }, operators);
   const counts = countsWriter(base, operators, leader);
   const cache = runCache();
+  const runJobs = jobsByRun();
+  const changes = runChanges();
+  const view = { run: cache.get, jobs: runJobs.of, next: changes.next };
   // The runs this process writes are told to the counters' writer too: a process without its watch still counts its own.
   const runs = {
     ...cache,
@@ -76,6 +84,8 @@ export function functionEngine(base: EngineBase, parts: FunctionParts): EngineDe
     deletedJobs: deletedJobs(),
     madeJobs: madeJobs(),
     heldJobs,
+    runJobs,
+    madeElsewhere: madeElsewhere(view, base.now, (run) => decideSettings(base.config, run)),
     watched: {
       operator: (change, op) => {
         offerWatched(cacheOf(operators, op.metadata.name), change, op);
@@ -84,6 +94,12 @@ export function functionEngine(base: EngineBase, parts: FunctionParts): EngineDe
       run: (change, run) => {
         cache.offer(change, run);
         counts.run(change, run);
+        changes.seen(run.metadata.name);
+      },
+      job: (change, job) => {
+        runJobs.see(change, job);
+        const run = job.metadata?.labels?.[LABEL_RUN];
+        if (run) changes.seen(run);
       },
       runsOpen: counts.runsOpen,
     },
@@ -107,6 +123,8 @@ export function janitorEngine(base: EngineBase, hooks: EngineHooks = noHooks()):
     deletedJobs: NO_DELETED_JOBS,
     madeJobs: NO_MADE_JOBS,
     heldJobs: NO_HELD_JOBS,
+    runJobs: NO_RUN_JOBS,
+    madeElsewhere: NOT_MADE_ELSEWHERE,
     watched: NOT_WATCHED,
     starts: starts(),
   };

@@ -5,6 +5,7 @@ import type { ObservedJob } from '../../core/observed-job.ts';
 import type { EngineDeps } from '../deps.ts';
 import { accepted, type Outcome } from './outcome.ts';
 import { reconcileRun } from '../run/reconcile.ts';
+import { MAKER_GRACE_MS } from '../sync/made-elsewhere.ts';
 
 const WHY: Record<IgnoredJob['reason'], string> = {
   'unknown-name': 'its name is not the one Cascade gave its step',
@@ -53,9 +54,10 @@ const taken = (outcome: Outcome) => outcome.kind !== 'accepted' || outcome.body.
 /**
  * A Job's change, decided from the event first (shared/core/job-event.ts): a
  * running Job is answered without any API call. A finished or deleted one is
- * a claim: it reads the run, once per Job and outcome in this process
- * (finished-jobs.ts), and the Job itself before it moves the run. One of no
- * known step reads the run and lists its Jobs.
+ * a claim. A finished one another process made first waits for that
+ * process's move (sync/made-elsewhere.ts). Else it reads the run, once per Job and outcome in
+ * this process (finished-jobs.ts), and the Job itself before it moves the
+ * run. One of no known step reads the run and lists its Jobs.
  */
 export function observeJobEvent(deps: EngineDeps, ev: JobEvent): Promise<Outcome> {
   const need = jobEventNeed(ev.change, ev.observed);
@@ -65,7 +67,12 @@ export function observeJobEvent(deps: EngineDeps, ev: JobEvent): Promise<Outcome
   if (ev.observed.uid && deps.deletedJobs.has(ev.observed.uid))
     return Promise.resolve(accepted({ run: ev.runname, verdict: 'nothing to change: this process deleted the Job' }));
   const job = shownJob(ev.change, ev.observed);
-  const work = () => observeRun(deps, ev.runname, [job], true);
+  const work = async () => {
+    const elsewhere = ev.change !== 'delete' && !deps.madeJobs.has(job.name);
+    const settled = elsewhere ? await deps.madeElsewhere(job, MAKER_GRACE_MS) : undefined;
+    if (settled) return accepted({ run: ev.runname, verdict: 'observed', phase: settled.status?.phase });
+    return observeRun(deps, ev.runname, [job], true);
+  };
   const key = finalObservationKey(job);
   return key ? deps.finishedJobs(key, work, taken) : work();
 }

@@ -3,7 +3,7 @@
 // run whose next move is due. That is a run left behind while no process
 // served: a Job that ended then, a start or a Job create cut by a crash, an
 // event the Broker gave up on. The runs come from the watch's own list, their
-// Jobs from the watch of Jobs (jobs-by-run.ts); sync-plan.ts picks the runs
+// Jobs from the watch of Jobs (deps.runJobs, jobs-by-run.ts); sync-plan.ts picks the runs
 // to move, and each moves through the loop every event uses (look-again.ts).
 // A list of the Jobs after 410 Gone lists the runs again and does the same.
 // Several replicas may sync at once, and beside events: each status write
@@ -11,13 +11,11 @@
 // are deterministic, so a step's Job is made once. The janitor stays the last
 // resort: a look that fails is logged and left to the next event or sweep.
 import type { CascadeRun } from '../../api/cascade-run.ts';
-import type { JobObject } from '../../core/observed-job.ts';
 import type { EngineDeps } from '../deps.ts';
 import { admissionInSweep } from '../operator/admission.ts';
 import { decideSettings } from '../run/decide-settings.ts';
 import { lookAgain } from '../run/look-again.ts';
 import { reconcileRun } from '../run/reconcile.ts';
-import { jobsByRun } from './jobs-by-run.ts';
 import { syncMove, type SyncMove } from './sync-plan.ts';
 
 export interface SyncOptions {
@@ -39,8 +37,6 @@ export interface SyncPass {
 }
 
 export interface FirstSync {
-  /** A change the watch of Jobs showed, listed or watched. */
-  job(change: 'ADDED' | 'MODIFIED' | 'DELETED', job: JobObject): void;
   /** The watch of Jobs listed: the first list makes the view whole; a later one (after 410 Gone) syncs the runs again. */
   jobsListed(): void;
   /** The watch of runs listed: every run of the list. */
@@ -71,7 +67,7 @@ async function move(deps: EngineDeps, run: CascadeRun, what: SyncMove): Promise<
 }
 
 export function firstSync(deps: EngineDeps, opts: SyncOptions): FirstSync {
-  const jobs = jobsByRun();
+  const jobs = deps.runJobs;
   const state = { jobsWhole: false, waiting: undefined as readonly CascadeRun[] | undefined };
 
   async function sync(runs: readonly CascadeRun[]): Promise<SyncPass> {
@@ -112,7 +108,6 @@ export function firstSync(deps: EngineDeps, opts: SyncOptions): FirstSync {
   }
 
   return {
-    job: jobs.see,
     jobsListed() {
       if (state.jobsWhole) return begin(deps.store.listRuns());
       state.jobsWhole = true;

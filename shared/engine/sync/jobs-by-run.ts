@@ -29,3 +29,6 @@ export function jobsByRun(): JobsByRun {
     of: (run) => [...(runs.get(run)?.values() ?? [])],
   };
 }
+
+/** The janitor's: it watches no Jobs. */
+export const NO_RUN_JOBS: JobsByRun = { see: () => {}, of: () => [] };
