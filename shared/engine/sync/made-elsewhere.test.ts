@@ -10,6 +10,9 @@ import { madeElsewhere, takenIn } from './made-elsewhere.ts';
 const at = { now: NOW, settings: SETTINGS };
 const done0 = job(ABC, 0, 'Succeeded', { uid: 'u0' });
 const active1 = job(ABC, 1, 'Active', { uid: 'u1' });
+const done2 = job(ABC, 2, 'Succeeded', { uid: 'u2' });
+/** The run as the process that made its last Job leaves it once that Job succeeded. */
+const ended = run(ABC, { ...decide(input(run(ABC, running(2)), [done2])).status, slotReleased: true, notified: true });
 /** The run as the process that made Job 0 leaves it once that Job succeeded: step 1 started. */
 const moved = run(ABC, decide(input(run(ABC, running(0)), [done0])).status);
 
@@ -33,6 +36,8 @@ describe('whether the run, as the watches show it, took in a finished Job anothe
       false,
     ],
     ['the watch has not shown the Job', moved, [active1], done0, false],
+    ['the run ended and its Jobs deleted, as the watches show them', ended, [], done2, true],
+    ['the run ended, its last Job done and not deleted yet', ended, [done2], done2, false],
     ['a claim of a uid the watch never saw', moved, [done0, active1], { ...done0, uid: 'x' }, false],
   ])('%s', (_what, copy, seen, event, taken) => {
     expect(takenIn(copy, seen, event, at)).toBe(taken);

@@ -8,6 +8,7 @@
 // moves the run as before. The decision is made from the watch's copies of
 // the Jobs, never from the event's claim: a claim only makes it wait.
 import type { CascadeRun } from '../../api/cascade-run.ts';
+import { isTerminalPhase } from '../../api/run-status.ts';
 import { decide } from '../../core/decide.ts';
 import type { ObservedJob } from '../../core/observed-job.ts';
 import type { DecideSettings } from '../../core/types.ts';
@@ -28,10 +29,15 @@ export interface WatchView {
   next(run: string, ms: number): Promise<void>;
 }
 
-/** The watch shows the event's Job, of its uid, as far along as the event does: finished so, and done if it is. */
-function shows(seen: readonly ObservedJob[], job: ObservedJob): boolean {
+/**
+ * The watch shows the event's Job, of its uid, as far along as the event
+ * does: finished so, and done if it is. Or it shows the Job gone, its run
+ * ended: the process that ended the run deletes its Jobs.
+ */
+function shows(run: CascadeRun, seen: readonly ObservedJob[], job: ObservedJob): boolean {
   const copy = seen.find((j) => j.name === job.name && j.uid === job.uid);
-  return copy !== undefined && copy.state === job.state && (copy.done === true || !job.done);
+  if (!copy) return isTerminalPhase(run.status?.phase);
+  return copy.state === job.state && (copy.done === true || !job.done);
 }
 
 /**
@@ -46,7 +52,7 @@ export function takenIn(
   job: ObservedJob,
   at: { now: string; settings: DecideSettings },
 ): boolean {
-  if (!shows(seen, job)) return false;
+  if (!shows(run, seen, job)) return false;
   const decision = decide({ run, jobs: seen, fact: { kind: 'Observe' }, ...at, partialJobs: true });
   return !moves(run, decision) && decision.unseenJob === undefined;
 }
