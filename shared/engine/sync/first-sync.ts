@@ -3,8 +3,10 @@
 // run whose next move is due. That is a run left behind while no process
 // served: a Job that ended then, a start or a Job create cut by a crash, an
 // event the Broker gave up on. The runs come from the watch's own list, their
-// Jobs from the watch of Jobs (deps.runJobs, jobs-by-run.ts); sync-plan.ts picks the runs
-// to move, and each moves through the loop every event uses (look-again.ts).
+// Jobs from the watch of Jobs (deps.runJobs, jobs-by-run.ts). sync-plan.ts
+// picks the runs to move. Each moves through the loop every event uses
+// (look-again.ts), once the process that made its finished Job had its chance
+// to move it (made-elsewhere.ts).
 // A list of the Jobs after 410 Gone lists the runs again and does the same.
 // Several replicas may sync at once, and beside events: each status write
 // carries the run's resourceVersion and comes before any Job, and Job names
@@ -16,6 +18,7 @@ import { admissionInSweep } from '../operator/admission.ts';
 import { decideSettings } from '../run/decide-settings.ts';
 import { lookAgain } from '../run/look-again.ts';
 import { reconcileRun } from '../run/reconcile.ts';
+import { MAKER_GRACE_MS } from './made-elsewhere.ts';
 import { syncMove, type SyncMove } from './sync-plan.ts';
 
 export interface SyncOptions {
@@ -66,6 +69,27 @@ async function move(deps: EngineDeps, run: CascadeRun, what: SyncMove): Promise<
   return true;
 }
 
+type Due = { run: CascadeRun; what: Exclude<SyncMove, 'none'> };
+
+/**
+ * The due runs less those whose move was their maker's: a run with a finished
+ * Job another process made waits, as that Job's event does, for that process's
+ * move (made-elsewhere.ts). All wait at once, so a pass after a crash is late
+ * by one grace at most.
+ */
+async function notMakers(deps: EngineDeps, due: readonly Due[]): Promise<Due[]> {
+  const waited = await Promise.all(
+    due.map(async (d) => {
+      if (d.what !== 'look') return d;
+      const finished = deps.runJobs
+        .of(d.run.metadata.name)
+        .find((j) => j.state !== 'Active' && !deps.madeJobs.has(j.name));
+      return finished && (await deps.madeElsewhere(finished, MAKER_GRACE_MS)) ? undefined : d;
+    }),
+  );
+  return waited.filter((d): d is Due => d !== undefined);
+}
+
 export function firstSync(deps: EngineDeps, opts: SyncOptions): FirstSync {
   const jobs = deps.runJobs;
   const state = { jobsWhole: false, waiting: undefined as readonly CascadeRun[] | undefined };
@@ -75,12 +99,12 @@ export function firstSync(deps: EngineDeps, opts: SyncOptions): FirstSync {
     const at: EngineDeps = { ...deps };
     const now = deps.now().toISOString();
     const pass: SyncPass = { listed: runs.length, moved: { start: 0, admission: 0, look: 0, wake: 0 }, failed: 0 };
-    const due: { run: CascadeRun; what: Exclude<SyncMove, 'none'> }[] = [];
+    const due: Due[] = [];
     for (const run of runs) {
       const what = syncMove(run, jobs.of(run.metadata.name), now, decideSettings(deps.config, run));
       if (what !== 'none') due.push({ run, what });
     }
-    await eachLimited(due, opts.concurrency ?? 8, async ({ run, what }) => {
+    await eachLimited(await notMakers(deps, due), opts.concurrency ?? 8, async ({ run, what }) => {
       if (opts.stopping()) return;
       try {
         if (await opts.track(() => move(at, run, what))) pass.moved[what]++;
