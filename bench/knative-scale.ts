@@ -14,6 +14,7 @@
 //   fn CPU      the function pods' CPU per run, from their cgroups
 //   API CPU     the kube-apiserver's CPU per run, from /proc; and less its idle rate
 // Costs run from the first request sent to every Job of the round deleted.
+// The scenario's runs are deleted before the first round and after each.
 // Each run must end Succeeded, each step's Job and pod made once.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -119,6 +120,20 @@ async function sendAll(iuids: string[]): Promise<void> {
     while (i < iuids.length) await postRun(url, iuids[i++]!);
   };
   await Promise.all(Array.from({ length: Math.min(SENDERS, iuids.length) }, sender));
+}
+
+const RUNS = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace: NAMESPACE, plural: 'cascaderuns' };
+
+/** Deletes every run of the bench's scenario, 20 at a time, so that each round starts with none (not counted). */
+async function removeRuns(): Promise<void> {
+  const list = (await custom.listNamespacedCustomObject(RUNS)) as { items: { metadata: { name: string } }[] };
+  const names = list.items.map((r) => r.metadata.name).filter((name) => name.startsWith(`${SCENARIO}-`));
+  let i = 0;
+  const remover = async () => {
+    while (i < names.length) await custom.deleteNamespacedCustomObject({ ...RUNS, name: names[i++]! }).catch(() => {});
+  };
+  await Promise.all(Array.from({ length: 20 }, remover));
+  log(`bench: ${names.length} runs of ${SCENARIO} deleted`);
 }
 
 /** The kube-apiserver's cores at idle, over IDLE_MS. */
@@ -249,11 +264,13 @@ async function main(): Promise<void> {
   const rounds: Round[] = [];
   let idle = 0;
   try {
+    await removeRuns();
     idle = await idleCores();
     for (const n of counts) {
       log(`bench: ${n} at once`);
       rounds.push(await round(n, idle));
       log(`bench: ${JSON.stringify(rounds.at(-1))}`);
+      await removeRuns();
     }
   } finally {
     log('bench: the Service cascade put back');
