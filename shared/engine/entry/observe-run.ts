@@ -55,9 +55,10 @@ const taken = (outcome: Outcome) => outcome.kind !== 'accepted' || outcome.body.
  * A Job's change, decided from the event first (shared/core/job-event.ts): a
  * running Job is answered without any API call. A finished or deleted one is
  * a claim. A finished one another process made first waits for that
- * process's move (sync/made-elsewhere.ts). Else it reads the run, once per Job and outcome in
- * this process (finished-jobs.ts), and the Job itself before it moves the
- * run. One of no known step reads the run and lists its Jobs.
+ * process's move (sync/made-elsewhere.ts). Else it reads the run, once per
+ * Job and outcome in this process (finished-jobs.ts), and the Job itself
+ * before it moves the run. One of no known step reads the run and lists its
+ * Jobs.
  */
 export function observeJobEvent(deps: EngineDeps, ev: JobEvent): Promise<Outcome> {
   const need = jobEventNeed(ev.change, ev.observed);
