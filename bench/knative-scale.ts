@@ -112,14 +112,19 @@ async function postRun(url: string, iuid: string): Promise<void> {
   if (status >= 300) throw new Error(`the Broker answered ${status}`);
 }
 
+/** `work` on each of `items`, `limit` at a time. */
+async function eachAtOnce<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  const worker = async () => {
+    while (i < items.length) await work(items[i++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
 /** Sends every request, `SENDERS` at a time. */
 async function sendAll(iuids: string[]): Promise<void> {
   const url = brokerIngressUrl(NAMESPACE);
-  let i = 0;
-  const sender = async () => {
-    while (i < iuids.length) await postRun(url, iuids[i++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(SENDERS, iuids.length) }, sender));
+  await eachAtOnce(iuids, SENDERS, (iuid) => postRun(url, iuid));
 }
 
 const RUNS = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace: NAMESPACE, plural: 'cascaderuns' };
@@ -128,11 +133,7 @@ const RUNS = { group: 'cascade.cascade.net', version: 'v1alpha1', namespace: NAM
 async function removeRuns(): Promise<void> {
   const list = (await custom.listNamespacedCustomObject(RUNS)) as { items: { metadata: { name: string } }[] };
   const names = list.items.map((r) => r.metadata.name).filter((name) => name.startsWith(`${SCENARIO}-`));
-  let i = 0;
-  const remover = async () => {
-    while (i < names.length) await custom.deleteNamespacedCustomObject({ ...RUNS, name: names[i++]! }).catch(() => {});
-  };
-  await Promise.all(Array.from({ length: 20 }, remover));
+  await eachAtOnce(names, 20, (name) => custom.deleteNamespacedCustomObject({ ...RUNS, name }).catch(() => {}));
   log(`bench: ${names.length} runs of ${SCENARIO} deleted`);
 }
 
