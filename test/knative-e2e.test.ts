@@ -1,4 +1,4 @@
-// Cascade end to end on real Knative: Serving v0.51.0 with Traefik and
+// Cascade end to end on real Knative: Serving v0.50.0 with Traefik and
 // Eventing v0.50.0 as pods on the real node, and all of knative/ applied with
 // `kubectl apply -k` of an overlay that changes only the images, the
 // namespace, its annotations and the scenario (test/support/knative-cascade.ts).

@@ -1,4 +1,4 @@
-// Cascade's Knative Service on real Knative Serving v0.51.0 (controller,
+// Cascade's Knative Service on real Knative Serving v0.50.0 (controller,
 // webhook, activator, autoscaler, queue-proxy as the injected sidecar) with
 // Traefik's Knative provider as the networking layer, all as pods on the real
 // node, installed from their own manifests (local/knative/serving/). The

@@ -1,5 +1,5 @@
 // The Knative Services of knative/ and deploy/http are accepted by Knative
-// Serving itself: its validation code (knative.dev/serving v0.51.0, the
+// Serving itself: its validation code (knative.dev/serving v0.50.0, the
 // admission webhook's checks, built from the Go module proxy by
 // local/knative/validate/) with every feature flag at its default. A default
 // install refused the former `POD_NAMESPACE` fieldRef (kubernetes.podspec-fieldref

@@ -1,5 +1,5 @@
 // Knative Serving's queue-proxy (local/knative/queue-proxy/, built from
-// knative.dev/serving v0.51.0) in front of the function, configured from
+// knative.dev/serving v0.50.0) in front of the function, configured from
 // knative/service.yaml as Knative configures it in a pod: the kubelet's
 // readiness probe answered through it from the function's /ready,
 // containerConcurrency enforced (10 x concurrency queued, then 503), the

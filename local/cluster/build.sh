@@ -41,21 +41,19 @@ import (
 func main() { etcdmain.Main(os.Args) }
 GO
   cd "$dir"
-  go build -trimpath -ldflags "-s -w" -o "$1/etcd" .
-}
-
-build_kubernetes() { # scratch
-  build_k8s "$SRC/kubernetes-$K8S_VERSION" "$CMD" "$1"
+  go build "${GO_FLAGS[@]}" -ldflags "-s -w" -o "$1/etcd" .
 }
 
 build_kwok() { # scratch
-  GOBIN="$1" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  GOBIN="$1" go install "${GO_FLAGS[@]}" -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
 }
 
-# One lock, build.lock, for all of them; each log is logs/<binary>.log.
-cached_build cluster "etcd $ETCD_VERSION" build "$BIN/etcd" build_etcd etcd >/dev/null
-for CMD in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
-  cached_build cluster "$CMD $K8S_VERSION" build "$BIN/$CMD" build_kubernetes "$CMD" >/dev/null
+# Kubernetes' binaries come from k8s_binaries (its own lock, shared with the
+# real node); etcd and kwok build under build.lock, each logged to logs/<binary>.log.
+K8S_BIN="$(k8s_binaries)"
+for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+  [ -x "$BIN/$cmd" ] || { mkdir -p "$BIN" && cp "$K8S_BIN/$cmd" "$BIN/$cmd"; }
 done
+cached_build cluster "etcd $ETCD_VERSION" build "$BIN/etcd" build_etcd etcd >/dev/null
 cached_build cluster "kwok $KWOK_VERSION" build "$BIN/kwok" build_kwok kwok >/dev/null
 echo "$BIN"

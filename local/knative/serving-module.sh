@@ -1,17 +1,15 @@
-# Sourced by the build scripts of queue-proxy, knative-validate and Knative Serving: the wrapper
-# Go module through which they build from knative.dev/serving, pinned to what
-# the module proxy can serve:
-#   - knative.dev/serving at the version given (v0.51.0);
-#   - knative.dev/pkg, knative.dev/networking and knative.dev/caching at the
-#     July 2026 pseudo-versions that serving v0.50.0 uses: the module proxy
-#     refuses the October 2026 ones that v0.51.0 pins;
-#   - go.opentelemetry.io/otel/sdk at v1.44.0: with that pkg, a newer sdk makes
-#     queue-proxy exit at start ("conflicting Schema URL").
-# So the binaries mix versions (see docs/local-stack.md).
-SERVING_PKG_VERSION="v0.0.0-20260727151759-521cb33b33dd"
+# Sourced by the build scripts of Knative Serving and knative-validate: the
+# wrapper Go module through which they build from knative.dev/serving.
+# Serving v0.50.0 is the Knative release of Eventing v0.50.0, and requires
+# the same knative.dev/pkg and the same Kubernetes libraries. One thing is
+# raised to Eventing's: golang.org/x/time, v0.10.0 to v0.12.0, which client-go
+# imports. So Serving's build finds client-go and knative.dev/pkg compiled by
+# Eventing's in Go's build cache (docs/local-stack.md).
+# The versions of knative.dev/networking and knative.dev/caching are Serving's
+# own; binaries.ts reads them for the CRDs of their config/ folders.
 SERVING_NETWORKING_VERSION="v0.0.0-20260727162500-c7a7b772cac9"
 SERVING_CACHING_VERSION="v0.0.0-20260727161800-0edbf88bc267"
-SERVING_OTEL_SDK_VERSION="v1.44.0"
+SERVING_X_TIME_VERSION="v0.12.0"
 
 # write_serving_go_mod MODULE-NAME SERVING-VERSION DIR: writes DIR/go.mod (and
 # drops a go.sum left by an earlier build).
@@ -21,13 +19,9 @@ module $1
 
 go 1.26
 
-require knative.dev/serving $2
-
-replace (
-	knative.dev/pkg => knative.dev/pkg $SERVING_PKG_VERSION
-	knative.dev/networking => knative.dev/networking $SERVING_NETWORKING_VERSION
-	knative.dev/caching => knative.dev/caching $SERVING_CACHING_VERSION
-	go.opentelemetry.io/otel/sdk => go.opentelemetry.io/otel/sdk $SERVING_OTEL_SDK_VERSION
+require (
+	knative.dev/serving $2
+	golang.org/x/time $SERVING_X_TIME_VERSION
 )
 MOD
   rm -f "$3/go.sum"

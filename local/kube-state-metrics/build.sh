@@ -31,7 +31,7 @@ build() {
     printf '\nrequire %s %s\n\n' "$MODULE" "$VERSION"
     sed -n '/^require/,$p' "$gomod" | grep -v '^toolchain\|^replace'
   } > go.mod
-  GOFLAGS="-buildvcs=false -mod=mod" CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1/kube-state-metrics" "$MODULE"
+  GOFLAGS="-buildvcs=false -mod=mod" CGO_ENABLED=0 go build "${GO_FLAGS[@]}" -ldflags "-s -w" -o "$1/kube-state-metrics" "$MODULE"
 }
 
 cached_build kube-state-metrics "$MODULE $VERSION" kube-state-metrics \

@@ -3,7 +3,7 @@ import type { ImageDefinition } from './image-build.ts';
 import { archiveName, imageCacheKey, sourcesOf, staleArchives, type FileStamp } from './image-cache.ts';
 
 const image: ImageDefinition = {
-  reference: 'cascade.local/knative-serving/controller:v0.51.0',
+  reference: 'cascade.local/knative-serving/controller:v0.50.0',
   files: [
     { path: '/etc/passwd', content: 'root:x:0:0::/:/sbin/nologin\n' },
     { path: '/ko-app/controller', from: '/cache/bin/controller', mode: 0o755 },

@@ -76,6 +76,17 @@ describe("the real node's configuration", () => {
     expect(kubeletConfig('/ca').split('\n')).toContain(`clusterDNS: [${REAL_NODE.address}]`);
   });
 
+  it("CoreDNS's build has the plugins of its Corefile and no other", () => {
+    const script = readFileSync(new URL('build.sh', import.meta.url), 'utf8');
+    const built = /^COREDNS_PLUGINS=\(([^)]*)\)$/m.exec(script)?.[1]?.split(' ');
+    // a plugin is a line of the server block, one level in: `    name args`
+    const used = corefile('/dns.kubeconfig')
+      .split('\n')
+      .flatMap((line) => /^ {4}([a-z_0-9]+)\b/.exec(line)?.[1] ?? []);
+    expect(built).toEqual(['bind', 'errors', 'cache', 'kubernetes']);
+    expect([...used].sort()).toEqual([...built!].sort());
+  });
+
   it("the API server's egress goes to the node's door proxy", () => {
     const config = load(readFileSync(egressSelectorFile, 'utf8')) as {
       egressSelections: {

@@ -26,7 +26,7 @@ source "$HERE/../cached-build.sh"
 # builtinassets tag the server leaves out its web UI (the test only uses the
 # HTTP API).
 build() {
-  GOFLAGS="-buildvcs=false" CGO_ENABLED=0 GOBIN="$1" go install -trimpath -tags remove_all_sd \
+  GOFLAGS="-buildvcs=false" CGO_ENABLED=0 GOBIN="$1" go install "${GO_FLAGS[@]}" -tags remove_all_sd \
     -ldflags "-s -w -X github.com/prometheus/common/version.Version=$VERSION" \
     "github.com/prometheus/prometheus/cmd/$COMMAND@$VERSION"
 }

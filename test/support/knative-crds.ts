@@ -17,8 +17,8 @@ import { dump, loadAll } from 'js-yaml';
 import { kubectlPath } from '../../local/cluster/crds.ts';
 import { runCommand } from '../../local/cluster/run-command.ts';
 
-export const SERVING_MODULE = 'knative.dev/serving@v0.51.0';
-export const EVENTING_MODULE = 'knative.dev/eventing@v0.51.0';
+export const SERVING_MODULE = 'knative.dev/serving@v0.50.0';
+export const EVENTING_MODULE = 'knative.dev/eventing@v0.50.0';
 export const OPERATOR_MODULE = 'knative.dev/operator@v0.42.2';
 /** The newest Eventing release the operator module above ships. */
 export const OPERATOR_EVENTING_RELEASE = '1.15.0';

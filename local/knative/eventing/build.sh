@@ -2,8 +2,9 @@
 # Builds Knative Eventing's binaries from the Go module proxy into the cache
 # beside the local control plane's. The module knative.dev/eventing is taken at
 # an exact version and built in a copy of its own directory, with its own
-# go.mod: every dependency is the one Eventing pins. One build at a time per cache (flock); a
-# later call finds the binaries and returns at once.
+# go.mod: every dependency is the one Eventing pins. One `go build` makes
+# every command, so the packages they share compile once. One build at a time
+# per cache (flock); a later call finds the binaries and returns at once.
 # Prints the directory holding one binary per command on its last line.
 set -euo pipefail
 
@@ -52,17 +53,22 @@ source_dir() {
 # Binary names: the command's path with / made -, e.g. broker-ingress.
 binary_name() { echo "${1//\//-}"; }
 
-build_cmd() {
-  local cmd="$CURRENT_CMD"
+build() { # scratch
+  local packages=() cmd
   source_dir
   cd "$SRC"
+  for cmd in "${CMDS[@]}"; do packages+=("./cmd/$cmd"); done
   GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0 \
-    nice go build -trimpath -ldflags "-s -w" -o "$1/$(binary_name "$cmd")" "./cmd/$cmd"
+    nice go build "${GO_FLAGS[@]}" -ldflags "-s -w" -o "$1/" "${packages[@]}"
+  # go build names each binary by the last element of its path
+  for cmd in "${CMDS[@]}"; do
+    [ "$(basename "$cmd")" = "$(binary_name "$cmd")" ] || mv "$1/$(basename "$cmd")" "$1/$(binary_name "$cmd")"
+  done
 }
 
-for CURRENT_CMD in "${CMDS[@]}"; do
-  cached_build knative-eventing "Knative Eventing $VERSION cmd/$CURRENT_CMD" knative-eventing \
-    "$BIN/$(binary_name "$CURRENT_CMD")" build_cmd >/dev/null
-done
+NAMES=()
+for cmd in "${CMDS[@]}"; do NAMES+=("$(binary_name "$cmd")"); done
+cached_build_set knative-eventing "Knative Eventing $VERSION's ${CMDS[*]}" knative-eventing "$BIN" build \
+  "knative-eventing-$VERSION" "${NAMES[@]}"
 source_dir
 echo "$BIN"

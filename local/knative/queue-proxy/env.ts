@@ -1,7 +1,7 @@
 // The environment Knative Serving gives queue-proxy in a pod, for the ports of
 // a process on this machine. It is computed from a Knative Service
 // (knative/service.yaml) as the revision reconciler of knative.dev/serving
-// v0.51.0 computes it: pkg/reconciler/revision/resources/queue.go, after the
+// v0.50.0 computes it: pkg/reconciler/revision/resources/queue.go, after the
 // defaults of pkg/apis/serving/v1/revision_defaults.go. Pure: no I/O.
 
 /** A Kubernetes probe as it appears in a container spec (the fields used here). */

@@ -15,7 +15,6 @@ import { repoRoot } from '../../cluster/paths.ts';
 import { freePort } from '../../stand-ins/function-process.ts';
 import { queueProxyEnv, type KnativeService } from './env.ts';
 
-export const queueProxyBuildScript = join(dirname(fileURLToPath(import.meta.url)), 'build.sh');
 /** Ports queue-proxy binds on every interface whatever it is told (knative.dev/serving/pkg/networking). */
 export const FIXED_PORTS = { admin: 8022, autoscalerStats: 9090 } as const;
 export const LOCK_FILE = process.env.CASCADE_QUEUE_PROXY_LOCK ?? '/tmp/cascade-queue-proxy.lock';
@@ -23,9 +22,10 @@ const LOCK_TIMEOUT_EXIT = 75;
 /** What the kubelet sends when it probes queue-proxy's readiness (K-Network-Probe: queue runs the user container's probe). */
 export const KUBE_PROBE_HEADERS = { 'user-agent': 'kube-probe/1.34', 'k-network-probe': 'queue' };
 
-/** Runs build.sh (at once when the binary is cached) and resolves to the binary's path. */
-export function ensureQueueProxy(): Promise<string> {
-  return runBuildScript(queueProxyBuildScript, 'queue-proxy');
+/** Builds Serving's binaries when missing (../serving/build.sh) and resolves to queue-proxy's path. */
+export async function ensureQueueProxy(): Promise<string> {
+  const servingBuildScript = join(dirname(fileURLToPath(import.meta.url)), '../serving/build.sh');
+  return join(await runBuildScript(servingBuildScript, 'Knative Serving'), 'queue');
 }
 
 export interface QueueProxyOptions {

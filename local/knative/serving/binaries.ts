@@ -1,5 +1,5 @@
-// The binaries of Knative Serving (build.sh), its queue-proxy
-// (local/knative/queue-proxy/build.sh) and Traefik (traefik-build.sh), built from the
+// The binaries of Knative Serving and its queue-proxy (build.sh) and Traefik
+// (traefik-build.sh), built from the
 // Go module proxy into ~/.cache/cascade-cluster when missing; and the module
 // copies whose config/ folders hold Serving's release manifests.
 import { execFile } from 'node:child_process';
@@ -8,7 +8,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runBuildScript } from '../../build-script.ts';
-import { ensureQueueProxy } from '../queue-proxy/queue-proxy.ts';
 import { SERVING_VERSION } from './images.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -21,14 +20,13 @@ export interface ServingBinaries {
   traefik: string;
 }
 
-/** Builds what is missing, the three builds side by side (each under its own lock). */
+/** Builds what is missing, the two builds side by side (each under its own lock). */
 export async function ensureServingBinaries(): Promise<ServingBinaries> {
-  const [serving, queueProxy, traefik] = await Promise.all([
+  const [serving, traefik] = await Promise.all([
     runBuildScript(join(here, 'build.sh'), 'Knative Serving'),
-    ensureQueueProxy(),
     runBuildScript(join(here, 'traefik-build.sh'), 'Traefik'),
   ]);
-  return { serving, queueProxy, traefik };
+  return { serving, queueProxy: join(serving, 'queue'), traefik };
 }
 
 /** The pinned module versions of local/knative/serving-module.sh, by module. */

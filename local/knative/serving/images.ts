@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import type { ImageDefinition, ImageFile } from '../../node/image-build.ts';
 
-export const SERVING_VERSION = 'v0.51.0';
+export const SERVING_VERSION = 'v0.50.0';
 export const TRAEFIK_VERSION = 'v3.6.5';
 
 /** Serving's commands that run as Deployments; `queue` is the sidecar the controller injects. */

@@ -24,7 +24,7 @@ data:
 describe("Serving's manifests as installed on the local cluster", () => {
   it('replaces each ko:// reference with the image built here, and refuses a command with no image', () => {
     expect(resolveKoImages('image: ko://knative.dev/serving/cmd/activator')).toBe(
-      'image: cascade.local/knative-serving/activator:v0.51.0',
+      'image: cascade.local/knative-serving/activator:v0.50.0',
     );
     expect(() => resolveKoImages('image: ko://knative.dev/serving/cmd/migrate')).toThrow(/no image/);
   });
@@ -39,7 +39,7 @@ describe("Serving's manifests as installed on the local cluster", () => {
     expect(pod.containers).toEqual([
       {
         name: 'controller',
-        image: 'cascade.local/knative-serving/controller:v0.51.0',
+        image: 'cascade.local/knative-serving/controller:v0.50.0',
         imagePullPolicy: 'IfNotPresent',
       },
     ]);
@@ -48,7 +48,7 @@ describe("Serving's manifests as installed on the local cluster", () => {
   it('sets the queue sidecar, the registries that skip tag resolution, and keeps the example', () => {
     const [object] = servingObjects([configDeployment]);
     expect(object!.data).toEqual({
-      'queue-sidecar-image': 'cascade.local/knative-serving/queue:v0.51.0',
+      'queue-sidecar-image': 'cascade.local/knative-serving/queue:v0.50.0',
       'registries-skipping-tag-resolving': 'kind.local,ko.local,dev.local,cascade.local',
       _example: '...',
     });

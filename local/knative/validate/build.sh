@@ -3,13 +3,13 @@
 # beside the local control plane's binaries. The program is Knative Serving's
 # own validation of a Service (knative.dev/serving/pkg/apis/serving/v1). It is
 # built through the pinned wrapper module of local/knative/serving-module.sh,
-# at $VERSION (v0.51.0). The Knative CRDs of the tests come from that version
+# at $VERSION (v0.50.0). The Knative CRDs of the tests come from that version
 # (test/support/knative-crds.ts).
 # One build at a time per cache (flock); a second call finds the binary and
 # returns at once. Prints the path of the binary on its last line.
 set -euo pipefail
 
-VERSION="${CASCADE_KNATIVE_VALIDATE_VERSION:-v0.51.0}"
+VERSION="${CASCADE_KNATIVE_VALIDATE_VERSION:-v0.50.0}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../serving-module.sh
 source "$HERE/../serving-module.sh"
@@ -25,7 +25,7 @@ build() {
   cp "$HERE/main.go" "$SRC/main.go"
   cd "$SRC"
   GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0 \
-    go build -trimpath -ldflags "-s -w" -o "$1/knative-validate" .
+    go build "${GO_FLAGS[@]}" -ldflags "-s -w" -o "$1/knative-validate" .
 }
 
 cached_build knative-validate "Knative Serving $VERSION's validation" knative-validate \
