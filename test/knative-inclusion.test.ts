@@ -3,7 +3,7 @@
 // labelled. The release labels each object the webhook must act on: the
 // function's Service, so that it and its module Jobs get K_SINK; the janitor's
 // Jobs; and a module Job the function leaves to the SinkBinding (ADR 0008).
-import { AdmissionregistrationV1Api, BatchV1Api, type V1Job } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, BatchV1Api, CoreV1Api, type V1Job } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
@@ -60,9 +60,9 @@ type Env = { name: string; value?: string }[];
 
 /**
  * K_SINK of the revision the Service `cascade` serves, once it serves its
- * latest. The SinkBinding may patch the Service after it was Ready: its first
- * revision, made before, has no K_SINK, and its pods leave their module Jobs to
- * the SinkBinding.
+ * latest and no pod of another revision is left. The SinkBinding may patch the
+ * Service after it was Ready: its first revision, made before, has no K_SINK,
+ * and its pods leave their module Jobs to the SinkBinding.
  */
 async function servedSink(): Promise<string | undefined> {
   const read = (plural: string, name: string) => readKnative(namespace(), 'serving.knative.dev', 'v1', plural, name);
@@ -76,6 +76,20 @@ async function servedSink(): Promise<string | undefined> {
       return serving ? read('revisions', ready) : undefined;
     },
     { timeoutMs: 180_000, intervalMs: 1000, message: 'the Service cascade serves a revision with K_SINK' },
+  );
+  // a pod of an older revision, until it is gone, may still get the run's
+  // events and make its Jobs from its watches, without K_SINK
+  const revisionName = revision.metadata?.name;
+  const core = apiClient(adminKubeConfig(), CoreV1Api);
+  await waitFor(
+    async () => {
+      const pods = await core.listNamespacedPod({
+        namespace: namespace(),
+        labelSelector: 'serving.knative.dev/service=cascade',
+      });
+      return pods.items.every((p) => p.metadata?.labels?.['serving.knative.dev/revision'] === revisionName);
+    },
+    { timeoutMs: 300_000, intervalMs: 1000, message: `every pod of the Service cascade is of ${revisionName}` },
   );
   const env = (revision.spec as { containers: { env?: Env }[] }).containers[0]?.env;
   return env?.find((e) => e.name === 'K_SINK')?.value;
@@ -94,7 +108,8 @@ describe("the SinkBinding webhook in Eventing's inclusion mode", () => {
     const made = run.status!.modules!.map((m) => jobs.get(m.jobName!)?.job);
     expect(made.map(sinkOf)).toEqual([url, url, url]);
     expect(made.map((j) => j?.metadata?.labels?.[BINDING_EXCLUDE_LABEL])).toEqual(['true', 'true', 'true']);
-  });
+    // servedSink waits for the older revision to scale to zero, past its stable window
+  }, 600_000);
 
   it('gives K_SINK to a module Job left to the SinkBinding and to a janitor Job, each by its label, and to no other', async () => {
     const url = await brokerUrl();
