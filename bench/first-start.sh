@@ -9,15 +9,11 @@
 # it times a later start on the same caches.
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-home="${1:-$(mktemp -d /tmp/cascade-first-start-XXXXXX)}"
-mkdir -p "$home"
-[ -f "$HOME/.npmrc" ] && [ ! -f "$home/.npmrc" ] && cp "$HOME/.npmrc" "$home/.npmrc"
-[ -d "$home/cascade" ] || git clone -q "$repo" "$home/cascade"
-commit="$(git -C "$home/cascade" rev-parse --short HEAD)"
+# shellcheck source=empty-home.sh
+source "$(dirname "${BASH_SOURCE[0]}")/empty-home.sh"
+empty_home_clone first-start "${1:-}"
 log="$home/npm-start-$(date +%s).log"
 
-cd "$home/cascade"
 started=$(date +%s)
 HOME="$home" XDG_CACHE_HOME="$home/.cache" setsid npm start >"$log" 2>&1 &
 pid=$!

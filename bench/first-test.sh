@@ -6,15 +6,11 @@
 # tests' counts. Usage: bash bench/first-test.sh [KEEP-DIR]
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-home="${1:-$(mktemp -d /tmp/cascade-first-test-XXXXXX)}"
-mkdir -p "$home"
-[ -f "$HOME/.npmrc" ] && [ ! -f "$home/.npmrc" ] && cp "$HOME/.npmrc" "$home/.npmrc"
-[ -d "$home/cascade" ] || git clone -q "$repo" "$home/cascade"
-commit="$(git -C "$home/cascade" rev-parse --short HEAD)"
+# shellcheck source=empty-home.sh
+source "$(dirname "${BASH_SOURCE[0]}")/empty-home.sh"
+empty_home_clone first-test "${1:-}"
 log="$home/ci-$(date +%s).log"
 
-cd "$home/cascade"
 started=$(date +%s)
 status=0
 HOME="$home" XDG_CACHE_HOME="$home/.cache" bash .ci/run >"$log" 2>&1 || status=$?
