@@ -1,7 +1,7 @@
 // The binaries of Knative Serving and its queue-proxy (build.sh) and Traefik
-// (traefik-build.sh), built from the
-// Go module proxy into ~/.cache/cascade-cluster when missing; and the module
-// copies whose config/ folders hold Serving's release manifests.
+// (traefik-build.sh), built from the Go module proxy into
+// ~/.cache/cascade-cluster when missing; and the module copies whose config/
+// folders hold Serving's release manifests.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
