@@ -3,6 +3,9 @@
 // another: on a first start they share the cores from the first second, and
 // the longest sets the time. Each later caller of a build waits on its lock
 // (cached-build.sh) and then finds the binary built, so no build runs twice.
+// For the tests, the control plane's build comes first: the others run niced,
+// so the first tests start once it is up, and the others end while they run.
+import { withNiceness } from './build-script.ts';
 import { ensureBinaries } from './cluster/binaries.ts';
 import { ensureEventingBinaries } from './knative/eventing/install.ts';
 import { ensureServingBinaries } from './knative/serving/binaries.ts';
@@ -24,12 +27,18 @@ const startBuilds = [
 /** The builds only the tests use beside them. */
 const testBuilds = [ensurePromtool, ensurePrometheus, ensureKubeStateMetrics, ensureKnativeValidate];
 
+/** The niceness of the builds the tests' first files do not wait for. */
+export const LATER_BUILDS_NICENESS = 10;
+
 /**
  * Starts the builds `npm start` needs, and with `forTests` those of the
- * tests too. Resolves when all ended; a failed build is left to the caller
- * that needs it, which runs it again and reports its error.
+ * tests too, all but the control plane's niced. Resolves when all ended; a
+ * failed build is left to the caller that needs it, which runs it again and
+ * reports its error.
  */
 export async function prebuild(forTests = false): Promise<void> {
   const builds = forTests ? [...startBuilds, ...testBuilds] : startBuilds;
-  await Promise.allSettled(builds.map((build) => build()));
+  const start = (build: () => Promise<unknown>) =>
+    forTests && build !== ensureBinaries ? withNiceness(LATER_BUILDS_NICENESS, build) : build();
+  await Promise.allSettled(builds.map(start));
 }

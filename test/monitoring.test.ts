@@ -15,10 +15,15 @@
 // once the baseline settled to a scrape taken once the measured runs settled,
 // and the query is evaluated at that last scrape: no extrapolation is left
 // but 1 ms, and rate × window is the exact delta.
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CascadeAutoOperator } from '../shared/api/cascade-auto-operator.ts';
 import { startFunction, type FunctionProcess } from '../local/stand-ins/function-process.ts';
-import { startKubeStateMetrics, type RunningKubeStateMetrics } from '../local/kube-state-metrics/kube-state-metrics.ts';
+import {
+  ensureKubeStateMetrics,
+  startKubeStateMetrics,
+  type RunningKubeStateMetrics,
+} from '../local/kube-state-metrics/kube-state-metrics.ts';
+import { ensurePrometheus } from '../local/prometheus/binaries.ts';
 import { startPrometheus, type RunningPrometheus } from '../local/prometheus/server.ts';
 import type { CascadeRun } from '../shared/api/cascade-run.ts';
 import { failSecondScenario, successScenario } from './fixtures/scenarios.ts';
@@ -40,6 +45,11 @@ import { parseMetrics, samples, scrape, type Sample } from './support/ops.ts';
 const G = { group: 'cascade.cascade.net', version: 'v1alpha1' };
 const FUNCTION_METRICS = /^(http_|response_status|success_scenario|failed_scenario|scenarion_|job_execution)/;
 
+// The pinned prometheus and kube-state-metrics, built on a first run.
+const binaries = { prometheus: '', kubeStateMetrics: '' };
+beforeAll(async () => {
+  [binaries.prometheus, binaries.kubeStateMetrics] = await Promise.all([ensurePrometheus(), ensureKubeStateMetrics()]);
+});
 let h: Harness | undefined;
 let idle: FunctionProcess | undefined;
 let prom: RunningPrometheus | undefined;
@@ -199,7 +209,7 @@ describe('the Grafana dashboard against a real Prometheus', QUEUE_PROXY_TEST, ()
     // A second replica that serves nothing: it still reports scenario_current_runs for the namespace.
     idle = await startFunction(h.env);
     const labels = (pod: string) => ({ namespace: h!.ns, pod });
-    prom = await startPrometheus(inject('prometheus'), [
+    prom = await startPrometheus(binaries.prometheus, [
       { job: 'cascade', url: h.fns[0]!.metricsUrl, labels: labels('cascade-0') },
       { job: 'cascade', url: idle.metricsUrl, labels: labels('cascade-1') },
       { job: 'queue-proxy', url: h.queueProxy!.metricsUrl, labels: labels('cascade-0') },
@@ -375,9 +385,9 @@ function ksmExpectations(ns: string, runs: CascadeRun[], op: CascadeAutoOperator
 describe('the kube-state-metrics panels against a real Prometheus and kube-state-metrics', () => {
   it('after a known set of runs, every query of those panels returns what the CascadeRuns say', async () => {
     h = await cascadeHarness({ modules: successScenario(0) });
-    ksm = await startKubeStateMetrics(inject('kubeStateMetrics'), adminKubeconfigPath());
+    ksm = await startKubeStateMetrics(binaries.kubeStateMetrics, adminKubeconfigPath());
     // honor_labels, as docs/operations.md says: the runs' namespace, not kube-state-metrics' own.
-    prom = await startPrometheus(inject('prometheus'), [
+    prom = await startPrometheus(binaries.prometheus, [
       { job: 'kube-state-metrics', url: ksm.metricsUrl, labels: { namespace: 'monitoring' }, honorLabels: true },
     ]);
 

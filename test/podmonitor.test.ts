@@ -6,14 +6,20 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../local/cluster/paths.ts';
+import { ensurePrometheus } from '../local/prometheus/binaries.ts';
 import { startPrometheus, type RunningPrometheus } from '../local/prometheus/server.ts';
 import { installPrometheusOperatorCrd } from './support/prometheus-operator-crds.ts';
 import { podMonitorScrapeConfigs, podTargets, type PodMonitor } from './support/pod-monitor.ts';
 import { dryRun } from './support/dry-run.ts';
 import { createTestNamespace, waitFor } from './support/kube.ts';
 
+// The pinned prometheus, built on a first run.
+let prometheus = '';
+beforeAll(async () => {
+  prometheus = await ensurePrometheus();
+});
 let prom: RunningPrometheus | undefined;
 afterEach(async () => {
   await prom?.stop();
@@ -73,7 +79,7 @@ describe('knative/monitoring/podmonitor.yaml', () => {
         ...podMonitorScrapeConfigs(before, 'cascade-operator', file),
         ...podMonitorScrapeConfigs(deadLetters, 'cascade-operator', file),
       ];
-      prom = await startPrometheus(inject('prometheus'), [], { scrapeInterval: '1h', extraScrapeConfigs });
+      prom = await startPrometheus(prometheus, [], { scrapeInterval: '1h', extraScrapeConfigs });
       // 4 pods of 5 declared ports each, for 4 jobs
       const targets = await waitFor(
         async () => {

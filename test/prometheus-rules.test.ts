@@ -12,17 +12,19 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dump, load } from 'js-yaml';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlPath } from '../local/cluster/crds.ts';
 import { repoRoot } from '../local/cluster/paths.ts';
 import { runCommand } from '../local/cluster/run-command.ts';
 import { startDeadLetterSink, type DeadLetterSink } from '../local/stand-ins/broker/dead-letter-sink.ts';
 import {
   cascadeRunsConfig,
+  ensureKubeStateMetrics,
   startKubeStateMetrics,
   type RunningKubeStateMetrics,
 } from '../local/kube-state-metrics/kube-state-metrics.ts';
 import { startQueueProxy, type QueueProxy } from '../local/knative/queue-proxy/queue-proxy.ts';
+import { ensurePromtool } from '../local/prometheus/binaries.ts';
 import { tempDir } from '../local/temp-dir.ts';
 import { metricNames } from '../scripts/promql-names.ts';
 import { QUEUE_PROXY_TEST } from './support/cascade-harness.ts';
@@ -51,6 +53,11 @@ const rule = () => load(readFileSync(RULE, 'utf8')) as PrometheusRule;
 const rules = (r: PrometheusRule) => r.spec.groups.flatMap((g) => g.rules);
 const kubectl = (...args: string[]) => runCommand(kubectlPath(), [`--kubeconfig=${adminKubeconfigPath()}`, ...args]);
 
+// The pinned promtool and kube-state-metrics, built on a first run.
+const binaries = { promtool: '', kubeStateMetrics: '' };
+beforeAll(async () => {
+  [binaries.promtool, binaries.kubeStateMetrics] = await Promise.all([ensurePromtool(), ensureKubeStateMetrics()]);
+});
 let ksm: RunningKubeStateMetrics | undefined;
 let qp: QueueProxy | undefined;
 let sink: DeadLetterSink | undefined;
@@ -64,7 +71,7 @@ afterEach(async () => {
 /** Runs promtool with `args`; resolves to its exit code and output. */
 function promtool(...args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(inject('promtool'), args, (error, stdout, stderr) => {
+    execFile(binaries.promtool, args, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
       resolve({ code, output: `${stdout}${stderr}` });
     });
@@ -161,7 +168,7 @@ describe('every series the rules read is served by a real program here', () => {
         '-p',
         JSON.stringify({ status: { lastSuccessfulTime: lastSuccess } }),
       );
-      ksm = await startKubeStateMetrics(inject('kubeStateMetrics'), adminKubeconfigPath(), [], ['cronjobs']);
+      ksm = await startKubeStateMetrics(binaries.kubeStateMetrics, adminKubeconfigPath(), [], ['cronjobs']);
       const janitor = { namespace: ns, cronjob: 'cascade-janitor' };
       const fromKsm = await waitFor(
         async () => {

@@ -49,11 +49,16 @@ build_kwok() { # scratch
 }
 
 # Kubernetes' binaries come from k8s_binaries (its own lock, shared with the
-# real node); etcd and kwok build under build.lock, each logged to logs/<binary>.log.
+# real node). etcd and kwok need nothing of it, so they build beside it, one
+# after the other under build.lock, each logged to logs/<binary>.log.
+(
+  cached_build cluster "etcd $ETCD_VERSION" build "$BIN/etcd" build_etcd etcd >/dev/null
+  cached_build cluster "kwok $KWOK_VERSION" build "$BIN/kwok" build_kwok kwok >/dev/null
+) &
+beside=$!
 K8S_BIN="$(k8s_binaries)"
 for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
   [ -x "$BIN/$cmd" ] || { mkdir -p "$BIN" && cp "$K8S_BIN/$cmd" "$BIN/$cmd"; }
 done
-cached_build cluster "etcd $ETCD_VERSION" build "$BIN/etcd" build_etcd etcd >/dev/null
-cached_build cluster "kwok $KWOK_VERSION" build "$BIN/kwok" build_kwok kwok >/dev/null
+wait "$beside"
 echo "$BIN"

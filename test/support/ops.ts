@@ -4,8 +4,8 @@
 // they were answered (a connection error is an answer too).
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { inject } from 'vitest';
 import { kubectlPath } from '../../local/cluster/crds.ts';
+import { ensurePromtool } from '../../local/prometheus/binaries.ts';
 import { adminKubeconfigPath } from './kube.ts';
 import { replyBody } from './cascade-harness.ts';
 
@@ -65,11 +65,11 @@ export interface PromtoolResult {
 }
 
 /**
- * `promtool check metrics` on `text`, with the pinned promtool that the
- * cluster project's global set-up found or built (local/prometheus/).
+ * `promtool check metrics` on `text`, with the pinned promtool
+ * (local/prometheus/), built first on a first run.
  */
-export function promtoolCheck(text: string): Promise<PromtoolResult> {
-  const promtool = inject('promtool');
+export async function promtoolCheck(text: string): Promise<PromtoolResult> {
+  const promtool = await ensurePromtool();
   return new Promise((resolve, reject) => {
     const child = execFile(promtool, ['check', 'metrics'], (error, stdout, stderr) => {
       const e = error as (NodeJS.ErrnoException & { code?: number | string }) | null;
