@@ -5,8 +5,9 @@
 // state dir). Applies <repo>/crds/ and hands the admin kubeconfig path to the
 // tests (inject('kubeconfig') and $KUBECONFIG).
 // On a first run every other build starts here too, below the control plane's
-// priority (local/prebuild.ts): the tests that need them await them, and run
-// last (scripts/test-run/sequencer.ts).
+// priority (local/prebuild.ts). The `real-node` project's files need them from
+// their first test on, so its set-up waits for them; in the other projects the
+// tests that need one await it, and run last (scripts/test-run/sequencer.ts).
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { apiserverReady } from '../local/cluster/cluster-state.ts';
@@ -39,7 +40,6 @@ interface TestCluster {
 }
 
 async function startTestCluster(): Promise<TestCluster> {
-  void prebuild(true);
   let kubeconfig = await existingCluster();
   let stop = async () => {};
   if (!kubeconfig) {
@@ -59,8 +59,9 @@ async function startTestCluster(): Promise<TestCluster> {
   return { kubeconfig, stop };
 }
 
-/** The cluster the projects of one vitest process share. */
+/** The builds and the cluster the projects of one vitest process share. */
 interface Shared {
+  builds: Promise<void>;
   cluster: Promise<TestCluster>;
   users: number;
 }
@@ -68,9 +69,10 @@ const SHARED = Symbol.for('cascade.test-cluster');
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const holder = globalThis as { [SHARED]?: Shared };
-  const shared = (holder[SHARED] ??= { cluster: startTestCluster(), users: 0 });
+  const shared = (holder[SHARED] ??= { builds: prebuild(true), cluster: startTestCluster(), users: 0 });
   shared.users += 1;
   const { kubeconfig, stop } = await shared.cluster;
+  if (project.name === 'real-node') await shared.builds;
   process.env.KUBECONFIG = kubeconfig;
   project.provide('kubeconfig', kubeconfig);
   return async () => {
