@@ -28,7 +28,7 @@ const startBuilds = [
 const testBuilds = [ensurePromtool, ensurePrometheus, ensureKubeStateMetrics, ensureKnativeValidate];
 
 /** The niceness of the builds the tests' first files do not wait for. */
-export const LATER_BUILDS_NICENESS = 10;
+const LATER_BUILDS_NICENESS = 10;
 
 /**
  * Starts the builds `npm start` needs, and with `forTests` those of the
