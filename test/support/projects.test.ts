@@ -3,7 +3,7 @@
 // vitest.config.ts): they change what the whole cluster has, so they run one
 // at a time and never beside each other.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, matchesGlob } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REAL_NODE_FILES } from '../../vitest.config.ts';
 
@@ -11,16 +11,7 @@ const root = join(import.meta.dirname, '..', '..');
 const NEEDS_REAL_NODE =
   /\b(useRealNode|useKnative\w*|startRealNode|installServing|installEventing|installKnativeCrds)\(|npmAsNewcomer\(\['start'\]/;
 
-/** A glob of REAL_NODE_FILES as a regular expression: `*` is any run of characters but `/`. */
-function globRegExp(glob: string): RegExp {
-  const source = glob
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^/]*');
-  return new RegExp(`^${source}$`);
-}
-
-const inRealNode = (path: string) => REAL_NODE_FILES.some((glob) => globRegExp(glob).test(path));
+const inRealNode = (path: string) => REAL_NODE_FILES.some((glob) => matchesGlob(path, glob));
 
 describe('the real-node project', () => {
   it('matches its globs as vitest does', () => {
