@@ -12,7 +12,7 @@
 // - server.cjs, the command's entry: compiles function.cjs with the code
 //   cache (function.code-cache), runs it as a CommonJS module, and serves;
 // - function.code-cache: V8's code cache of function.cjs, written by
-//   scripts/warm-code-cache.ts after a warm-up (the runtime's start and a
+//   scripts/code-cache.ts after a warm-up (the runtime's start and a
 //   first request of each kind). So it holds the bytecode of the functions a
 //   cold process runs first, not only of those compiled when the bundle loads,
 //   which is all Node's module compile cache keeps. Two builds of one commit
@@ -27,11 +27,11 @@
 // tables, would make the 2 MB of function.cjs 4 MB of heap.
 // The compiled modules beside them (index.js for faas-js-runtime's CLI,
 // janitor/main.js) stay as tsc wrote them.
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
 import { bundleOptions } from './bundle-options.ts';
+import { writeCodeCache } from './code-cache.ts';
 import { CACHE_FILE, LAUNCHER } from './launcher.ts';
 import { imageNodeFlags } from './image-flags.ts';
 
@@ -50,9 +50,8 @@ async function bundle(): Promise<void> {
 }
 
 await bundle();
+writeCodeCache(OUT);
 const flags = imageNodeFlags();
-// --predictable: the same bundle gives the same cache (warm-code-cache.ts)
-execFileSync(process.execPath, [...flags, '--predictable', 'scripts/warm-code-cache.ts', OUT], { stdio: 'inherit' });
 console.log(
   `build/functions/cascade: function.cjs, server.cjs and ${CACHE_FILE} (${Math.round(statSync(join(OUT, CACHE_FILE)).size / 1024)} KiB, node ${flags.join(' ')})`,
 );

@@ -26,20 +26,26 @@ function cache() {
 }
 
 /**
- * function.cjs as a CommonJS module, compiled with the code cache when V8
- * takes it. \`name\` is the script's name, its path unless given: a code cache
- * holds it, and V8 takes the cache under another.
+ * function.cjs compiled, with the code cache when V8 takes it, and not run.
+ * \`name\` is the script's name, its path unless given: a code cache holds
+ * that name.
  */
-function load(name) {
+function compile(name) {
   const file = join(__dirname, 'function.cjs');
   const cachedData = cache();
   const source = '(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'latin1') + '\\n})';
   const script = new Script(source, { filename: name || file, cachedData });
-  const mod = { exports: {} };
-  script.runInThisContext()(mod.exports, createRequire(file), mod, file, __dirname);
-  return { exports: mod.exports, script, cacheTaken: cachedData !== undefined && !script.cachedDataRejected };
+  return { file, script, cacheTaken: cachedData !== undefined && !script.cachedDataRejected };
 }
 
-module.exports = { CACHE_FILE, load };
+/** function.cjs compiled (compile()) and run as a CommonJS module. */
+function load(name) {
+  const { file, script, cacheTaken } = compile(name);
+  const mod = { exports: {} };
+  script.runInThisContext()(mod.exports, createRequire(file), mod, file, __dirname);
+  return { exports: mod.exports, script, cacheTaken };
+}
+
+module.exports = { CACHE_FILE, compile, load };
 if (require.main === module) load().exports.serve();
 `;

@@ -4,9 +4,11 @@
 // reads, replaces and deletes objects in memory. So the warm-up runs the
 // success path of a run request, a module result and a Job event, and V8's
 // code cache holds what a cold process compiles for its first run. It checks
-// nothing (no auth, no resourceVersion): it only has to answer alike.
+// nothing (no auth, no resourceVersion): it only has to answer alike. It
+// answers `pauseMs` after each call, as a loaded machine would.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { API_VERSION, CASCADE_AUTO_OPERATOR_KIND, FINALIZER } from '../shared/api/group.ts';
 
 interface Meta {
@@ -108,7 +110,7 @@ function answer(objects: Map<string, Obj>, call: Call, stamp: (o: Obj) => Obj): 
 }
 
 /** A request handler for node:http's createServer, with its own objects. */
-export function warmApi(): (req: IncomingMessage, res: ServerResponse) => void {
+export function warmApi({ pauseMs = 0 } = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const objects = new Map<string, Obj>();
   let version = 1;
   const stamp = (o: Obj): Obj => ({
@@ -121,7 +123,8 @@ export function warmApi(): (req: IncomingMessage, res: ServerResponse) => void {
     },
   });
   return (req, res) => {
-    void body(req).then((input) => {
+    void body(req).then(async (input) => {
+      if (pauseMs > 0) await sleep(pauseMs);
       const path = new URL(req.url ?? '/', 'http://api').pathname;
       if (path === '/readyz' || path === '/livez') return res.end('ok');
       if (path === '/version') return reply(res, 200, { major: '1', minor: '33', gitVersion: 'v1.33.0' });

@@ -1,22 +1,26 @@
-// Run by scripts/bundle.ts, with the node flags of the image's command: V8
-// takes a code cache only from a process with the same flags. It works in
-// four steps:
-// 1. it loads the function bundle as build/functions/cascade/server.cjs does;
+// The first of the two steps scripts/code-cache.ts runs, with the node flags
+// of the image's command: V8 takes a code cache only from a process with the
+// same flags. It works in four steps:
+// 1. it loads the function bundle as build/functions/cascade/server.cjs does,
+//    in a directory with no func.yaml, as the image's /app;
 // 2. it serves it on a free port against a stand-in API server that answers as
 //    the API server does when calls succeed (scripts/warm-api.ts);
 // 3. it sends what a cold process meets first: the probes, run requests as a
 //    plain body and as CloudEvents, the module results and a Job event of a run
 //    to its end;
 // 4. it writes V8's code cache of the bundle.
-// The same commit gives the same cache, byte for byte. scripts/bundle.ts runs
-// this under --predictable, a flag V8 leaves out of the flags a cache must
-// match. And the script is named CACHE_SCRIPT_NAME, not by the path the build
-// runs in, since the cache holds the name.
 // The cache holds the bytecode of every function compiled so far, the
 // runtime's start and the success path of the first requests included. Node's
 // module compile cache would hold only what compiles when a module loads. A
 // run request not answered 200 fails the build: the cache would miss the path
 // a cold process takes first.
+// Which functions ran must not depend on the machine's speed. So none of the
+// function's timers fires (holdTimers): a slow warm-up, like a fast one, does
+// not open the watches, take the Lease or sample the event loop. And the
+// stand-in never closes an idle connection, so a slow warm-up meets no reset
+// and no retry. scripts/rewrite-code-cache.ts then writes the cache
+// anew. WARM_API_PAUSE_MS=N pauses each of the stand-in's answers N ms, as a
+// loaded machine would (test/production-build.test.ts).
 //   node --max-semi-space-size=4 --predictable scripts/warm-code-cache.ts build/functions/cascade
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -24,6 +28,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { APISERVER_EVENTS, MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
 import { CACHE_SCRIPT_NAME } from './launcher.ts';
 import { warmApi } from './warm-api.ts';
@@ -65,6 +70,20 @@ const ce = (type: string) => ({
   'ce-source': '/build',
 });
 
+/**
+ * From now on no timer longer than 1 ms fires (one of 0 or 1 ms is a deferral,
+ * which runs at the loop's next turn). The warm-up's own waits use
+ * node:timers/promises, which this leaves alone.
+ */
+function holdTimers(): void {
+  const { setTimeout: timeout, setInterval: interval } = globalThis;
+  const never = () => timeout(() => {}, 2 ** 31 - 1);
+  globalThis.setTimeout = ((...a: Parameters<typeof timeout>) =>
+    (a[1] ?? 0) > 1 ? never() : timeout(...a)) as typeof setTimeout;
+  globalThis.setInterval = ((...a: Parameters<typeof interval>) =>
+    (a[1] ?? 0) > 1 ? never() : interval(...a)) as typeof setInterval;
+}
+
 async function warm(url: string): Promise<void> {
   for (;;) {
     try {
@@ -72,7 +91,7 @@ async function warm(url: string): Promise<void> {
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 5));
+    await sleep(5);
   }
   await (await fetch(`${url}/ready`)).arrayBuffer();
   const run = { turlinfo: 's3://build/in.tgz', iuid: 'warm1-build', oname: 'build', sname: 'build' };
@@ -84,15 +103,18 @@ async function warm(url: string): Promise<void> {
   await send(url, { runname: name, modulename: 'm1', moduleresult: 'ok' });
 }
 
-// A warm-up that hangs fails the build rather than holding it (180 s: a cold
-// start takes 30-60 s of a 2-core machine loaded 15-20 times over at nice 19).
+// A warm-up that hangs fails the build rather than holding it. The function
+// waiting on a timer would hang it: a retry, a call not answered. 300 s: on 2
+// cores beside 6 busy processes, at nice 19, both steps took 175 s.
 setTimeout(() => {
-  console.error('warm-code-cache: the warm-up did not finish in 180 s');
+  console.error('warm-code-cache: the warm-up did not finish in 300 s (did the function wait on a timer?)');
   process.exit(1);
-}, 180_000).unref();
+}, 300_000).unref();
 
-const api = createServer(warmApi());
+const api = createServer(warmApi({ pauseMs: Number(process.env.WARM_API_PAUSE_MS ?? 0) }));
+api.keepAliveTimeout = 0;
 const dir = mkdtempSync(join(tmpdir(), 'cascade-warm-'));
+process.chdir(dir);
 const kubeconfig = join(dir, 'kubeconfig');
 const apiUrl = `http://127.0.0.1:${await listening(api)}`;
 writeFileSync(
@@ -114,6 +136,7 @@ Object.assign(process.env, {
   CASCADE_METRICS_PORT: '0',
   FUNC_PORT: String(port),
 });
+holdTimers();
 const launcher = createRequire(import.meta.url)(join(out, 'server.cjs')) as Launcher;
 const loaded = launcher.load(CACHE_SCRIPT_NAME);
 loaded.exports.serve();

@@ -6,16 +6,30 @@
 // the image sets, type stripping off (a .ts file would not load) and its only
 // writable place a TMPDIR of its own (a mounted emptyDir): it serves a run end
 // to end against the control plane under the function's ServiceAccount, and
-// the CronJob's command sweeps under the janitor's.
+// the CronJob's command sweeps under the janitor's. The build's code cache,
+// written again after a warm-up slowed down, is the same bytes.
 import { execFile } from 'node:child_process';
-import { chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chownSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { load as parseYaml } from 'js-yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../local/cluster/paths.ts';
+import { tempDir } from '../local/temp-dir.ts';
 import { startFunction, type FunctionCommand } from '../local/stand-ins/function-process.ts';
+import { writeCodeCache } from '../scripts/code-cache.ts';
+import { CACHE_FILE } from '../scripts/launcher.ts';
 import type { Lockfile } from '../scripts/lockfile.ts';
 import { successScenario } from './fixtures/scenarios.ts';
 import { cascadeHarness, OUT, post, SCENARIO, type Harness } from './support/cascade-harness.ts';
@@ -152,6 +166,19 @@ describe('the image, from its stages run in clean copies', () => {
       env: fn.env,
     });
     expect(stdout).toBe('true');
+  });
+
+  it("writes the same code cache when the warm-up is slow: the function's timers do not fire in it", () => {
+    // each answer of the stand-in API server 200 ms late: the warm-up lasts past the second after which the
+    // function opens its watches and takes its Lease (functions/cascade/app.ts)
+    const copy = tempDir('cascade-code-cache-');
+    cpSync(join(image.src, 'build'), join(copy, 'build'), { recursive: true });
+    const bundle = (root: string) => join(root, 'build', 'functions', 'cascade');
+    rmSync(join(bundle(copy), CACHE_FILE));
+    writeCodeCache(bundle(copy), image.src, { ...process.env, WARM_API_PAUSE_MS: '200' });
+    const cache = (root: string) => readFileSync(join(bundle(root), CACHE_FILE));
+    expect(cache(copy).length).toBeGreaterThan(1 << 20);
+    expect(cache(copy).equals(cache(image.src))).toBe(true);
   });
 
   it("serves a run end to end as the image's user under the function's ServiceAccount, loading no TypeScript and writing nothing; the CronJob's janitor sweeps", async () => {
