@@ -7,6 +7,13 @@ export const CACHE_FILE = 'function.code-cache';
 /** The script's name in the code cache the build writes: one name wherever the build runs. */
 export const CACHE_SCRIPT_NAME = 'build/functions/cascade/function.cjs';
 
+/** What server.cjs exports, as the build's scripts require it. */
+export interface Launcher {
+  CACHE_FILE: string;
+  compile(name?: string): { cacheTaken: boolean; script: { createCachedData(): Buffer } };
+  load(name?: string): { cacheTaken: boolean; exports: { serve(): void }; script: { createCachedData(): Buffer } };
+}
+
 export const LAUNCHER = `'use strict';
 // The Cascade function's process (written by scripts/bundle.ts): function.cjs
 // compiled with the build's V8 code cache, then faas-js-runtime serving it.

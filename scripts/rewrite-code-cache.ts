@@ -8,12 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { CACHE_SCRIPT_NAME } from './launcher.ts';
-
-interface Launcher {
-  CACHE_FILE: string;
-  compile(name?: string): { cacheTaken: boolean; script: { createCachedData(): Buffer } };
-}
+import { CACHE_SCRIPT_NAME, type Launcher } from './launcher.ts';
 
 const out = resolve(process.argv[2] ?? 'build/functions/cascade');
 const launcher = createRequire(import.meta.url)(join(out, 'server.cjs')) as Launcher;

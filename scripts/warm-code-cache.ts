@@ -30,13 +30,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { APISERVER_EVENTS, MODULE_FINISHED, RUN_REQUESTED } from '../shared/api/events.ts';
-import { CACHE_SCRIPT_NAME } from './launcher.ts';
+import { CACHE_SCRIPT_NAME, type Launcher } from './launcher.ts';
 import { warmApi } from './warm-api.ts';
-
-interface Launcher {
-  CACHE_FILE: string;
-  load(name?: string): { exports: { serve(): void }; script: { createCachedData(): Buffer } };
-}
 
 const out = resolve(process.argv[2] ?? 'build/functions/cascade');
 
