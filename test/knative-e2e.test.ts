@@ -67,8 +67,12 @@ const FAIL_FIRST = [
 /** A module that runs 75 s, time enough for the function to scale to zero meanwhile. */
 const LONG = [module('long', { lines: '25', interval: '3' })];
 
-/** A first module that runs 20 s, time enough to forge its Job's end. */
-const SLOW = [module('slow', { lines: '10', interval: '2' }), module('diff', {})];
+/**
+ * A first module that runs 60 s, time enough to forge its Job's end while the
+ * Job runs, though the function has scaled to zero meanwhile and the event
+ * starts it (20 s was not, on a loaded machine).
+ */
+const SLOW = [module('slow', { lines: '30', interval: '2' }), module('diff', {})];
 
 /**
  * A module that posts its own result first, as a module reports one: a
@@ -295,7 +299,7 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
     expect(status).toBe(202);
     // the function read the Job and found it running: docs/security.md, "Job events are checked, not trusted"
     await waitFor(async () => (await ignoredUnconfirmed()) > ignoredBefore, {
-      timeoutMs: 30_000,
+      timeoutMs: 45_000,
       intervalMs: 500,
       message: 'the forged Job event counted as unconfirmed',
     });
@@ -303,7 +307,7 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
     expect(now?.status?.modules?.map((m) => m.phase)).toEqual(['Running', 'Pending']);
     const done = await waitRun(ns, iuid, ended, 'ended');
     expect(done.status?.phase).toBe('Succeeded');
-  });
+  }, 300_000);
 
   it('a run request the function refuses (400) lands in the dead-letter sink with the extensions Knative adds', async () => {
     const bad = `bad-${randomBytes(3).toString('hex')}`;
