@@ -18,9 +18,9 @@
 // function's timers fires (holdTimers): a slow warm-up, like a fast one, does
 // not open the watches, take the Lease or sample the event loop. And the
 // stand-in never closes an idle connection, so a slow warm-up meets no reset
-// and no retry. scripts/rewrite-code-cache.ts then writes the cache
-// anew. WARM_API_PAUSE_MS=N pauses each of the stand-in's answers N ms, as a
-// loaded machine would (test/production-build.test.ts).
+// and no retry. scripts/rewrite-code-cache.ts then writes the cache anew.
+// WARM_API_PAUSE_MS=N pauses each of the stand-in's answers N ms, as a loaded
+// machine would (test/production-build.test.ts).
 //   node --max-semi-space-size=4 --predictable scripts/warm-code-cache.ts build/functions/cascade
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
