@@ -3,6 +3,7 @@
 // has no address or route in a private range; the API server reaches the
 // kubelet and the pods through the node's door, the pods reach the API server
 // through a Unix socket, and the host reaches a pod through the door too.
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -91,4 +92,28 @@ describe('the real node behind loopback', () => {
     }
     await core.deleteNamespacedPod({ namespace, name: 'web', gracePeriodSeconds: 0 });
   }, 300_000);
+
+  it("in the node's namespace, only the door listens on a port of the ephemeral range: the API server's", () => {
+    // a random port of containerd's (or any part's) could be the API server's on the node's next start
+    const [low, high] = inNode('cat', '/proc/sys/net/ipv4/ip_local_port_range').trim().split(/\s+/).map(Number);
+    const apiPort = Number(new URL(adminKubeConfig().getCurrentCluster()!.server).port);
+    const ports = listeningPorts(inNode('cat', '/proc/net/tcp', '/proc/net/tcp6'));
+    expect(ports).toContain(REAL_NODE.streamServerPort);
+    expect(ports.filter((p) => p >= low! && p <= high!)).toEqual([apiPort]);
+  });
 });
+
+/** A command's output, run in the node's network namespace: /proc/net there is the namespace's. */
+function inNode(...command: string[]): string {
+  return execFileSync('nsenter', [`--net=/run/netns/${REAL_NODE.netns}`, '--', ...command], { encoding: 'utf8' });
+}
+
+/** The local ports of the sockets in state LISTEN (0A) of /proc/net/tcp's lines. */
+function listeningPorts(table: string): number[] {
+  const ports = table
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[3] === '0A')
+    .map((fields) => parseInt(fields[1]!.split(':').at(-1)!, 16));
+  return [...new Set(ports)].sort((a, b) => a - b);
+}

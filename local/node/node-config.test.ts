@@ -16,7 +16,7 @@ import {
 import { PAUSE_IMAGE } from './images.ts';
 
 describe("the real node's configuration", () => {
-  it('containerd: private socket and directories, restricted oom_score_adj, runc and CNI from the build, the pause image pinned', () => {
+  it('containerd: private socket and directories, restricted oom_score_adj, runc and CNI from the build, the pause image pinned, the streaming server on a fixed port', () => {
     const toml = containerdConfig('/bin-dir');
     for (const line of [
       `address = '${nodePaths.containerdSocket}'`,
@@ -28,6 +28,7 @@ describe("the real node's configuration", () => {
       "bin_dirs = ['/bin-dir/cni']",
       `sandbox = '${PAUSE_IMAGE}'`,
       'imports = []',
+      "stream_server_port = '10010'",
     ])
       expect(toml).toContain(line);
   });

@@ -37,6 +37,12 @@ export const REAL_NODE = {
   kubeletHealthzPort: 10248,
   kubeProxyHealthzPort: 10256,
   kubeProxyMetricsPort: 10249,
+  /**
+   * containerd's CRI streaming server (exec, attach, port-forward), on
+   * 127.0.0.1 of the node's namespace. Fixed and below the ephemeral range:
+   * a random one could be the API server's port, which the node's door takes.
+   */
+  streamServerPort: 10010,
   /** CoreDNS's identity towards the API server (join.ts gives it read access). */
   dnsUser: 'cascade-coredns',
 } as const;
@@ -61,9 +67,10 @@ export const nodePaths = {
 /**
  * containerd's configuration (version 3): the CRI plugin on a private socket
  * and directories, runc with cgroupfs, CNI from the node's build, the pause
- * image pinned so that nothing is pulled. Why restrict_oom_score_adj: a VM
- * whose capability bounding set lacks CAP_SYS_RESOURCE cannot lower a
- * process's oom_score_adj, and every sandbox would fail without it.
+ * image pinned so that nothing is pulled, the streaming server on its fixed
+ * port. Why restrict_oom_score_adj: a VM whose capability bounding set lacks
+ * CAP_SYS_RESOURCE cannot lower a process's oom_score_adj, and every sandbox
+ * would fail without it.
  */
 export function containerdConfig(binDir: string): string {
   const p = nodePaths;
@@ -79,6 +86,10 @@ imports = []
   address = '${p.containerdSocket}.ttrpc'
 
 [plugins]
+  [plugins.'io.containerd.grpc.v1.cri']
+    stream_server_address = '127.0.0.1'
+    stream_server_port = '${REAL_NODE.streamServerPort}'
+
   [plugins.'io.containerd.cri.v1.images']
     snapshotter = 'overlayfs'
     [plugins.'io.containerd.cri.v1.images'.pinned_images]
