@@ -392,20 +392,26 @@ describe('Cascade on real Knative Serving and Eventing, deployed from knative/',
   }, 300_000);
 });
 
-/** The function pods' logs, by pod name; a pod that is going still has its log. */
-async function functionLogs(): Promise<Map<string, string>> {
+/**
+ * The logs of a Knative Service's pods, by pod name, of the container named
+ * `container`; a pod that is going still has its log. A log that cannot be
+ * read reads `no log: <why>`.
+ */
+async function serviceLogs(service: string, container: string): Promise<Map<string, string>> {
   const core = apiClient(adminKubeConfig(), CoreV1Api);
   const logs = new Map<string, string>();
-  for (const pod of await servicePods(adminKubeconfigPath(), namespace(), 'cascade')) {
+  for (const pod of await servicePods(adminKubeconfigPath(), namespace(), service)) {
     const name = pod.metadata!.name!;
-    // the container's name in knative/service.yaml
     const log = await core
-      .readNamespacedPodLog({ namespace: namespace(), name, container: 'function' })
+      .readNamespacedPodLog({ namespace: namespace(), name, container })
       .catch((error: unknown) => `no log: ${String(error).replaceAll('\n', ' ')}`);
     logs.set(name, log);
   }
   return logs;
 }
+
+/** The function pods' logs: its container's name in knative/service.yaml. */
+const functionLogs = () => serviceLogs('cascade', 'function');
 
 /** How many times the function's pods logged Job `job` ignored as unconfirmed: docs/contract.md, Job events. */
 async function unconfirmedLogged(job: string): Promise<number> {
@@ -438,16 +444,7 @@ function deadLetters(log: string): DeadLetter[] {
     .filter((line) => line.msg === 'dead letter');
 }
 
-/** The log of the dead-letter sink's pods. */
+/** The log of the dead-letter sink's pods: its container is unnamed, so Knative's name. */
 async function deadLetterLog(): Promise<string> {
-  const core = apiClient(adminKubeConfig(), CoreV1Api);
-  const pods = await servicePods(adminKubeconfigPath(), namespace(), 'cascade-dead-letters');
-  const logs = await Promise.all(
-    pods.map((p) =>
-      core
-        .readNamespacedPodLog({ namespace: namespace(), name: p.metadata!.name!, container: 'user-container' })
-        .catch(() => ''),
-    ),
-  );
-  return logs.join('\n');
+  return [...(await serviceLogs('cascade-dead-letters', 'user-container')).values()].join('\n');
 }
