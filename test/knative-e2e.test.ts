@@ -415,14 +415,9 @@ const functionLogs = () => serviceLogs('cascade', 'function');
 
 /** How many times the function's pods logged Job `job` ignored as unconfirmed: docs/contract.md, Job events. */
 async function unconfirmedLogged(job: string): Promise<number> {
-  let count = 0;
-  for (const log of (await functionLogs()).values())
-    for (const line of log.split('\n')) {
-      if (!line.startsWith('{')) continue;
-      const record = JSON.parse(line) as { job?: string; reason?: string };
-      if (record.job === job && record.reason === 'unconfirmed') count++;
-    }
-  return count;
+  const logs = [...(await functionLogs()).values()];
+  const records = logs.flatMap((log) => jsonRecords<{ job?: string; reason?: string }>(log));
+  return records.filter((r) => r.job === job && r.reason === 'unconfirmed').length;
 }
 
 /** For a failure's reader: what each of the function's pods logged of the Job, and the event's dead letter, if any. */
@@ -437,11 +432,15 @@ async function tellForged(job: string, id: string): Promise<void> {
 
 /** The records of the dead-letter sink's log (functions/dead-letters/record.ts), one JSON line each. */
 function deadLetters(log: string): DeadLetter[] {
+  return jsonRecords<DeadLetter & { msg: string }>(log).filter((line) => line.msg === 'dead letter');
+}
+
+/** A pod log's JSON lines (pino's records), parsed; other lines left out. */
+function jsonRecords<T>(log: string): T[] {
   return log
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as DeadLetter & { msg: string })
-    .filter((line) => line.msg === 'dead letter');
+    .map((line) => JSON.parse(line) as T);
 }
 
 /** The log of the dead-letter sink's pods: its container is unnamed, so Knative's name. */
